@@ -1,0 +1,84 @@
+#include "protocol/error.h"
+
+#include <array>
+
+namespace editd {
+namespace {
+
+struct KindInfo {
+  ErrorKind kind;
+  std::string_view name;
+  int code;
+};
+
+constexpr std::array kKinds = {
+    KindInfo{ErrorKind::kParseError, "parse_error", -32700},
+    KindInfo{ErrorKind::kInvalidRequest, "invalid_request", -32600},
+    KindInfo{ErrorKind::kMethodNotFound, "method_not_found", -32601},
+    KindInfo{ErrorKind::kInvalidParams, "invalid_params", -32602},
+    KindInfo{ErrorKind::kInternal, "internal", -32603},
+    KindInfo{ErrorKind::kUnauthenticated, "unauthenticated", -32000},
+    KindInfo{ErrorKind::kNotFound, "not_found", -32002},
+    KindInfo{ErrorKind::kCancelled, "cancelled", -32800},
+    KindInfo{ErrorKind::kConflict, "conflict", -32010},
+    KindInfo{ErrorKind::kStale, "stale", -32011},
+    KindInfo{ErrorKind::kNoMatch, "no_match", -32020},
+    KindInfo{ErrorKind::kAmbiguous, "ambiguous", -32021},
+    KindInfo{ErrorKind::kNoChange, "no_change", -32022},
+    KindInfo{ErrorKind::kExists, "exists", -32030},
+    KindInfo{ErrorKind::kOutsideRoot, "outside_root", -32031},
+    KindInfo{ErrorKind::kDenied, "denied", -32032},
+    KindInfo{ErrorKind::kNotText, "not_text", -32033},
+    KindInfo{ErrorKind::kTooLarge, "too_large", -32034},
+    KindInfo{ErrorKind::kIsDirectory, "is_directory", -32035},
+    KindInfo{ErrorKind::kLineOutOfRange, "line_out_of_range", -32036},
+    KindInfo{ErrorKind::kPatchParse, "patch_parse", -32040},
+    KindInfo{ErrorKind::kPatchApply, "patch_apply", -32041},
+    KindInfo{ErrorKind::kIo, "io", -32050},
+    KindInfo{ErrorKind::kTimeout, "timeout", -32051},
+    KindInfo{ErrorKind::kDelegateFailed, "delegate_failed", -32052},
+};
+
+const KindInfo& info(ErrorKind kind) {
+  for (const auto& k : kKinds)
+    if (k.kind == kind) return k;
+  return kKinds[4];  // internal
+}
+
+}  // namespace
+
+std::string_view kind_name(ErrorKind kind) { return info(kind).name; }
+int kind_code(ErrorKind kind) { return info(kind).code; }
+
+std::optional<ErrorKind> kind_from_name(std::string_view name) {
+  for (const auto& k : kKinds)
+    if (k.name == name) return k.kind;
+  return std::nullopt;
+}
+
+std::optional<ErrorKind> kind_from_code(int code) {
+  for (const auto& k : kKinds)
+    if (k.code == code) return k.kind;
+  return std::nullopt;
+}
+
+nlohmann::json Error::wire_data() const {
+  nlohmann::json out = nlohmann::json::object();
+  out["kind"] = kind_name(kind);
+  if (data.is_object())
+    for (auto it = data.begin(); it != data.end(); ++it)
+      if (it.key() != "kind") out[it.key()] = it.value();
+  return out;
+}
+
+Error invalid_param(std::string_view param, std::string_view problem) {
+  return Error(ErrorKind::kInvalidParams, "invalid param '" + std::string(param) + "': " +
+                                              std::string(problem),
+               {{"param", param}});
+}
+
+void throw_exception_from_error(const Error& e, const boost::source_location&) {
+  throw ErrorException(e);
+}
+
+}  // namespace editd

@@ -1,0 +1,96 @@
+#include "edit/text.h"
+
+#include <doctest/doctest.h>
+
+using namespace editd;
+using namespace editd::text;
+
+namespace {
+Document doc(std::string s) {
+  auto d = Document::decode(std::move(s));
+  REQUIRE(d.has_value());
+  return std::move(*d);
+}
+}  // namespace
+
+TEST_CASE("line counts follow the documented rule") {
+  CHECK(doc("").line_count() == 0);
+  CHECK(doc("\n").line_count() == 1);
+  CHECK(doc("a\nb\n").line_count() == 2);
+  CHECK(doc("a\nb").line_count() == 2);
+  CHECK(count_lines("") == 0);
+  CHECK(count_lines("\n") == 1);
+  CHECK(count_lines("a\nb") == 2);
+  CHECK(count_lines("a\nb\n") == 2);
+}
+
+TEST_CASE("a BOM is stripped from the body and remembered") {
+  Document d = doc("\xEF\xBB\xBFhello\n");
+  CHECK(d.bom());
+  CHECK(d.body() == "hello\n");
+  CHECK(render(d, "bye\n") == "\xEF\xBB\xBF" "bye\n");
+}
+
+TEST_CASE("NUL bytes and invalid UTF-8 are not text") {
+  auto nul = Document::decode(std::string("ab\0cd", 5));
+  REQUIRE(nul.has_error());
+  CHECK(nul.error().kind == ErrorKind::kNotText);
+  CHECK(nul.error().data["offset"] == 2);
+  auto bad = Document::decode("ok\xC3(");
+  REQUIRE(bad.has_error());
+  CHECK(bad.error().kind == ErrorKind::kNotText);
+  CHECK(bad.error().data["reason"] == "utf8");
+}
+
+TEST_CASE("UTF-8 validation rejects overlongs, surrogates and out-of-range code points") {
+  CHECK(is_valid_utf8("h\xC3\xA9llo \xE2\x82\xAC \xF0\x9F\x98\x80"));
+  CHECK_FALSE(is_valid_utf8("\xC0\xAF"));          // overlong '/'
+  CHECK_FALSE(is_valid_utf8("\xE0\x80\xAF"));      // overlong
+  CHECK_FALSE(is_valid_utf8("\xED\xA0\x80"));      // U+D800
+  CHECK_FALSE(is_valid_utf8("\xF4\x90\x80\x80"));  // U+110000
+  CHECK_FALSE(is_valid_utf8("\xE2\x82"));          // truncated
+}
+
+TEST_CASE("the dominant ending is the more common one, LF on a tie") {
+  CHECK(doc("a\r\nb\r\nc\n").dominant_eol() == Eol::kCrLf);
+  CHECK(doc("a\r\nb\n").dominant_eol() == Eol::kLf);
+  CHECK(doc("abc").dominant_eol() == Eol::kLf);
+}
+
+TEST_CASE("normalized folds CRLF but keeps lone CR") {
+  CHECK(doc("a\r\nb\rc\r\n").normalized() == "a\nb\rc\n");
+  CHECK(normalize_eol("x\r\ny\r") == "x\ny\r");
+}
+
+TEST_CASE("render keeps each unchanged line's own ending and gives new lines the dominant one") {
+  Document d = doc("one\r\ntwo\nthree\r\nfour\r\n");
+  std::string edited = "one\ntwo\nNEW\nthree\nfour\n";
+  CHECK(render(d, edited) == "one\r\ntwo\nNEW\r\nthree\r\nfour\r\n");
+}
+
+TEST_CASE("render preserves a missing final newline through an edit") {
+  Document d = doc("a\nb");
+  CHECK(render(d, "a\nb\nc") == "a\nb\nc");
+  CHECK(render(d, "a\nb\nc\n") == "a\nb\nc");
+  Document with = doc("a\nb\n");
+  CHECK(render(with, "a\nc") == "a\nc\n");
+}
+
+TEST_CASE("render takes the edited text's final newline when told to") {
+  Document d = doc("a\nb");
+  CHECK(render(d, "x\n", {.keep_final_newline = false}) == "x\n");
+  Document crlf = doc("a\r\nb\r\n");
+  CHECK(render(crlf, "x\ny", {.keep_final_newline = false}) == "x\r\ny");
+}
+
+TEST_CASE("a line that was last without an ending gets one when lines follow it") {
+  Document d = doc("x\r\ny");
+  CHECK(render(d, "x\ny\nz") == "x\r\ny\r\nz");
+}
+
+TEST_CASE("split_lines does not invent a trailing empty line") {
+  CHECK(split_lines("").empty());
+  CHECK(split_lines("a\n") == std::vector<std::string_view>{"a"});
+  CHECK(split_lines("a\n\n") == std::vector<std::string_view>{"a", ""});
+  CHECK(split_lines("a\nb") == std::vector<std::string_view>{"a", "b"});
+}
