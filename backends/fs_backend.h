@@ -1,0 +1,70 @@
+// FsBackend: where file bytes come from and go to.
+//
+// The edit operations are composed above this interface (resolve, read,
+// transform in edit/, write), so the same operation runs against the local
+// disk, against an ACP client's buffers, or against memory in tests. Every
+// method is a coroutine on the caller's executor; a backend that blocks (the
+// local one) moves its work to a thread pool itself, so no caller ever blocks
+// the I/O thread.
+//
+// Threading: a backend may be called concurrently for different paths. Callers
+// serialise operations on one path (server/lock_chain.h); a backend need not.
+//
+// Paths: resolve() turns a client path into the canonical absolute path that
+// identifies the file (the lock chain key and the argument to every other
+// method). Other methods take only canonical paths.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "protocol/error.h"
+
+namespace editd {
+
+struct FileStat {
+  enum class Type { kMissing, kFile, kDirectory, kOther };
+  Type type = Type::kMissing;
+  std::uint64_t size = 0;
+};
+
+class FsBackend {
+ public:
+  virtual ~FsBackend() = default;
+
+  // Resolves `path` (relative to the root, or absolute) to its canonical
+  // absolute form. The path need not exist. Fails with outside_root when the
+  // resolved path leaves every root, not_found when a parent is a regular file,
+  // io (data.errno) on a symlink loop or other OS failure.
+  // Synchronous and cheap (metadata lookups at most): a request resolves its
+  // path before its first suspension, so it joins its lock chain in the order
+  // the request arrived.
+  virtual Result<std::string> resolve(const std::string& path) const = 0;
+
+  // The path as shown to clients (relative to the root when inside it).
+  virtual std::string display_path(const std::string& canonical) const = 0;
+
+  // Type and size; a missing file is a success with Type::kMissing.
+  virtual boost::asio::awaitable<Result<FileStat>> stat(std::string canonical) = 0;
+
+  // The file's exact bytes. not_found if missing, is_directory for a directory,
+  // not_text for a FIFO, socket or device (never opened for a blocking read),
+  // too_large past the size limit, io otherwise.
+  virtual boost::asio::awaitable<Result<std::string>> read(std::string canonical) = 0;
+
+  // Replaces or creates the file with `bytes`, atomically where the medium
+  // allows (readers see the old or the new content, never a mix), keeping an
+  // existing file's mode bits and creating missing parent directories.
+  // denied when the backend is read-only; too_large past the size limit;
+  // is_directory when the path is a directory; io otherwise.
+  virtual boost::asio::awaitable<Result<void>> write(std::string canonical, std::string bytes) = 0;
+
+  // Deletes a regular file. not_found if missing, is_directory for a directory,
+  // denied when read-only.
+  virtual boost::asio::awaitable<Result<void>> remove(std::string canonical) = 0;
+};
+
+}  // namespace editd

@@ -1,0 +1,103 @@
+#include "backends/memory_backend.h"
+
+#include <vector>
+
+namespace editd {
+
+std::string MemoryBackend::canonical(const std::string& path) {
+  std::string start = path.starts_with("/") ? path : std::string(kRoot) + "/" + path;
+  std::vector<std::string> parts;
+  std::size_t i = 0;
+  while (i <= start.size()) {
+    std::size_t j = start.find('/', i);
+    if (j == std::string::npos) j = start.size();
+    std::string c = start.substr(i, j - i);
+    if (c == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!c.empty() && c != ".") {
+      parts.push_back(c);
+    }
+    i = j + 1;
+  }
+  std::string out;
+  for (const auto& p : parts) out += "/" + p;
+  return out.empty() ? "/" : out;
+}
+
+std::optional<std::string> MemoryBackend::get(const std::string& path) const {
+  auto it = files_.find(canonical(path));
+  if (it == files_.end()) return std::nullopt;
+  return it->second;
+}
+
+boost::asio::awaitable<void> MemoryBackend::maybe_delay(const std::string& canonical) {
+  auto it = delays_.find(canonical);
+  if (it != delays_.end()) co_await it->second();
+}
+
+Result<std::string> MemoryBackend::resolve(const std::string& path) const {
+  std::string c = canonical(path);
+  if (c != kRoot && !c.starts_with(std::string(kRoot) + "/"))
+    return Error(ErrorKind::kOutsideRoot, "path " + path + " is outside the root /mem",
+                    {{"path", path}});
+  // A file used as a directory.
+  for (std::size_t slash = c.find('/', 1); slash != std::string::npos; slash = c.find('/', slash + 1))
+    if (files_.count(c.substr(0, slash)))
+      return Error(ErrorKind::kNotFound, "not found: " + path + " (a parent is a file)");
+  return c;
+}
+
+std::string MemoryBackend::display_path(const std::string& c) const {
+  if (c == kRoot) return ".";
+  if (c.starts_with(std::string(kRoot) + "/")) return c.substr(kRoot.size() + 1);
+  return c;
+}
+
+boost::asio::awaitable<Result<FileStat>> MemoryBackend::stat(std::string c) {
+  if (auto it = files_.find(c); it != files_.end())
+    co_return FileStat{FileStat::Type::kFile, it->second.size()};
+  if (c == kRoot || dirs_.count(c)) co_return FileStat{FileStat::Type::kDirectory, 0};
+  auto it = files_.lower_bound(c + "/");
+  if (it != files_.end() && it->first.starts_with(c + "/"))
+    co_return FileStat{FileStat::Type::kDirectory, 0};
+  co_return FileStat{};
+}
+
+boost::asio::awaitable<Result<std::string>> MemoryBackend::read(std::string c) {
+  co_await maybe_delay(c);
+  auto st = co_await stat(c);
+  if (st->type == FileStat::Type::kDirectory)
+    co_return Error(ErrorKind::kIsDirectory, display_path(c) + " is a directory");
+  auto it = files_.find(c);
+  if (it == files_.end())
+    co_return Error(ErrorKind::kNotFound, "not found: " + display_path(c),
+                    {{"path", display_path(c)}});
+  co_return it->second;
+}
+
+boost::asio::awaitable<Result<void>> MemoryBackend::write(std::string c, std::string bytes) {
+  if (read_only) co_return Error(ErrorKind::kDenied, "read-only");
+  auto st = co_await stat(c);
+  if (st->type == FileStat::Type::kDirectory)
+    co_return Error(ErrorKind::kIsDirectory, display_path(c) + " is a directory");
+  if (auto f = fail_write_.find(c); f != fail_write_.end()) {
+    fail_write_.erase(f);
+    co_return Error(ErrorKind::kIo, "injected write failure for " + display_path(c),
+                    {{"errno", "EIO"}});
+  }
+  files_[c] = std::move(bytes);
+  co_return Result<void>{};
+}
+
+boost::asio::awaitable<Result<void>> MemoryBackend::remove(std::string c) {
+  if (read_only) co_return Error(ErrorKind::kDenied, "read-only");
+  if (files_.erase(c) == 0) {
+    auto st = co_await stat(c);
+    if (st->type == FileStat::Type::kDirectory)
+      co_return Error(ErrorKind::kIsDirectory, display_path(c) + " is a directory");
+    co_return Error(ErrorKind::kNotFound, "not found: " + display_path(c));
+  }
+  co_return Result<void>{};
+}
+
+}  // namespace editd

@@ -1,0 +1,133 @@
+#include "protocol/methods.h"
+
+#include "protocol/params.h"
+
+namespace editd::protocol {
+namespace {
+
+void decode_mutation(ParamDecoder& d, MutationParams& m) {
+  d.path("path", m.path);
+  d.optional_string("expectedFingerprint", m.expected_fingerprint);
+  d.optional_bool("dryRun", m.dry_run);
+  d.optional_string("sessionId", m.session_id);
+}
+
+}  // namespace
+
+Result<InitializeParams> decode_initialize(const json& p) {
+  ParamDecoder d(p);
+  InitializeParams r;
+  d.integer("protocolVersion", r.protocol_version, 0);
+  if (d.ok() && p.contains("clientCapabilities") && !p["clientCapabilities"].is_null()) {
+    if (!p["clientCapabilities"].is_object())
+      d.fail(invalid_param("clientCapabilities", "must be an object"));
+    else
+      r.client_capabilities = p["clientCapabilities"];
+  }
+  if (p.contains("clientInfo")) r.client_info = p["clientInfo"];
+  d.optional_string("authToken", r.auth_token);
+  return d.finish(std::move(r));
+}
+
+Result<ReadTextParams> decode_read_text(const json& p) {
+  ParamDecoder d(p);
+  ReadTextParams r;
+  d.path("path", r.path);
+  d.optional_integer("line", r.line, 1);
+  d.optional_integer("limit", r.limit, 1);
+  d.optional_string("sessionId", r.session_id);
+  return d.finish(std::move(r));
+}
+
+Result<WriteTextParams> decode_write_text(const json& p) {
+  ParamDecoder d(p);
+  WriteTextParams r;
+  decode_mutation(d, r);
+  d.string("content", r.content);
+  return d.finish(std::move(r));
+}
+
+Result<CreateParams> decode_create(const json& p) {
+  ParamDecoder d(p);
+  CreateParams r;
+  decode_mutation(d, r);
+  d.string("content", r.content);
+  return d.finish(std::move(r));
+}
+
+Result<InsertParams> decode_insert(const json& p) {
+  ParamDecoder d(p);
+  InsertParams r;
+  decode_mutation(d, r);
+  d.integer("line", r.line, 0);
+  d.string("text", r.text);
+  return d.finish(std::move(r));
+}
+
+Result<StrReplaceParams> decode_str_replace(const json& p) {
+  ParamDecoder d(p);
+  StrReplaceParams r;
+  decode_mutation(d, r);
+  d.string("oldText", r.old_text);
+  d.string("newText", r.new_text);
+  d.optional_bool("replaceAll", r.replace_all);
+  d.optional_integer("expectedReplacements", r.expected_replacements, 1);
+  d.optional_string("matching", r.matching);
+  if (d.ok() && r.old_text.empty()) d.fail(invalid_param("oldText", "must not be empty"));
+  return d.finish(std::move(r));
+}
+
+Result<FingerprintParams> decode_fingerprint(const json& p) {
+  ParamDecoder d(p);
+  FingerprintParams r;
+  d.path("path", r.path);
+  d.optional_string("sessionId", r.session_id);
+  return d.finish(std::move(r));
+}
+
+Result<ApplyPatchParams> decode_apply_patch(const json& p) {
+  ParamDecoder d(p);
+  ApplyPatchParams r;
+  d.string("patch", r.patch);
+  d.optional_bool("dryRun", r.dry_run);
+  d.optional_string_map("expectedFingerprints", r.expected_fingerprints);
+  d.optional_string("sessionId", r.session_id);
+  return d.finish(std::move(r));
+}
+
+json to_json(const ReadTextResult& r) {
+  return json{{"content", r.content},       {"fingerprint", r.fingerprint},
+              {"totalLines", r.total_lines}, {"line", r.line},
+              {"lineCount", r.line_count}};
+}
+
+json to_json(const MutationResult& r) {
+  json j{{"fingerprint", r.fingerprint}, {"diff", r.diff}, {"added", r.added}, {"removed", r.removed}};
+  if (r.created) j["created"] = *r.created;
+  if (r.replacements) j["replacements"] = *r.replacements;
+  if (r.lines) {
+    json lines = json::array();
+    for (const LineRange& l : *r.lines) lines.push_back({{"startLine", l.start_line}, {"endLine", l.end_line}});
+    j["lines"] = std::move(lines);
+  }
+  if (r.matched_by) j["matchedBy"] = *r.matched_by;
+  return j;
+}
+
+json to_json(const FingerprintResult& r) {
+  return json{{"fingerprint", r.fingerprint}, {"size", r.size}};
+}
+
+json to_json(const ApplyPatchResult& r) {
+  json files = json::array();
+  for (const PatchFileResult& f : r.files) {
+    json j{{"path", f.path}, {"action", f.action}, {"added", f.added}, {"removed", f.removed}};
+    if (f.moved_to) j["movedTo"] = *f.moved_to;
+    if (f.fingerprint) j["fingerprint"] = *f.fingerprint;
+    if (f.overwritten) j["overwritten"] = true;
+    files.push_back(std::move(j));
+  }
+  return json{{"files", std::move(files)}, {"diff", r.diff}};
+}
+
+}  // namespace editd::protocol

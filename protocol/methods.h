@@ -1,0 +1,129 @@
+// Param and result types of every method, with their JSON mapping.
+//
+// Each method has a `XxxParams` struct decoded by `decode(const json&, XxxParams&)`
+// (errors name the param) and a result struct encoded by `to_json`. The core
+// (server/operations) sees only these structs, never JSON. docs/protocol.md is
+// the normative description of each field.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/error.h"
+
+namespace editd::protocol {
+
+using json = nlohmann::json;
+
+// Params common to every mutation.
+struct MutationParams {
+  std::string path;
+  std::optional<std::string> expected_fingerprint;
+  bool dry_run = false;
+  std::optional<std::string> session_id;
+};
+
+struct InitializeParams {
+  std::uint64_t protocol_version = 1;
+  json client_capabilities = json::object();
+  json client_info;
+  std::optional<std::string> auth_token;
+};
+
+struct ReadTextParams {
+  std::string path;
+  std::optional<std::uint64_t> line;
+  std::optional<std::uint64_t> limit;
+  std::optional<std::string> session_id;
+};
+struct ReadTextResult {
+  std::string content;
+  std::string fingerprint;
+  std::uint64_t total_lines = 0;
+  std::uint64_t line = 1;
+  std::uint64_t line_count = 0;
+};
+
+struct WriteTextParams : MutationParams {
+  std::string content;
+};
+struct CreateParams : MutationParams {
+  std::string content;
+};
+struct InsertParams : MutationParams {
+  std::uint64_t line = 0;
+  std::string text;
+};
+struct StrReplaceParams : MutationParams {
+  std::string old_text;
+  std::string new_text;
+  bool replace_all = false;
+  std::optional<std::uint64_t> expected_replacements;
+  std::optional<std::string> matching;
+};
+
+struct LineRange {
+  std::uint64_t start_line = 0;
+  std::uint64_t end_line = 0;
+};
+
+// Every mutation returns these, plus its own fields.
+struct MutationResult {
+  std::string fingerprint;
+  std::string diff;
+  std::uint64_t added = 0;
+  std::uint64_t removed = 0;
+  std::optional<bool> created;                // write_text, create
+  std::optional<std::uint64_t> replacements;  // str_replace
+  std::optional<std::vector<LineRange>> lines;
+  std::optional<std::string> matched_by;
+};
+
+struct FingerprintParams {
+  std::string path;
+  std::optional<std::string> session_id;
+};
+struct FingerprintResult {
+  std::string fingerprint;
+  std::uint64_t size = 0;
+};
+
+struct ApplyPatchParams {
+  std::string patch;
+  bool dry_run = false;
+  std::map<std::string, std::string> expected_fingerprints;
+  std::optional<std::string> session_id;
+};
+struct PatchFileResult {
+  std::string path;
+  std::string action;  // add | update | delete | move
+  std::optional<std::string> moved_to;
+  std::uint64_t added = 0;
+  std::uint64_t removed = 0;
+  std::optional<std::string> fingerprint;  // absent for delete
+  bool overwritten = false;
+};
+struct ApplyPatchResult {
+  std::vector<PatchFileResult> files;
+  std::string diff;
+};
+
+Result<InitializeParams> decode_initialize(const json& p);
+Result<ReadTextParams> decode_read_text(const json& p);
+Result<WriteTextParams> decode_write_text(const json& p);
+Result<CreateParams> decode_create(const json& p);
+Result<InsertParams> decode_insert(const json& p);
+Result<StrReplaceParams> decode_str_replace(const json& p);
+Result<FingerprintParams> decode_fingerprint(const json& p);
+Result<ApplyPatchParams> decode_apply_patch(const json& p);
+
+json to_json(const ReadTextResult& r);
+json to_json(const MutationResult& r);
+json to_json(const FingerprintResult& r);
+json to_json(const ApplyPatchResult& r);
+
+}  // namespace editd::protocol

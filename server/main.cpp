@@ -1,0 +1,45 @@
+// editd: the file-editing JSON-RPC server for AI agents and editors.
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include "server/options.h"
+#include "server/server.h"
+
+int main(int argc, char** argv) {
+  using namespace editd;
+  // stdout carries the protocol alone: every log line goes to stderr.
+  auto logger = spdlog::stderr_color_mt("editd");
+  logger->set_pattern("%Y-%m-%dT%H:%M:%S.%e %^%l%$ %v");
+  spdlog::set_default_logger(logger);
+
+  auto cl = parse_command_line(argc, argv);
+  if (!cl) {
+    std::cerr << "editd: " << cl.error().message << "\n";
+    return 2;
+  }
+  spdlog::set_level(spdlog::level::from_str(cl->options.log_level));
+  int code = 0;
+  switch (cl->mode) {
+    case CommandLine::Mode::kHelp:
+      std::cout << kUsage;
+      return 0;
+    case CommandLine::Mode::kVersion:
+      std::cout << "editd " << EDITD_VERSION << "\n";
+      return 0;
+    case CommandLine::Mode::kApplyPatch:
+      std::cerr << "editd: apply-patch is not available yet\n";
+      return 1;
+    case CommandLine::Mode::kServe:
+      code = run_server(cl->options);
+      break;
+  }
+  spdlog::shutdown();
+  std::fflush(nullptr);
+  // Threads blocked in read(0) cannot be joined: leave without destructors.
+  ::_exit(code);
+}

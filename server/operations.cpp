@@ -1,0 +1,301 @@
+#include "server/operations.h"
+
+#include "backends/offload.h"
+#include "edit/diff.h"
+#include "edit/fingerprint.h"
+#include "edit/match.h"
+#include "edit/text.h"
+
+namespace editd {
+
+using protocol::MutationResult;
+
+namespace {
+
+// Transforms of files above this size run on the thread pool.
+constexpr std::size_t kOffloadBytes = 64 * 1024;
+
+std::string_view without_bom(std::string_view bytes) {
+  if (bytes.starts_with(text::kBom)) bytes.remove_prefix(text::kBom.size());
+  return bytes;
+}
+
+Result<void> check_param_text(std::string_view s, std::string_view param) {
+  auto ok = text::check_text(s, "param '" + std::string(param) + "'");
+  if (ok) return ok;
+  Error e = ok.error();
+  e.data["param"] = param;
+  return e;
+}
+
+// Byte offset in LF-normalized `text` where 0-based line `line` starts.
+std::size_t offset_of_line(std::string_view text, std::size_t line) {
+  std::size_t pos = 0;
+  for (std::size_t i = 0; i < line; ++i) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) return text.size();
+    pos = nl + 1;
+  }
+  return pos;
+}
+
+Error line_out_of_range(std::uint64_t line, std::size_t total, std::string_view param) {
+  return Error(ErrorKind::kLineOutOfRange,
+               "param '" + std::string(param) + "' is " + std::to_string(line) +
+                   ", but the file has " + std::to_string(total) + " lines",
+               {{"param", param}, {"line", line}, {"totalLines", total}});
+}
+
+}  // namespace
+
+// Error builders live outside coroutines: GCC 12 mis-compiles braced JSON
+// initializers inside a coroutine body.
+Error read_only_error(const std::string& path) {
+  return Error(ErrorKind::kDenied, "the server is read-only (--read-only): " + path + " was not changed",
+               {{"path", path}});
+}
+
+Error conflict_error(const std::string& shown, const std::string& expected,
+                     const std::optional<std::string>& current) {
+  nlohmann::json cur = current ? nlohmann::json(*current) : nlohmann::json(nullptr);
+  return Error(ErrorKind::kConflict,
+               shown + (current ? " changed since expectedFingerprint was taken: read it again"
+                                : " does not exist, but expectedFingerprint was given"),
+               {{"path", shown}, {"expectedFingerprint", expected}, {"currentFingerprint", cur}});
+}
+
+Result<Operations::Change> Operations::compute(const Current& cur, const Transform& transform) {
+  auto change = transform(cur);
+  if (!change) return change;
+  std::string_view before = cur.bytes ? without_bom(*cur.bytes) : std::string_view();
+  auto d = diff::unified(before, without_bom(change->bytes),
+                         cur.bytes ? "a/" + cur.shown : std::string("/dev/null"), "b/" + cur.shown);
+  change->result.diff = std::move(d.text);
+  change->result.added = d.added;
+  change->result.removed = d.removed;
+  change->result.fingerprint = editd::fingerprint(change->bytes);
+  return change;
+}
+
+boost::asio::awaitable<LockChains::Guard> Operations::lock_one(const std::string& canonical) {
+  std::vector<std::string> keys(1, canonical);
+  return locks_.lock(std::move(keys));
+}
+
+Result<void> Operations::check_cancel(const RequestContext& ctx) const {
+  if (ctx.cancel && ctx.cancel->cancelled)
+    return Error(ErrorKind::kCancelled, "the request was cancelled before it changed anything");
+  return {};
+}
+
+Result<void> Operations::check_known(const RequestContext& ctx, const Current& cur,
+                                     const std::string& current_fp) const {
+  if (!options_.require_read || !ctx.known || !cur.bytes) return {};
+  auto it = ctx.known->find(cur.canonical);
+  if (it == ctx.known->end())
+    return Error(ErrorKind::kStale,
+                 cur.shown + " has not been read on this connection: read it first (--require-read)",
+                 {{"path", cur.shown}, {"knownFingerprint", nullptr}, {"currentFingerprint", current_fp}});
+  if (it->second != current_fp)
+    return Error(ErrorKind::kStale,
+                 cur.shown + " changed since this connection last read or wrote it: read it again",
+                 {{"path", cur.shown}, {"knownFingerprint", it->second}, {"currentFingerprint", current_fp}});
+  return {};
+}
+
+Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::MutationParams& p,
+                                         bool may_be_missing, const Transform& transform) {
+  if (options_.read_only) co_return read_only_error(p.path);
+  auto canonical = ctx.backend.resolve(p.path);
+  if (!canonical) co_return canonical.error();
+  LockChains::Guard guard = co_await lock_one(*canonical);
+  if (auto c = check_cancel(ctx); !c) co_return c.error();
+
+  Current cur;
+  cur.canonical = *canonical;
+  cur.shown = ctx.backend.display_path(*canonical);
+  auto bytes = co_await ctx.backend.read(*canonical);
+  if (bytes) {
+    cur.bytes = std::move(*bytes);
+  } else if (may_be_missing && bytes.error().kind == ErrorKind::kNotFound) {
+  } else if (may_be_missing && bytes.error().kind == ErrorKind::kIsDirectory) {
+    cur.is_directory = true;
+  } else {
+    co_return bytes.error();
+  }
+
+  std::string current_fp = cur.bytes ? editd::fingerprint(*cur.bytes) : std::string();
+  if (p.expected_fingerprint && *p.expected_fingerprint != current_fp)
+    co_return conflict_error(cur.shown, *p.expected_fingerprint,
+                             cur.bytes ? std::optional(current_fp) : std::nullopt);
+  if (!p.expected_fingerprint)
+    if (auto k = check_known(ctx, cur, current_fp); !k) co_return k.error();
+
+  auto run = [&cur, &transform] { return compute(cur, transform); };
+  std::size_t size = cur.bytes ? cur.bytes->size() : 0;
+  // No co_await inside ?: : GCC 12 destroys the temporaries twice.
+  Result<Change> change = Error();
+  if (size > kOffloadBytes)
+    change = co_await offload(pool_, run);
+  else
+    change = run();
+  if (!change) co_return change.error();
+
+  bool unchanged = cur.bytes && *cur.bytes == change->bytes;
+  if (!p.dry_run && !unchanged) {
+    if (ctx.approve) {
+      std::optional<std::string> old_text;
+      if (cur.bytes) old_text = std::string(without_bom(*cur.bytes));
+      auto ok = co_await ctx.approve(cur.shown, old_text, std::string(without_bom(change->bytes)));
+      if (!ok) co_return ok.error();
+    }
+    if (auto c = check_cancel(ctx); !c) co_return c.error();
+    if (ctx.cancel) ctx.cancel->committed = true;
+    auto w = co_await ctx.backend.write(cur.canonical, std::move(change->bytes));
+    if (!w) co_return w.error();
+  }
+  if (!p.dry_run && ctx.known) (*ctx.known)[cur.canonical] = change->result.fingerprint;
+  co_return std::move(change->result);
+}
+
+boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
+    RequestContext& ctx, protocol::ReadTextParams p) {
+  auto canonical = ctx.backend.resolve(p.path);
+  if (!canonical) co_return canonical.error();
+  LockChains::Guard guard = co_await lock_one(*canonical);
+  if (auto c = check_cancel(ctx); !c) co_return c.error();
+  auto bytes = co_await ctx.backend.read(*canonical);
+  if (!bytes) co_return bytes.error();
+  guard.release();
+
+  auto run = [&]() -> Result<protocol::ReadTextResult> {
+    protocol::ReadTextResult r;
+    r.fingerprint = editd::fingerprint(*bytes);
+    auto doc = text::Document::decode(std::move(*bytes));
+    if (!doc) {
+      Error e = doc.error();
+      e.data["path"] = ctx.backend.display_path(*canonical);
+      return e;
+    }
+    std::size_t total = doc->line_count();
+    std::uint64_t start = p.line.value_or(1);
+    if (start > std::max<std::size_t>(total, 1)) return line_out_of_range(start, total, "line");
+    std::size_t end = total;
+    if (p.limit && start - 1 + *p.limit < total) end = start - 1 + *p.limit;
+    std::size_t from = doc->line_offset(start - 1), to = doc->line_offset(end);
+    r.content = doc->body().substr(from, to - from);
+    r.total_lines = total;
+    r.line = start;
+    r.line_count = end >= start ? end - start + 1 : 0;
+    return r;
+  };
+  Result<protocol::ReadTextResult> result = Error();
+  if (bytes->size() > kOffloadBytes)
+    result = co_await offload(pool_, run);
+  else
+    result = run();
+  if (result && ctx.known) (*ctx.known)[*canonical] = result->fingerprint;
+  co_return result;
+}
+
+boost::asio::awaitable<Result<protocol::FingerprintResult>> Operations::fingerprint(
+    RequestContext& ctx, protocol::FingerprintParams p) {
+  auto canonical = ctx.backend.resolve(p.path);
+  if (!canonical) co_return canonical.error();
+  LockChains::Guard guard = co_await lock_one(*canonical);
+  auto bytes = co_await ctx.backend.read(*canonical);
+  if (!bytes) co_return bytes.error();
+  co_return protocol::FingerprintResult{editd::fingerprint(*bytes), bytes->size()};
+}
+
+Operations::Awaitable Operations::write_text(RequestContext& ctx, protocol::WriteTextParams p) {
+  if (auto ok = check_param_text(p.content, "content"); !ok) co_return ok.error();
+  co_return co_await mutate(ctx, p, true, [&p](const Current& cur) -> Result<Change> {
+    if (cur.is_directory)
+      return Error(ErrorKind::kIsDirectory, cur.shown + " is a directory", {{"path", cur.shown}});
+    Change c;
+    c.result.created = !cur.bytes;
+    if (!cur.bytes) {
+      c.bytes = p.content;
+      return c;
+    }
+    auto doc = text::Document::decode(*cur.bytes);
+    if (!doc) return doc.error();
+    std::string_view content = p.content;
+    if (doc->bom() && content.starts_with(text::kBom)) content.remove_prefix(text::kBom.size());
+    c.bytes = text::render(*doc, text::normalize_eol(content), {.keep_final_newline = false});
+    return c;
+  });
+}
+
+Operations::Awaitable Operations::create(RequestContext& ctx, protocol::CreateParams p) {
+  if (auto ok = check_param_text(p.content, "content"); !ok) co_return ok.error();
+  co_return co_await mutate(ctx, p, true, [&p](const Current& cur) -> Result<Change> {
+    if (cur.bytes || cur.is_directory)
+      return Error(ErrorKind::kExists,
+                   cur.shown + (cur.is_directory ? " exists (as a directory)" : " already exists") +
+                       ": use write_text to replace a file",
+                   {{"path", cur.shown}});
+    Change c;
+    c.result.created = true;
+    c.bytes = p.content;
+    return c;
+  });
+}
+
+Operations::Awaitable Operations::insert(RequestContext& ctx, protocol::InsertParams p) {
+  if (auto ok = check_param_text(p.text, "text"); !ok) co_return ok.error();
+  if (p.text.empty()) co_return invalid_param("text", "must not be empty (send \"\\n\" for a blank line)");
+  co_return co_await mutate(ctx, p, false, [&p](const Current& cur) -> Result<Change> {
+    auto doc = text::Document::decode(*cur.bytes);
+    if (!doc) return doc.error();
+    if (p.line > doc->line_count()) return line_out_of_range(p.line, doc->line_count(), "line");
+    std::string block = text::normalize_eol(p.text);
+    if (block.back() != '\n') block.push_back('\n');
+    std::string normalized = doc->normalized();
+    std::size_t at = offset_of_line(normalized, p.line);
+    std::size_t inserted = text::count_lines(block);
+    if (at == normalized.size() && !normalized.empty() && normalized.back() != '\n')
+      block.insert(block.begin(), '\n');
+    normalized.insert(at, block);
+    Change c;
+    c.bytes = text::render(*doc, normalized);
+    c.result.lines = std::vector<protocol::LineRange>{{p.line + 1, p.line + inserted}};
+    return c;
+  });
+}
+
+Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::StrReplaceParams p) {
+  if (auto ok = check_param_text(p.new_text, "newText"); !ok) co_return ok.error();
+  match::Mode mode = options_.matching;
+  if (p.matching) {
+    auto m = match::parse_mode(*p.matching);
+    if (!m) co_return invalid_param("matching", "must be \"exact\", \"standard\" or \"fuzzy\"");
+    mode = *m;
+  }
+  co_return co_await mutate(ctx, p, false, [&p, mode](const Current& cur) -> Result<Change> {
+    auto doc = text::Document::decode(*cur.bytes);
+    if (!doc) return doc.error();
+    std::string normalized = doc->normalized();
+    std::string old_text = text::normalize_eol(p.old_text);
+    std::string new_text = text::normalize_eol(p.new_text);
+    match::Request req{normalized, old_text, new_text, mode, p.replace_all,
+                       p.expected_replacements};
+    auto plan = match::plan_replace(req);
+    if (!plan) {
+      Error e = plan.error();
+      e.data["path"] = cur.shown;
+      return e;
+    }
+    Change c;
+    c.bytes = text::render(*doc, plan->result);
+    c.result.replacements = plan->replacements;
+    c.result.matched_by = plan->tier;
+    std::vector<protocol::LineRange> lines;
+    for (const auto& l : plan->lines) lines.push_back({l.start_line, l.end_line});
+    c.result.lines = std::move(lines);
+    return c;
+  });
+}
+
+}  // namespace editd

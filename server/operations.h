@@ -1,0 +1,94 @@
+// The edit operations: what each method does, above any transport and any
+// backend, with no JSON in sight.
+//
+// Each mutation follows the same pipeline: resolve the path to its canonical
+// form, join that path's lock chain, read through the backend, check the
+// caller's expected fingerprint, compute the new bytes in edit/ (pure), write
+// through the backend, and describe the change (fingerprint, diff, counts).
+// Large transforms run on the thread pool so that the I/O thread stays free.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <memory>
+#include <string>
+#include <unordered_map>
+
+#include "backends/fs_backend.h"
+#include "protocol/methods.h"
+#include "server/lock_chain.h"
+#include "server/options.h"
+
+namespace editd {
+
+// Cancellation state of one request, shared with the connection that can
+// cancel it ($/cancel_request).
+struct CancelState {
+  bool cancelled = false;
+  bool committed = false;  // the write has begun: too late to cancel
+};
+
+// What one connection knows of each file (fingerprint last read or written by
+// it), for --require-read.
+using KnownFingerprints = std::unordered_map<std::string, std::string>;
+
+struct RequestContext {
+  FsBackend& backend;
+  std::shared_ptr<CancelState> cancel;
+  KnownFingerprints* known = nullptr;
+  // Called before a mutation writes (ACP approvals); may refuse with denied.
+  // Optional. Arguments: display path, old text (nullopt: new file), new text.
+  std::function<boost::asio::awaitable<Result<void>>(const std::string&,
+                                                     const std::optional<std::string>&,
+                                                     const std::string&)>
+      approve;
+};
+
+class Operations {
+ public:
+  Operations(const ServerOptions& options, LockChains& locks, boost::asio::thread_pool& pool)
+      : options_(options), locks_(locks), pool_(pool) {}
+
+  using Awaitable = boost::asio::awaitable<Result<protocol::MutationResult>>;
+
+  boost::asio::awaitable<Result<protocol::ReadTextResult>> read_text(RequestContext& ctx,
+                                                                     protocol::ReadTextParams p);
+  Awaitable write_text(RequestContext& ctx, protocol::WriteTextParams p);
+  Awaitable create(RequestContext& ctx, protocol::CreateParams p);
+  Awaitable insert(RequestContext& ctx, protocol::InsertParams p);
+  Awaitable str_replace(RequestContext& ctx, protocol::StrReplaceParams p);
+  boost::asio::awaitable<Result<protocol::FingerprintResult>> fingerprint(
+      RequestContext& ctx, protocol::FingerprintParams p);
+  boost::asio::awaitable<Result<protocol::ApplyPatchResult>> apply_patch(
+      RequestContext& ctx, protocol::ApplyPatchParams p);
+
+ private:
+  // The current state of a file as a mutation sees it.
+  struct Current {
+    std::string canonical;
+    std::string shown;                 // display path
+    std::optional<std::string> bytes;  // nullopt: does not exist (or is a directory)
+    bool is_directory = false;
+  };
+  // What a transform produces: the new bytes and the method's own result fields.
+  struct Change {
+    std::string bytes;
+    protocol::MutationResult result;
+  };
+  using Transform = std::function<Result<Change>(const Current&)>;
+
+  Awaitable mutate(RequestContext& ctx, const protocol::MutationParams& p, bool may_be_missing,
+                   const Transform& transform);
+  // Runs the transform and describes the change (diff, counts, fingerprint).
+  static Result<Change> compute(const Current& cur, const Transform& transform);
+  boost::asio::awaitable<LockChains::Guard> lock_one(const std::string& canonical);
+  Result<void> check_cancel(const RequestContext& ctx) const;
+  Result<void> check_known(const RequestContext& ctx, const Current& cur,
+                           const std::string& current_fp) const;
+
+  const ServerOptions& options_;
+  LockChains& locks_;
+  boost::asio::thread_pool& pool_;
+};
+
+}  // namespace editd

@@ -1,0 +1,142 @@
+#include "server/options.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstdlib>
+#include <string_view>
+
+namespace editd {
+
+const char* const kUsage =
+    "usage: editd [options]                 serve JSON-RPC on stdio (or --listen)\n"
+    "       editd apply-patch [--root DIR] [PATCH]   apply a patch (argument or stdin)\n"
+    "\n"
+    "options:\n"
+    "  --root DIR                 the directory edits are confined to (default: .)\n"
+    "  --read-only                refuse every mutation with 'denied'\n"
+    "  --log-level LEVEL          trace|debug|info|warn|error|off (default: info); logs go to stderr\n"
+    "  --max-message-bytes N      longest accepted JSON-RPC line (default: 67108864)\n"
+    "  --max-file-bytes N         largest file read or written (default: 67108864)\n"
+    "  --matching MODE            str_replace default: exact|standard|fuzzy (default: standard)\n"
+    "  --max-inflight N           requests in flight per connection before reading pauses (default: 64)\n"
+    "  --listen unix:PATH|tcp:[HOST:]PORT   serve sockets instead of stdio (repeatable)\n"
+    "  --token-file F             the token TCP clients must send in initialize.authToken\n"
+    "  --require-read             refuse mutations of files this connection has not read\n"
+    "  --backend auto|local|delegated   where files live (default: auto)\n"
+    "  --delegate-timeout SECONDS time to wait for a client's fs/* answer (default: 30)\n"
+    "  --approve never|ask        ask the ACP client before each mutation (default: never)\n"
+    "  --threads N                file I/O threads (default: number of cores)\n"
+    "  --version, --help\n";
+
+namespace {
+
+Error usage_error(std::string message) { return Error(ErrorKind::kInvalidParams, std::move(message)); }
+
+Result<std::uint64_t> parse_number(std::string_view flag, std::string_view s) {
+  std::uint64_t v = 0;
+  auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || p != s.data() + s.size())
+    return usage_error(std::string(flag) + " needs a non-negative integer, got '" + std::string(s) + "'");
+  return v;
+}
+
+}  // namespace
+
+Result<CommandLine> parse_command_line(int argc, char** argv) {
+  CommandLine cl;
+  ServerOptions& o = cl.options;
+  int i = 1;
+  if (argc > 1 && std::string_view(argv[1]) == "apply-patch") {
+    cl.mode = CommandLine::Mode::kApplyPatch;
+    i = 2;
+  }
+  for (; i < argc; ++i) {
+    std::string_view arg = argv[i];
+    std::string value;
+    std::string_view flag = arg;
+    bool inline_value = false;
+    if (arg.starts_with("--")) {
+      if (auto eq = arg.find('='); eq != std::string_view::npos) {
+        flag = arg.substr(0, eq);
+        value = std::string(arg.substr(eq + 1));
+        inline_value = true;
+      }
+    }
+    auto need = [&]() -> Result<std::string> {
+      if (inline_value) return value;
+      if (i + 1 >= argc) return usage_error(std::string(flag) + " needs a value");
+      return std::string(argv[++i]);
+    };
+#define EDITD_NEED(var)              \
+  auto var##_r = need();             \
+  if (!var##_r) return var##_r.error(); \
+  std::string var = *var##_r;
+
+    if (flag == "--help" || flag == "-h") {
+      cl.mode = CommandLine::Mode::kHelp;
+    } else if (flag == "--version") {
+      cl.mode = CommandLine::Mode::kVersion;
+    } else if (flag == "--root") {
+      EDITD_NEED(v);
+      o.root = v;
+    } else if (flag == "--read-only") {
+      o.read_only = true;
+    } else if (flag == "--require-read") {
+      o.require_read = true;
+    } else if (flag == "--log-level") {
+      EDITD_NEED(v);
+      static const char* levels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
+      bool known = false;
+      for (const char* l : levels) known |= v == l;
+      if (!known) return usage_error("--log-level must be one of trace, debug, info, warn, error, off");
+      o.log_level = v;
+    } else if (flag == "--max-message-bytes" || flag == "--max-file-bytes" ||
+               flag == "--max-inflight" || flag == "--threads") {
+      EDITD_NEED(v);
+      auto n = parse_number(flag, v);
+      if (!n) return n.error();
+      if (*n == 0) return usage_error(std::string(flag) + " must be at least 1");
+      if (flag == "--max-message-bytes") o.max_message_bytes = *n;
+      if (flag == "--max-file-bytes") o.max_file_bytes = *n;
+      if (flag == "--max-inflight") o.max_inflight = *n;
+      if (flag == "--threads") o.threads = static_cast<unsigned>(std::min<std::uint64_t>(*n, 256));
+    } else if (flag == "--matching") {
+      EDITD_NEED(v);
+      auto m = match::parse_mode(v);
+      if (!m) return usage_error("--matching must be exact, standard or fuzzy");
+      o.matching = *m;
+    } else if (flag == "--listen") {
+      EDITD_NEED(v);
+      if (!v.starts_with("unix:") && !v.starts_with("tcp:"))
+        return usage_error("--listen takes unix:PATH or tcp:[HOST:]PORT");
+      o.listen.push_back(v);
+    } else if (flag == "--token-file") {
+      EDITD_NEED(v);
+      o.token_file = v;
+    } else if (flag == "--backend") {
+      EDITD_NEED(v);
+      if (v != "auto" && v != "local" && v != "delegated")
+        return usage_error("--backend must be auto, local or delegated");
+      o.backend = v;
+    } else if (flag == "--delegate-timeout") {
+      EDITD_NEED(v);
+      char* end = nullptr;
+      double secs = std::strtod(v.c_str(), &end);
+      if (end == v.c_str() || *end != '\0' || !(secs > 0))
+        return usage_error("--delegate-timeout needs a positive number of seconds");
+      o.delegate_timeout = std::chrono::milliseconds(static_cast<long long>(secs * 1000));
+    } else if (flag == "--approve") {
+      EDITD_NEED(v);
+      if (v != "never" && v != "ask") return usage_error("--approve must be never or ask");
+      o.approve = v;
+    } else if (cl.mode == CommandLine::Mode::kApplyPatch && !arg.starts_with("--") && !cl.patch) {
+      cl.patch = std::string(arg);
+    } else {
+      return usage_error("unknown option '" + std::string(arg) + "' (see --help)");
+    }
+#undef EDITD_NEED
+  }
+  return cl;
+}
+
+}  // namespace editd

@@ -1,0 +1,44 @@
+// Command-line options of the editd binary.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "edit/match.h"
+#include "protocol/error.h"
+
+namespace editd {
+
+struct ServerOptions {
+  std::string root = ".";
+  std::string log_level = "info";
+  bool read_only = false;
+  std::uint64_t max_message_bytes = 64ull << 20;
+  std::uint64_t max_file_bytes = 64ull << 20;
+  std::uint64_t max_inflight = 64;
+  match::Mode matching = match::Mode::kStandard;
+  std::vector<std::string> listen;  // "unix:PATH" | "tcp:HOST:PORT"
+  std::optional<std::string> token_file;
+  bool require_read = false;
+  std::string backend = "auto";  // auto | local | delegated
+  std::chrono::milliseconds delegate_timeout{30'000};
+  std::string approve = "never";  // never | ask
+  unsigned threads = 0;           // 0: the machine's hardware concurrency
+};
+
+struct CommandLine {
+  enum class Mode { kServe, kApplyPatch, kHelp, kVersion };
+  Mode mode = Mode::kServe;
+  ServerOptions options;
+  std::optional<std::string> patch;  // apply-patch: the patch argument, else stdin
+};
+
+// Parses argv. The error message is meant for stderr.
+Result<CommandLine> parse_command_line(int argc, char** argv);
+
+extern const char* const kUsage;
+
+}  // namespace editd

@@ -1,0 +1,61 @@
+// The server: shared state, listeners, connections and graceful shutdown.
+//
+// One I/O thread runs every connection, the lock chains and the operations'
+// coroutines; a thread pool (sized to the machine) runs blocking file work.
+// stdio is served unless --listen is given; then each Unix or TCP connection is
+// its own session. SIGTERM/SIGINT (and stdin EOF in stdio mode) stop
+// accepting, let work in flight finish within a bound, and exit 0.
+#pragma once
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+
+#include "backends/fs_backend.h"
+#include "server/dispatcher.h"
+#include "server/lock_chain.h"
+#include "server/operations.h"
+#include "server/options.h"
+
+namespace editd {
+
+class Connection;
+
+class ServerContext {
+ public:
+  ServerContext(ServerOptions options, boost::asio::io_context& io,
+                boost::asio::thread_pool& pool, std::unique_ptr<FsBackend> local);
+
+  const ServerOptions& options() const { return options_; }
+  boost::asio::io_context& io() { return io_; }
+  FsBackend& local_backend() { return *local_; }
+  LockChains& locks() { return locks_; }
+  Operations& operations() { return ops_; }
+  const Dispatcher& dispatcher() const { return dispatcher_; }
+  // The TCP token, when --token-file was given.
+  const std::optional<std::string>& token() const { return token_; }
+  void set_token(std::string token) { token_ = std::move(token); }
+
+  void add(const std::shared_ptr<Connection>& c) { connections_.insert(c.get()); }
+  void remove(Connection* c) { connections_.erase(c); }
+  const std::set<Connection*>& connections() const { return connections_; }
+
+ private:
+  ServerOptions options_;
+  boost::asio::io_context& io_;
+  boost::asio::thread_pool& pool_;
+  std::unique_ptr<FsBackend> local_;
+  LockChains locks_;
+  Operations ops_;
+  Dispatcher dispatcher_;
+  std::optional<std::string> token_;
+  std::set<Connection*> connections_;
+};
+
+// Runs the server until it is told to stop; returns the process exit code.
+int run_server(const ServerOptions& options);
+
+}  // namespace editd
