@@ -1,0 +1,258 @@
+// Many clients at once: sockets, authentication, lost updates, cancellation,
+// back-pressure and shutdown, through the real binary.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "support/socket_client.h"
+
+using namespace editd::test;
+
+namespace {
+
+struct UnixServer {
+  TempDir root;
+  TempDir run_dir;
+  std::string socket = (run_dir.path() / "editd.sock").string();
+  Process process;
+  explicit UnixServer(std::vector<std::string> extra = {})
+      : process(EDITD_BINARY, args(extra)) {
+    REQUIRE_MESSAGE(wait_for_path(socket), "no socket; stderr: " << process.stderr_text());
+  }
+  std::vector<std::string> args(std::vector<std::string> extra) {
+    std::vector<std::string> a{"--root", root.str(), "--listen", "unix:" + socket};
+    a.insert(a.end(), extra.begin(), extra.end());
+    return a;
+  }
+  SocketClient client() {
+    auto c = SocketClient::unix_socket(socket);
+    REQUIRE(c.has_value());
+    return std::move(*c);
+  }
+};
+
+// The port a TCP server logged ("listening on tcp:127.0.0.1:PORT").
+int logged_port(Process& p) {
+  std::regex re("listening on tcp:[0-9.]+:([0-9]+)");
+  for (int i = 0; i < 2000; ++i) {
+    std::smatch m;
+    std::string err = p.stderr_text();
+    if (std::regex_search(err, m, re)) return std::stoi(m[1].str());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("a Unix socket serves several connections, each its own session, with mode 0600") {
+  UnixServer s;
+  struct stat st;
+  REQUIRE(::stat(s.socket.c_str(), &st) == 0);
+  CHECK((st.st_mode & 0777) == 0600);
+  s.root.write("a.txt", "hello\n");
+  auto a = s.client();
+  auto b = s.client();
+  CHECK((*a.call("read_text", {{"path", "a.txt"}}))["result"]["content"] == "hello\n");
+  CHECK((*b.call("str_replace", {{"path", "a.txt"}, {"oldText", "hello"}, {"newText", "bye"}}))["result"]["replacements"] == 1);
+  CHECK((*a.call("read_text", {{"path", "a.txt"}}))["result"]["content"] == "bye\n");
+}
+
+TEST_CASE("with --listen, stdin EOF does not stop the server; SIGTERM does, with exit 0") {
+  UnixServer s;
+  s.process.close_stdin();
+  s.root.write("a.txt", "x\n");
+  auto c = s.client();
+  CHECK(c.call("read_text", {{"path", "a.txt"}}).has_value());
+  ::kill(s.process.pid(), SIGTERM);
+  CHECK(s.process.wait() == 0);
+  CHECK_FALSE(std::filesystem::exists(s.socket));
+}
+
+TEST_CASE("TCP without --token-file refuses to start with a clear message") {
+  TempDir root;
+  Process p(EDITD_BINARY, {"--root", root.str(), "--listen", "tcp:127.0.0.1:0"});
+  auto code = p.wait();
+  REQUIRE(code.has_value());
+  CHECK(*code != 0);
+  CHECK(p.stderr_text().find("--token-file") != std::string::npos);
+}
+
+TEST_CASE("TCP clients must initialize with the token; three failures close the connection") {
+  TempDir root;
+  root.write("a.txt", "x\n");
+  TempDir secrets;
+  secrets.write("token", "s3cret-token\n");
+  Process p(EDITD_BINARY, {"--root", root.str(), "--listen", "tcp:127.0.0.1:0", "--token-file",
+                           (secrets.path() / "token").string()});
+  int port = logged_port(p);
+  REQUIRE(port > 0);
+
+  auto good = SocketClient::tcp(port);
+  REQUIRE_MESSAGE(good, "port " << port << "; stderr: " << p.stderr_text());
+  json early = *good->call("read_text", {{"path", "a.txt"}});
+  CHECK(early["error"]["code"] == -32000);
+  CHECK(early["error"]["data"]["kind"] == "unauthenticated");
+  json init = *good->call("initialize", {{"protocolVersion", 1}, {"authToken", "s3cret-token"}});
+  CHECK(init.contains("result"));
+  CHECK((*good->call("read_text", {{"path", "a.txt"}}))["result"]["content"] == "x\n");
+
+  auto bad = SocketClient::tcp(port);
+  REQUIRE(bad);
+  CHECK((*bad->call("initialize", {{"protocolVersion", 1}, {"authToken", "wrong"}}))["error"]["code"] == -32000);
+  CHECK((*bad->call("read_text", {{"path", "a.txt"}}))["error"]["code"] == -32000);
+  CHECK((*bad->call("initialize", {{"protocolVersion", 1}, {"authToken", "s3cret-token-"}}))["error"]["code"] == -32000);
+  // Closed: the next call gets no answer.
+  CHECK_FALSE(bad->call("read_text", {{"path", "a.txt"}}).has_value());
+  CHECK(p.stderr_text().find("s3cret") == std::string::npos);
+  // Others are still served.
+  CHECK((*good->call("read_text", {{"path", "a.txt"}}))["result"]["content"] == "x\n");
+}
+
+TEST_CASE("no update is lost: read-increment-write loops with expectedFingerprint") {
+  UnixServer s;
+  s.root.write("counter.txt", "0\n");
+  constexpr int kClients = 4, kIncrements = 25;
+  std::atomic<int> successes{0}, conflicts{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kClients; ++t) {
+    threads.emplace_back([&] {
+      auto c = SocketClient::unix_socket(s.socket);
+      if (!c) return;
+      int done = 0;
+      while (done < kIncrements) {
+        auto r = c->call("read_text", {{"path", "counter.txt"}});
+        if (!r || !r->contains("result")) return;
+        int value = std::stoi((*r)["result"]["content"].get<std::string>());
+        auto w = c->call("write_text", {{"path", "counter.txt"},
+                                        {"content", std::to_string(value + 1) + "\n"},
+                                        {"expectedFingerprint", (*r)["result"]["fingerprint"]}});
+        if (!w) return;
+        if (w->contains("result")) {
+          ++done;
+          ++successes;
+        } else if ((*w)["error"]["data"]["kind"] == "conflict") {
+          ++conflicts;
+        } else {
+          return;
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(successes == kClients * kIncrements);
+  CHECK(s.root.read("counter.txt") == std::to_string(successes.load()) + "\n");
+}
+
+TEST_CASE("no update is lost: parallel str_replace calls on distinct lines of one file") {
+  UnixServer s;
+  constexpr int kClients = 4, kLines = 30;
+  std::string content;
+  for (int t = 0; t < kClients; ++t)
+    for (int i = 0; i < kLines; ++i) content += "client" + std::to_string(t) + " line" + std::to_string(i) + " old\n";
+  s.root.write("shared.txt", content);
+  std::atomic<int> ok{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kClients; ++t) {
+    threads.emplace_back([&, t] {
+      auto c = SocketClient::unix_socket(s.socket);
+      if (!c) return;
+      for (int i = 0; i < kLines; ++i) {
+        std::string line = "client" + std::to_string(t) + " line" + std::to_string(i);
+        auto r = c->call("str_replace", {{"path", "shared.txt"}, {"oldText", line + " old"}, {"newText", line + " new"}});
+        if (r && r->contains("result")) ++ok;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  CHECK(ok == kClients * kLines);
+  std::string after = s.root.read("shared.txt");
+  CHECK(after.find(" old\n") == std::string::npos);
+  CHECK(std::count(after.begin(), after.end(), '\n') == kClients * kLines);
+}
+
+TEST_CASE("a chain of dependent edits sent pipelined lands in order") {
+  TempDir root;
+  root.write("v.txt", "v0\n");
+  auto p = spawn_editd(root);
+  std::string batch;
+  for (int i = 0; i < 100; ++i)
+    batch += json{{"jsonrpc", "2.0"}, {"id", i}, {"method", "str_replace"},
+                  {"params", {{"path", "v.txt"}, {"oldText", "v" + std::to_string(i) + "\n"}, {"newText", "v" + std::to_string(i + 1) + "\n"}}}}.dump() + "\n";
+  p.write_raw(batch);
+  for (int i = 0; i < 100; ++i) CHECK(p.read_message().contains("result"));
+  CHECK(root.read("v.txt") == "v100\n");
+}
+
+TEST_CASE("$/cancel_request cancels a queued request, which changes nothing") {
+  TempDir root;
+  root.write("big.txt", "start\n");
+  auto p = spawn_editd(root);
+  // A long write holds the file's chain; the edit queued behind it is cancelled.
+  std::string big(8 << 20, 'x');
+  std::string lines =
+      json{{"jsonrpc", "2.0"}, {"id", "w"}, {"method", "write_text"}, {"params", {{"path", "big.txt"}, {"content", big + "\nstart\n"}}}}.dump() + "\n" +
+      json{{"jsonrpc", "2.0"}, {"id", "e"}, {"method", "str_replace"}, {"params", {{"path", "big.txt"}, {"oldText", "start"}, {"newText", "changed"}}}}.dump() + "\n" +
+      json{{"jsonrpc", "2.0"}, {"method", "$/cancel_request"}, {"params", {{"requestId", "e"}}}}.dump() + "\n" +
+      json{{"jsonrpc", "2.0"}, {"method", "$/cancel_request"}, {"params", {{"requestId", "unknown"}}}}.dump() + "\n";
+  p.write_raw(lines);
+  json first = p.read_message(), second = p.read_message();
+  json w = first["id"] == "w" ? first : second;
+  json e = first["id"] == "e" ? first : second;
+  CHECK(w.contains("result"));
+  REQUIRE(e.contains("error"));
+  CHECK(e["error"]["code"] == -32800);
+  CHECK(e["error"]["data"]["kind"] == "cancelled");
+  CHECK(root.read("big.txt").find("changed") == std::string::npos);
+  // The notifications themselves were never answered.
+  CHECK_FALSE(p.read_line(std::chrono::milliseconds(200)).has_value());
+}
+
+TEST_CASE("--max-inflight applies back-pressure without dropping requests") {
+  TempDir root;
+  root.write("a.txt", "x\n");
+  auto p = spawn_editd(root, {"--max-inflight", "1"});
+  std::string batch;
+  for (int i = 0; i < 300; ++i)
+    batch += json{{"jsonrpc", "2.0"}, {"id", i}, {"method", "read_text"}, {"params", {{"path", "a.txt"}}}}.dump() + "\n";
+  p.write_raw(batch);
+  std::set<int> ids;
+  for (int i = 0; i < 300; ++i) ids.insert(p.read_message()["id"].get<int>());
+  CHECK(ids.size() == 300);
+}
+
+TEST_CASE("a client that disconnects mid-request does not disturb the others") {
+  UnixServer s;
+  s.root.write("a.txt", "x\n");
+  {
+    auto gone = s.client();
+    std::string big(4 << 20, 'y');
+    gone.send(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "write_text"}, {"params", {{"path", "b.txt"}, {"content", big}}}});
+    gone.send_raw("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"read_te");
+  }
+  auto other = s.client();
+  CHECK((*other.call("read_text", {{"path", "a.txt"}}))["result"]["content"] == "x\n");
+}
+
+TEST_CASE("SIGTERM with work in flight exits 0, tears no file and leaves no temporary file") {
+  UnixServer s;
+  s.root.write("a.txt", "0\n");
+  auto c = s.client();
+  std::string batch;
+  for (int i = 0; i < 50; ++i)
+    batch += json{{"jsonrpc", "2.0"}, {"id", i}, {"method", "write_text"},
+                  {"params", {{"path", "a.txt"}, {"content", std::string(100000, 'a' + i % 26) + "\n"}}}}.dump() + "\n";
+  c.send_raw(batch);
+  auto first = c.read_line();  // at least one write was acknowledged
+  REQUIRE(first.has_value());
+  ::kill(s.process.pid(), SIGTERM);
+  CHECK(s.process.wait() == 0);
+  std::string after = s.root.read("a.txt");
+  REQUIRE(after.size() == 100001);
+  CHECK(after.find_first_not_of(after[0]) == 100000);
+  CHECK(s.root.files() == std::vector<std::string>{"a.txt"});
+}

@@ -1,0 +1,157 @@
+// The operations pipeline over the memory backend: ordering, parallelism and
+// all-or-nothing behaviour, observed without any timing.
+#include "server/operations.h"
+
+#include <doctest/doctest.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <optional>
+
+#include "backends/memory_backend.h"
+
+using namespace editd;
+namespace asio = boost::asio;
+
+namespace {
+
+struct Fixture {
+  asio::io_context io;
+  asio::thread_pool pool{2};
+  ServerOptions options;
+  LockChains locks{io.get_executor()};
+  Operations ops{options, locks, pool};
+  MemoryBackend backend;
+  RequestContext ctx() { return RequestContext{backend, std::make_shared<CancelState>(), nullptr, nullptr}; }
+};
+
+asio::awaitable<void> wait_until_cancelled(asio::steady_timer& gate) {
+  co_await gate.async_wait(asio::as_tuple(asio::use_awaitable));
+}
+
+template <class T>
+void spawn_into(asio::io_context& io, asio::awaitable<T> task, std::optional<T>& out) {
+  asio::co_spawn(io, std::move(task), [&out](std::exception_ptr e, T value) {
+    REQUIRE(!e);
+    out.emplace(std::move(value));
+  });
+}
+
+protocol::StrReplaceParams replace(std::string path, std::string old_text, std::string new_text) {
+  protocol::StrReplaceParams p;
+  p.path = std::move(path);
+  p.old_text = std::move(old_text);
+  p.new_text = std::move(new_text);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("an operation on a slow file does not hold up one on another file") {
+  Fixture f;
+  f.backend.put("slow.txt", "slow\n");
+  f.backend.put("fast.txt", "fast\n");
+  asio::steady_timer gate(f.io, asio::steady_timer::time_point::max());
+  f.backend.set_delay("slow.txt", [&gate] { return wait_until_cancelled(gate); });
+  auto c1 = f.ctx(), c2 = f.ctx();
+  std::optional<Result<protocol::MutationResult>> slow, fast;
+  spawn_into(f.io, f.ops.str_replace(c1, replace("slow.txt", "slow", "SLOW")), slow);
+  spawn_into(f.io, f.ops.str_replace(c2, replace("fast.txt", "fast", "FAST")), fast);
+  while (!fast) f.io.run_one();
+  CHECK(fast->has_value());
+  CHECK_FALSE(slow.has_value());
+  CHECK(f.backend.get("fast.txt") == "FAST\n");
+  CHECK(f.backend.get("slow.txt") == "slow\n");
+  gate.cancel();
+  while (!slow) f.io.run_one();
+  CHECK(slow->has_value());
+  CHECK(f.backend.get("slow.txt") == "SLOW\n");
+}
+
+TEST_CASE("dependent edits of one file apply in arrival order") {
+  Fixture f;
+  f.backend.put("chain.txt", "v0\n");
+  std::vector<RequestContext> ctxs;
+  for (int i = 0; i < 20; ++i) ctxs.push_back(f.ctx());
+  std::vector<std::optional<Result<protocol::MutationResult>>> results(20);
+  for (int i = 0; i < 20; ++i)
+    spawn_into(f.io, f.ops.str_replace(ctxs[i], replace("chain.txt", "v" + std::to_string(i), "v" + std::to_string(i + 1))),
+               results[i]);
+  f.io.run();
+  for (auto& r : results) CHECK((r && r->has_value()));
+  CHECK(f.backend.get("chain.txt") == "v20\n");
+  CHECK(f.locks.size() == 0);
+}
+
+TEST_CASE("a cancelled request changes nothing and answers cancelled") {
+  Fixture f;
+  f.backend.put("a.txt", "a\n");
+  auto ctx = f.ctx();
+  ctx.cancel->cancelled = true;
+  std::optional<Result<protocol::MutationResult>> r;
+  spawn_into(f.io, f.ops.str_replace(ctx, replace("a.txt", "a", "b")), r);
+  f.io.run();
+  REQUIRE(r->has_error());
+  CHECK(r->error().kind == ErrorKind::kCancelled);
+  CHECK(f.backend.get("a.txt") == "a\n");
+}
+
+TEST_CASE("a failed write reports io and leaves the file as it was") {
+  Fixture f;
+  f.backend.put("a.txt", "a\n");
+  f.backend.fail_next_write("a.txt");
+  auto ctx = f.ctx();
+  std::optional<Result<protocol::MutationResult>> r;
+  spawn_into(f.io, f.ops.str_replace(ctx, replace("a.txt", "a", "b")), r);
+  f.io.run();
+  REQUIRE(r->has_error());
+  CHECK(r->error().kind == ErrorKind::kIo);
+  CHECK(f.backend.get("a.txt") == "a\n");
+}
+
+TEST_CASE("require-read refuses a mutation of an unread or changed file with stale") {
+  Fixture f;
+  f.options.require_read = true;
+  f.backend.put("a.txt", "one\n");
+  KnownFingerprints known;
+  auto ctx = f.ctx();
+  ctx.known = &known;
+  std::optional<Result<protocol::MutationResult>> r1;
+  spawn_into(f.io, f.ops.str_replace(ctx, replace("a.txt", "one", "two")), r1);
+  f.io.run();
+  REQUIRE(r1->has_error());
+  CHECK(r1->error().kind == ErrorKind::kStale);
+  CHECK(r1->error().data["knownFingerprint"].is_null());
+
+  protocol::ReadTextParams rp;
+  rp.path = "a.txt";
+  rp.line = 1;
+  rp.limit = 1;  // a slice read counts as a read
+  std::optional<Result<protocol::ReadTextResult>> read;
+  spawn_into(f.io, f.ops.read_text(ctx, rp), read);
+  f.io.restart();
+  f.io.run();
+  REQUIRE(read->has_value());
+
+  f.backend.put("a.txt", "changed\n");
+  std::optional<Result<protocol::MutationResult>> r2;
+  spawn_into(f.io, f.ops.str_replace(ctx, replace("a.txt", "changed", "x")), r2);
+  f.io.restart();
+  f.io.run();
+  REQUIRE(r2->has_error());
+  CHECK(r2->error().kind == ErrorKind::kStale);
+  CHECK(r2->error().data["knownFingerprint"] == (*read)->fingerprint);
+
+  // Creating a new file needs no read.
+  protocol::CreateParams cp;
+  cp.path = "new.txt";
+  cp.content = "n\n";
+  std::optional<Result<protocol::MutationResult>> created;
+  spawn_into(f.io, f.ops.create(ctx, cp), created);
+  f.io.restart();
+  f.io.run();
+  CHECK(created->has_value());
+}
