@@ -165,7 +165,8 @@ class LocalBackend final : public FsBackend {
     }
     if (!inside_root(out))
       return Error(ErrorKind::kOutsideRoot,
-                   "path " + path + " resolves to " + out + ", outside the root " + options_.root,
+                   "path " + path + " is outside the root " + options_.root +
+                       " (paths are judged after resolving links and ..)",
                    {{"path", path}, {"root", options_.root}});
     return out;
   }

@@ -61,6 +61,23 @@ struct Connection::PendingCall {
   std::optional<asio::any_completion_handler<void(Result<json>)>> handler;
 };
 
+namespace {
+
+// A plain function, not a lambda inside co_await (GCC 12, see lock_chain.cpp).
+template <class Pending>
+asio::awaitable<Result<json>> wait_answer(Pending* pending) {
+  struct Initiation {
+    Pending* pending;
+    void operator()(asio::any_completion_handler<void(Result<json>)> handler) const {
+      pending->handler.emplace(std::move(handler));
+    }
+  };
+  return asio::async_initiate<const asio::use_awaitable_t<>, void(Result<json>)>(
+      Initiation{pending}, asio::use_awaitable);
+}
+
+}  // namespace
+
 Connection::Connection(ServerContext& server, std::unique_ptr<Stream> stream, Settings settings)
     : server_(server),
       stream_(std::move(stream)),
@@ -321,9 +338,7 @@ asio::awaitable<Result<json>> Connection::call(std::string method, json params,
                            {{"method", method}, {"timeoutMs", timeout.count()}});
     std::move(h)(std::move(r));
   });
-  Result<json> r = co_await asio::async_initiate<const asio::use_awaitable_t<>, void(Result<json>)>(
-      [pending](auto handler) { pending->handler.emplace(std::move(handler)); },
-      asio::use_awaitable);
+  Result<json> r = co_await wait_answer(pending.get());
   timer.cancel();
   co_return r;
 }

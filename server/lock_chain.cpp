@@ -14,6 +14,25 @@ struct LockChains::Waiter {
   std::optional<boost::asio::any_completion_handler<void()>> handler;
 };
 
+namespace {
+
+// Not a coroutine, and no lambda inside a co_await expression: GCC 12
+// mis-destroys such captures. The waiter outlives the wait (the queue and the
+// caller's frame hold it).
+template <class Waiter>
+boost::asio::awaitable<void> wait_turn(Waiter* waiter) {
+  struct Initiation {
+    Waiter* waiter;
+    void operator()(boost::asio::any_completion_handler<void()> handler) const {
+      waiter->handler.emplace(std::move(handler));
+    }
+  };
+  return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>, void()>(
+      Initiation{waiter}, boost::asio::use_awaitable);
+}
+
+}  // namespace
+
 LockChains::Guard& LockChains::Guard::operator=(Guard&& o) noexcept {
   if (this != &o) {
     release();
@@ -43,11 +62,7 @@ boost::asio::awaitable<LockChains::Guard> LockChains::lock(std::vector<std::stri
       ++waiter->missing;
     }
   }
-  if (waiter->missing > 0) {
-    co_await boost::asio::async_initiate<const boost::asio::use_awaitable_t<>, void()>(
-        [waiter](auto handler) { waiter->handler.emplace(std::move(handler)); },
-        boost::asio::use_awaitable);
-  }
+  if (waiter->missing > 0) co_await wait_turn(waiter.get());
   co_return Guard(this, std::move(keys));
 }
 
@@ -67,11 +82,9 @@ void LockChains::release(const std::vector<std::string>& keys) {
       chain.head = 0;
     }
     if (--next->missing == 0 && next->handler) {
-      boost::asio::post(executor_, [next]() mutable {
-        auto h = std::move(*next->handler);
-        next->handler.reset();
-        std::move(h)();
-      });
+      auto handler = std::move(*next->handler);
+      next->handler.reset();
+      boost::asio::post(executor_, std::move(handler));
     }
   }
 }

@@ -53,7 +53,7 @@ class Server {
       shutdown();
     });
     if (ctx_.options().listen.empty()) {
-      serve(make_stdio_stream(), {}, /*last=*/true);
+      serve(make_stdio_stream(ctx_.io().get_executor()), {}, /*last=*/true);
       return {};
     }
     for (const std::string& spec : ctx_.options().listen) {

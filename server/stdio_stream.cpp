@@ -1,5 +1,10 @@
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/redirect_error.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <cerrno>
 
 #include "backends/offload.h"
@@ -60,8 +65,47 @@ class StdioStream final : public Stream {
   boost::asio::thread_pool writer_;
 };
 
+// stdin/stdout as non-blocking descriptors on the I/O thread: no thread hops.
+// Only for pipes and sockets, which are not shared with an interactive
+// terminal (non-blocking mode is a property of the shared file description).
+class PipeStdioStream final : public Stream {
+ public:
+  explicit PipeStdioStream(boost::asio::any_io_executor ex)
+      : in_(ex, ::dup(0)), out_(ex, ::dup(1)) {}
+
+  boost::asio::awaitable<std::size_t> read_some(std::span<char> buf,
+                                                boost::system::error_code& ec) override {
+    co_return co_await in_.async_read_some(boost::asio::buffer(buf.data(), buf.size()),
+                                           boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+  }
+
+  boost::asio::awaitable<void> write_all(std::string_view data,
+                                         boost::system::error_code& ec) override {
+    co_await boost::asio::async_write(out_, boost::asio::buffer(data.data(), data.size()),
+                                      boost::asio::redirect_error(boost::asio::use_awaitable, ec));
+  }
+
+  void close() override {
+    boost::system::error_code ignored;
+    in_.cancel(ignored);
+  }
+  std::string peer() const override { return "stdio"; }
+
+ private:
+  boost::asio::posix::stream_descriptor in_;
+  boost::asio::posix::stream_descriptor out_;
+};
+
+bool pollable(int fd) {
+  struct stat st;
+  return ::fstat(fd, &st) == 0 && (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode));
+}
+
 }  // namespace
 
-std::unique_ptr<Stream> make_stdio_stream() { return std::make_unique<StdioStream>(); }
+std::unique_ptr<Stream> make_stdio_stream(boost::asio::any_io_executor ex) {
+  if (pollable(0) && pollable(1)) return std::make_unique<PipeStdioStream>(std::move(ex));
+  return std::make_unique<StdioStream>();
+}
 
 }  // namespace editd

@@ -5,6 +5,7 @@
 // each other, nor do write_all calls; a read and a write may overlap.
 #pragma once
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/system/error_code.hpp>
@@ -31,8 +32,9 @@ class Stream {
   virtual std::string peer() const = 0;
 };
 
-// stdin/stdout through blocking calls on two threads of their own, so that it
-// works whatever fd 0 and 1 are (pipe, file, terminal).
-std::unique_ptr<Stream> make_stdio_stream();
+// stdin/stdout. Pipes and sockets are driven by the I/O thread directly; any
+// other fd (a file, a terminal) through blocking calls on two threads of their
+// own, so that it works whatever fd 0 and 1 are.
+std::unique_ptr<Stream> make_stdio_stream(boost::asio::any_io_executor ex);
 
 }  // namespace editd
