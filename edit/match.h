@@ -19,7 +19,36 @@
 
 namespace editd::match {
 
+// The tiers, in the order they run (docs/matching.md describes each):
+// - exact: "exact";
+// - standard adds "trailing_whitespace", "indentation", "unicode", "escapes",
+//   "blank_padding";
+// - fuzzy adds "blank_runs", "block".
+// "line_numbers" names a match found (by any tier the mode runs) after
+// line-number prefixes on every line of oldText were stripped (standard and fuzzy).
 enum class Mode { kExact, kStandard, kFuzzy };
+
+// Tiers that forgive more than whitespace (unicode, escapes, block) only run
+// when oldText has at least this many non-blank characters (code points):
+// shorter strings match too much by accident. Exact and whitespace tiers run
+// for any oldText.
+inline constexpr std::size_t kMinLooseChars = 8;
+
+// The block tier (fuzzy) needs oldText to span at least this many lines (after
+// blank padding is dropped): its first and last lines anchor the region.
+inline constexpr std::size_t kBlockMinLines = 3;
+
+// The block tier accepts a middle line when its similarity to the file's line
+// (1 - Levenshtein distance / longer length, after trimming and collapsing
+// blanks) is at least this. Lines that the edit changes must be equal instead.
+inline constexpr double kBlockLineSimilarity = 0.8;
+
+// The block tier compares lines longer than this (in bytes) for equality only,
+// which keeps its cost bounded on minified files.
+inline constexpr std::size_t kBlockMaxFuzzyLineBytes = 4096;
+
+// An ambiguous error lists the lines of at most this many candidates.
+inline constexpr std::size_t kMaxCandidates = 20;
 
 // "exact" | "standard" | "fuzzy"; nullopt for anything else.
 std::optional<Mode> parse_mode(std::string_view s);
@@ -51,9 +80,11 @@ struct Plan {
 // - no_change when old_text == new_text;
 // - no_match with data.closest {startLine, endLine, text, similarity} (omitted if
 //   the file is empty) and data.hint where a hint applies;
-// - ambiguous with data.lines (1-based start line of every hit) and data.tier,
-//   when several hits and !replace_all, or when the hit count differs from
-//   expected_replacements (then data.expected and data.found too).
+// - ambiguous with data.lines (1-based start line of every hit), data.tier and
+//   data.candidates ({startLine, endLine, text}: the whole lines of each of the
+//   first kMaxCandidates hits), when several hits and !replace_all, or when the
+//   hit count differs from expected_replacements (then data.expected and
+//   data.found too).
 Result<Plan> plan_replace(const Request& request);
 
 // The region of `text` most similar to `needle` (same number of lines), found

@@ -39,6 +39,15 @@ std::size_t offset_of_line(std::string_view text, std::size_t line) {
   return pos;
 }
 
+// A miss on a file that changed since this connection last saw it: the model
+// quoted a version that is gone.
+void add_outdated_hint(Error& e, const std::string& known, const std::string& now) {
+  std::string hint = "the file changed since this connection last read or wrote it (" + known +
+                     ", now " + now + "): read it again before retrying.";
+  auto it = e.data.find("hint");
+  e.data["hint"] = it == e.data.end() ? hint : hint + " " + it->get<std::string>();
+}
+
 Error line_out_of_range(std::uint64_t line, std::size_t total, std::string_view param) {
   return Error(ErrorKind::kLineOutOfRange,
                "param '" + std::string(param) + "' is " + std::to_string(line) +
@@ -125,6 +134,10 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   }
 
   std::string current_fp = cur.bytes ? editd::fingerprint(*cur.bytes) : std::string();
+  cur.fingerprint = current_fp;
+  if (ctx.known && cur.bytes)
+    if (auto it = ctx.known->find(cur.canonical); it != ctx.known->end() && it->second != current_fp)
+      cur.outdated_fingerprint = it->second;
   if (p.expected_fingerprint && *p.expected_fingerprint != current_fp)
     co_return conflict_error(cur.shown, *p.expected_fingerprint,
                              cur.bytes ? std::optional(current_fp) : std::nullopt);
@@ -285,6 +298,8 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
     if (!plan) {
       Error e = plan.error();
       e.data["path"] = cur.shown;
+      if (e.kind == ErrorKind::kNoMatch && cur.outdated_fingerprint)
+        add_outdated_hint(e, *cur.outdated_fingerprint, cur.fingerprint);
       return e;
     }
     Change c;

@@ -69,6 +69,10 @@ class Operations {
     std::string shown;                 // display path
     std::optional<std::string> bytes;  // nullopt: does not exist (or is a directory)
     bool is_directory = false;
+    std::string fingerprint;  // of bytes; empty when the file does not exist
+    // What this connection last read or wrote of the file, when that differs
+    // from `fingerprint`: the caller's picture of the file is out of date.
+    std::optional<std::string> outdated_fingerprint;
   };
   // What a transform produces: the new bytes and the method's own result fields.
   struct Change {

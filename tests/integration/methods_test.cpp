@@ -201,6 +201,7 @@ TEST_CASE("str_replace refuses ambiguity, misses and no-ops, changing nothing") 
   json amb = p.fails("str_replace", {{"path", "a.c"}, {"oldText", "x = 1;"}, {"newText", "x = 3;"}});
   CHECK(amb["code"] == -32021);
   CHECK(amb["data"]["lines"] == json::array({1, 3}));
+  CHECK(amb["data"]["candidates"][1]["text"] == "x = 1;");
   json miss = p.fails("str_replace", {{"path", "a.c"}, {"oldText", "y = 3;"}, {"newText", "y = 4;"}});
   CHECK(miss["code"] == -32020);
   CHECK(miss["data"]["closest"]["startLine"] == 2);
@@ -212,6 +213,23 @@ TEST_CASE("str_replace refuses ambiguity, misses and no-ops, changing nothing") 
   json all = p.ok("str_replace", {{"path", "a.c"}, {"oldText", "x = 1;"}, {"newText", "z"}, {"replaceAll", true}, {"expectedReplacements", 2}});
   CHECK(all["replacements"] == 2);
   CHECK(root.read("a.c") == "z\ny = 2;\nz\n");
+}
+
+TEST_CASE("a miss on a file that changed since this connection read it says so") {
+  TempDir root;
+  root.write("a.py", "def f():\n    return 1\n");
+  auto p = spawn_editd(root);
+  json read = p.ok("read_text", {{"path", "a.py"}});
+  root.write("a.py", "def f():\n    return 2\n");  // another writer
+  json miss = p.fails("str_replace", {{"path", "a.py"}, {"oldText", "    return 1\n"}, {"newText", "    return 3\n"}});
+  CHECK(miss["data"]["kind"] == "no_match");
+  std::string hint = miss["data"]["hint"];
+  CHECK(hint.find("changed since this connection last read") != std::string::npos);
+  CHECK(hint.find(read["fingerprint"].get<std::string>()) != std::string::npos);
+  // A miss on a file the connection has seen as it is carries no such hint.
+  p.ok("read_text", {{"path", "a.py"}});
+  json again = p.fails("str_replace", {{"path", "a.py"}, {"oldText", "    return 1\n"}, {"newText", "    return 3\n"}});
+  CHECK(again["data"].value("hint", "").find("changed since") == std::string::npos);
 }
 
 TEST_CASE("str_replace keeps CRLF, BOM, a missing final newline, tabs and literal dollars") {

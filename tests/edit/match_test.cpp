@@ -1,0 +1,700 @@
+#include "edit/match.h"
+
+#include <doctest/doctest.h>
+
+#include <optional>
+#include <string>
+#include <vector>
+
+using namespace editd;
+using namespace editd::match;
+
+namespace {
+
+constexpr Mode kE = Mode::kExact;
+constexpr Mode kS = Mode::kStandard;
+constexpr Mode kF = Mode::kFuzzy;
+
+struct Applies {
+  const char* name;
+  std::string text, old_text, new_text;
+  Mode mode;
+  std::string result;
+  std::string tier;
+  std::vector<LineRange> lines;
+  bool replace_all = false;
+  std::optional<std::size_t> expected = std::nullopt;
+};
+
+// Each case is applied, and its result, tier and line ranges checked.
+const std::vector<Applies> kApplies = {
+    // exact
+    {"one exact hit is replaced", "a\nb\nc\n", "b", "B", kS, "a\nB\nc\n", "exact", {{2, 2}}},
+    {"an exact hit may start and end mid-line",
+     "int x = 1;\n",
+     "x = 1",
+     "y = 2",
+     kS,
+     "int y = 2;\n",
+     "exact",
+     {{1, 1}}},
+    {"replaceAll replaces every hit",
+     "f(a, b) {\n}\ng(a, b) {\n}\n",
+     "(a, b) {",
+     "(x, y) {",
+     kS,
+     "f(x, y) {\n}\ng(x, y) {\n}\n",
+     "exact",
+     {{1, 1}, {3, 3}},
+     true},
+    {"hits do not overlap and are taken left to right",
+     "aaaaa",
+     "aa",
+     "b",
+     kS,
+     "bba",
+     "exact",
+     {{1, 1}, {1, 1}},
+     true},
+    {"expectedReplacements equal to the hits is accepted",
+     "x;\nx;\n",
+     "x;",
+     "y;",
+     kS,
+     "y;\ny;\n",
+     "exact",
+     {{1, 1}, {2, 2}},
+     true,
+     2},
+    {"a replacement spanning lines reports its line range",
+     "1\n2\n3\n",
+     "2\n",
+     "two\nzwei\n",
+     kS,
+     "1\ntwo\nzwei\n3\n",
+     "exact",
+     {{2, 3}}},
+    {"an empty replacement reports the line of the cut",
+     "1\n2\n3\n",
+     "2\n",
+     "",
+     kS,
+     "1\n3\n",
+     "exact",
+     {{2, 2}}},
+    {"a cut at the end of the file reports the last line",
+     "a\nb",
+     "\nb",
+     "",
+     kS,
+     "a",
+     "exact",
+     {{1, 1}}},
+    {"newText is literal: $& $1 and \\1 stay text",
+     "x = 1\n",
+     "1",
+     "$& $1 \\1 $$",
+     kS,
+     "x = $& $1 \\1 $$\n",
+     "exact",
+     {{1, 1}}},
+    {"backslashes in oldText match literally",
+     "p = \"C:\\\\dir\"\n",
+     "C:\\\\dir",
+     "D:\\\\dir",
+     kS,
+     "p = \"D:\\\\dir\"\n",
+     "exact",
+     {{1, 1}}},
+    {"a file without a final newline stays without one",
+     "a\nb",
+     "b",
+     "c",
+     kS,
+     "a\nc",
+     "exact",
+     {{2, 2}}},
+    {"multi-byte UTF-8 is matched and written byte for byte",
+     "héllo wörld\n",
+     "wörld",
+     "мир",
+     kS,
+     "héllo мир\n",
+     "exact",
+     {{1, 1}}},
+    {"tabs are matched and kept exactly",
+     "\tif (x) {\n\t\treturn;\n\t}\n",
+     "\t\treturn;",
+     "\t\treturn 1;",
+     kE,
+     "\tif (x) {\n\t\treturn 1;\n\t}\n",
+     "exact",
+     {{2, 2}}},
+    {"exact mode applies an exact hit",
+     "alpha\nbeta\n",
+     "beta",
+     "gamma",
+     kE,
+     "alpha\ngamma\n",
+     "exact",
+     {{2, 2}}},
+    // trailing_whitespace
+    {"trailing whitespace in the file is ignored and kept on unchanged lines",
+     "int a = 1;   \nint b = 2;\n",
+     "int a = 1;\nint b = 2;\n",
+     "int a = 1;\nint b = 3;\n",
+     kS,
+     "int a = 1;   \nint b = 3;\n",
+     "trailing_whitespace",
+     {{1, 2}}},
+    {"trailing whitespace in oldText is ignored",
+     "foo(1);\nbar(2);\n",
+     "foo(1);  \nbar(2);\t",
+     "foo(1);  \nbaz(2);",
+     kS,
+     "foo(1);\nbaz(2);\n",
+     "trailing_whitespace",
+     {{1, 2}}},
+    {"a whitespace tier matches short oldText",
+     "a;  \nb;\n",
+     "a;\nb;",
+     "a;\nc;",
+     kS,
+     "a;  \nc;\n",
+     "trailing_whitespace",
+     {{1, 2}}},
+    {"a line tier keeps a missing final newline missing",
+     "a  \nb",
+     "a\nb\n",
+     "a\nc\n",
+     kS,
+     "a  \nc",
+     "trailing_whitespace",
+     {{1, 2}}},
+    {"a line tier deletes whole lines with their newline",
+     "  x();\n  y();\n  z();\n",
+     "x();\ny();\n",
+     "",
+     kS,
+     "  z();\n",
+     "indentation",
+     {{1, 1}}},
+    // indentation
+    {"indentation is re-applied by the same offset, one level deeper",
+     "class A {\n    void f() {\n        g();\n    }\n}\n",
+     "void f() {\n    g();\n}",
+     "void f() {\n    g();\n    h();\n}",
+     kS,
+     "class A {\n    void f() {\n        g();\n        h();\n    }\n}\n",
+     "indentation",
+     {{2, 5}}},
+    {"a tab-indented file keeps tabs when oldText used spaces",
+     "func f() {\n\tif x {\n\t\ty()\n\t}\n}\n",
+     "if x {\n    y()\n}",
+     "if x {\n    y()\n    z()\n}",
+     kS,
+     "func f() {\n\tif x {\n\t\ty()\n\t\tz()\n\t}\n}\n",
+     "indentation",
+     {{2, 5}}},
+    {"the indent is never doubled",
+     "        foo();\n        bar();\n",
+     "    foo();\n    bar();",
+     "    foo();\n    baz();",
+     kS,
+     "        foo();\n        baz();\n",
+     "indentation",
+     {{1, 2}}},
+    {"a replacement shallower than oldText is dedented from the file's indent",
+     "    if (a) {\n        b();\n    }\n",
+     "if (a) {\n    b();\n}",
+     "b();",
+     kS,
+     "    b();\n",
+     "indentation",
+     {{1, 1}}},
+    {"a 2-space oldText maps onto a 4-space file",
+     "    if (a) {\n        b();\n    }\n",
+     "if (a) {\n  b();\n}",
+     "if (a) {\n  b();\n  c();\n}",
+     kS,
+     "    if (a) {\n        b();\n        c();\n    }\n",
+     "indentation",
+     {{1, 4}}},
+    // unicode
+    {"curly quotes in the file match straight ones and stay on unchanged lines",
+     "print(\u201chello\u201d)\nx = 1\n",
+     "print(\"hello\")\nx = 1",
+     "print(\"hello\")\nx = 2",
+     kS,
+     "print(\u201chello\u201d)\nx = 2\n",
+     "unicode",
+     {{1, 2}}},
+    {"no-break spaces match plain spaces",
+     "a\u00a0=\u00a0compute(1);\n",
+     "a = compute(1);",
+     "a = compute(2);",
+     kS,
+     "a = compute(2);\n",
+     "unicode",
+     {{1, 1}}},
+    {"dashes fold to a hyphen",
+     "// see \u2014 below\nfoo();\n",
+     "// see - below\nfoo();",
+     "// see - below\nbar();",
+     kS,
+     "// see \u2014 below\nbar();\n",
+     "unicode",
+     {{1, 2}}},
+    {"curly quotes in oldText match straight ones in the file",
+     "s = 'it''s fine'\n",
+     "s = \u2018it\u2019\u2019s fine\u2019",
+     "s = 'ok now'",
+     kS,
+     "s = 'ok now'\n",
+     "unicode",
+     {{1, 1}}},
+    // escapes
+    {"oldText with literal \\n is unescaped, and so is newText",
+     "if (x) {\n  return 1;\n}\n",
+     "if (x) {\\n  return 1;\\n}",
+     "if (x) {\\n  return 2;\\n}",
+     kS,
+     "if (x) {\n  return 2;\n}\n",
+     "escapes",
+     {{1, 3}}},
+    {"escaped quotes are unescaped mid-line",
+     "say(\"hi there\");\n",
+     "say(\\\"hi there\\\");",
+     "say(\\\"bye now\\\");",
+     kS,
+     "say(\"bye now\");\n",
+     "escapes",
+     {{1, 1}}},
+    {"escaped tabs are unescaped",
+     "\tvalue = 10;\n\tother = 2;\n",
+     "\\tvalue = 10;\\n\\tother",
+     "\\tvalue = 11;\\n\\tother",
+     kS,
+     "\tvalue = 11;\n\tother = 2;\n",
+     "escapes",
+     {{1, 2}}},
+    // blank_padding
+    {"blank lines padding oldText are ignored, and dropped from newText",
+     "a();\nb();\nc();\n",
+     "\n\nb();\n\n",
+     "\n\nB();\n\n",
+     kS,
+     "a();\nB();\nc();\n",
+     "blank_padding",
+     {{2, 2}}},
+    {"padding only at the start of oldText is ignored",
+     "foo(1);\ny\n",
+     "\nfoo(1);\n",
+     "foo(2);\n",
+     kS,
+     "foo(2);\ny\n",
+     "blank_padding",
+     {{1, 1}}},
+    {"padded oldText matches whole lines with other indentation",
+     "  x = 1;\n  y = 2;\n",
+     "\nx = 1;\ny = 2;\n\n",
+     "\nx = 1;\ny = 3;\n\n",
+     kS,
+     "  x = 1;\n  y = 3;\n",
+     "blank_padding",
+     {{1, 2}}},
+    // blank_runs
+    {"fuzzy collapses runs of blanks",
+     "x  =   1;\ny = 2;\n",
+     "x = 1;\ny = 2;",
+     "x = 1;\ny = 3;",
+     kF,
+     "x  =   1;\ny = 3;\n",
+     "blank_runs",
+     {{1, 2}}},
+    {"fuzzy still prefers an exact hit",
+     "x  =   1;\nx = 1;\n",
+     "x = 1;",
+     "x = 2;",
+     kF,
+     "x  =   1;\nx = 2;\n",
+     "exact",
+     {{2, 2}}},
+    // block
+    {"the block tier tolerates drift on a line the edit keeps",
+     "def f(a):\n    total = a + 1   # add one\n    log(total)\n    return total\n",
+     "def f(a):\n    total = a + 1  # add 1\n    log(total)\n    return total",
+     "def f(a):\n    total = a + 1  # add 1\n    log(total)\n    return total * 2",
+     kF,
+     "def f(a):\n    total = a + 1   # add one\n    log(total)\n    return total * 2\n",
+     "block",
+     {{1, 4}}},
+    {"the block tier keeps the file's lines and inserts new ones",
+     "fn main() {\n    let a = compute(1, 2);\n    print(a);\n}\n",
+     "fn main() {\n    let a = compute(1,2);\n    print(a);\n}",
+     "fn main() {\n    let a = compute(1,2);\n    print(a);\n    print(a + 1);\n}",
+     kF,
+     "fn main() {\n    let a = compute(1, 2);\n    print(a);\n    print(a + 1);\n}\n",
+     "block",
+     {{1, 5}}},
+    // line numbers
+    {"line-number prefixes on every line are stripped",
+     "a();\nb();\nc();\n",
+     "2: b();\n3: c();",
+     "2: b();\n3: C();",
+     kS,
+     "a();\nb();\nC();\n",
+     "line_numbers",
+     {{2, 3}}},
+    {"tab-separated line numbers are stripped, and newText without them is taken as is",
+     "a();\nb();\nc();\n",
+     "     2\tb();\n     3\tc();",
+     "b();\nc(1);",
+     kS,
+     "a();\nb();\nc(1);\n",
+     "line_numbers",
+     {{2, 3}}},
+    {"text that really starts with numbers matches exactly first",
+     "1: one\n2: two\n",
+     "1: one\n2: two",
+     "1: uno\n2: two",
+     kS,
+     "1: uno\n2: two\n",
+     "exact",
+     {{1, 2}}},
+};
+
+struct Refuses {
+  const char* name;
+  std::string text, old_text, new_text;
+  Mode mode;
+  ErrorKind kind;
+  std::string tier;             // ambiguous: data.tier
+  std::string hint;             // a piece of data.hint ("" for none expected)
+  std::vector<int> lines = {};  // ambiguous: data.lines
+  bool replace_all = false;
+  std::optional<std::size_t> expected = std::nullopt;
+};
+
+const std::vector<Refuses> kRefuses = {
+    {"empty oldText is invalid", "abc\n", "", "x", kS, ErrorKind::kInvalidParams, "", ""},
+    {"oldText equal to newText changes nothing", "abc\n", "abc", "abc", kS, ErrorKind::kNoChange,
+     "", ""},
+    {"two exact hits are ambiguous",
+     "f(a, b) {\n}\ng(a, b) {\n}\n",
+     "(a, b) {",
+     "(x, y) {",
+     kS,
+     ErrorKind::kAmbiguous,
+     "exact",
+     "",
+     {1, 3}},
+    {"expectedReplacements different from the hits is ambiguous",
+     "x;\nx;\nx;\n",
+     "x;",
+     "y;",
+     kS,
+     ErrorKind::kAmbiguous,
+     "exact",
+     "",
+     {1, 2, 3},
+     true,
+     2},
+    {"expectedReplacements with one hit and expecting two is ambiguous",
+     "x;\n",
+     "x;",
+     "y;",
+     kS,
+     ErrorKind::kAmbiguous,
+     "exact",
+     "",
+     {1},
+     false,
+     2},
+    {"an ambiguous exact match never falls through to a looser tier",
+     "foo(1);\nfoo(1);\n  foo(1);  \n",
+     "foo(1);",
+     "foo(2);",
+     kF,
+     ErrorKind::kAmbiguous,
+     "exact",
+     "",
+     {1, 2, 3}},
+    {"ambiguity at the trailing whitespace tier",
+     "a = 1;  \nb;\na = 1; \nb;\n",
+     "a = 1;\nb;",
+     "a = 2;\nb;",
+     kS,
+     ErrorKind::kAmbiguous,
+     "trailing_whitespace",
+     "",
+     {1, 3}},
+    {"ambiguity at the indentation tier",
+     "  call(x);\n  next();\n    call(x);\n    next();\n",
+     "call(x);\nnext();",
+     "call(y);\nnext();",
+     kS,
+     ErrorKind::kAmbiguous,
+     "indentation",
+     "",
+     {1, 3}},
+    {"ambiguity at the unicode tier",
+     "s = \u201cvalue\u201d;\nt = \u201cvalue\u201d;\n"
+     "s = \u201cvalue\u201d;\n",
+     "s = \"value\";",
+     "s = \"other\";",
+     kS,
+     ErrorKind::kAmbiguous,
+     "unicode",
+     "",
+     {1, 3}},
+    {"ambiguity at the escapes tier",
+     "a {\n  b;\n}\na {\n  b;\n}\n",
+     "a {\\n  b;\\n}",
+     "a {\\n  c;\\n}",
+     kS,
+     ErrorKind::kAmbiguous,
+     "escapes",
+     "",
+     {1, 4}},
+    {"ambiguity at the blank padding tier",
+     "xyz();\nabc();\nxyz();\n",
+     "\n\nxyz();\n",
+     "\n\nq();\n",
+     kS,
+     ErrorKind::kAmbiguous,
+     "blank_padding",
+     "",
+     {1, 3}},
+    {"ambiguity at the blank runs tier",
+     "x  = 1;\ny;\nx   = 1;\ny;\n",
+     "x = 1;\ny;",
+     "x = 2;\ny;",
+     kF,
+     ErrorKind::kAmbiguous,
+     "blank_runs",
+     "",
+     {1, 3}},
+    {"two similar functions are ambiguous in the block tier, even with replaceAll",
+     "def f():\n    a = compute(1)\n    return a\n"
+     "def f():\n    a = compute(2)\n    return a\n",
+     "def f():\n    a = compute(3)\n    return a",
+     "def f():\n    a = compute(3)\n    return a + 1",
+     kF,
+     ErrorKind::kAmbiguous,
+     "block",
+     "",
+     {1, 4},
+     true},
+    {"the block tier refuses when a line the edit changes differs from the file",
+     "def f(a):\n    total = a + 1\n    log(total)\n    return total\n",
+     "def f(a):\n    total = a + 2\n    log(total)\n    return total",
+     "def f(a):\n    total = a + 3\n    log(total)\n    return total", kF, ErrorKind::kNoMatch, "",
+     "line 2, which the edit changes"},
+    {"the block tier refuses a middle line that is too different",
+     "def f(a):\n    completely_other_statement()\n    return total\n",
+     "def f(a):\n    total = a + 1\n    return total", "def f(a):\n    pass\n    return total", kF,
+     ErrorKind::kNoMatch, "", ""},
+    {"the block tier needs three lines", "if (ok) {\n}\n", "if (ok) {\n  }x", "if (ok) {\n}", kF,
+     ErrorKind::kNoMatch, "", ""},
+    {"the block tier is off in standard mode",
+     "def f(a):\n    total = a + 1   # add one\n    return total\n",
+     "def f(a):\n    total = a + 1  # add 1\n    return total",
+     "def f(a):\n    total = a + 1  # add 1\n    return total * 2", kS, ErrorKind::kNoMatch, "",
+     "matching \"fuzzy\""},
+    {"exact mode does not forgive trailing whitespace, and says what would", "foo(a);  \nbar(b);\n",
+     "foo(a);\nbar(b);", "foo(a);\nbaz(b);", kE, ErrorKind::kNoMatch, "",
+     "trailing whitespace (tier trailing_whitespace)"},
+    {"exact mode does not fold quotes, and says so", "print(\u201chello\u201d)\n",
+     "print(\"hello\")", "print(\"bye\")", kE, ErrorKind::kNoMatch, "", "tier unicode"},
+    {"exact mode does not unescape", "if (x) {\n  y();\n}\n", "if (x) {\\n  y();\\n}",
+     "if (x) {\\n  z();\\n}", kE, ErrorKind::kNoMatch, "", "tier escapes"},
+    {"standard mode does not collapse blank runs, and says fuzzy would", "x  =   1;\n", "x = 1;",
+     "x = 2;", kS, ErrorKind::kNoMatch, "", "matching \"fuzzy\""},
+    {"short oldText is not matched by the unicode tier", "x = \u201ca\u201d\n", "x = \"a\"",
+     "x = \"b\"", kF, ErrorKind::kNoMatch, "", "fewer than 8 non-blank characters"},
+    {"short oldText is not unescaped", "a\nb\n", "a\\nb", "c", kF, ErrorKind::kNoMatch, "",
+     "fewer than 8"},
+    {"newText already in the file suggests the edit was applied", "x = 2;\n", "x = 1;", "x = 2;",
+     kS, ErrorKind::kNoMatch, "", "already applied"},
+    {"line numbers in exact mode are refused with a hint", "a();\nb();\nc();\n", "2: b();\n3: c();",
+     "2: b();\n3: C();", kE, ErrorKind::kNoMatch, "", "numbered view"},
+    {"non-consecutive line numbers are not stripped", "a();\nb();\nc();\n", "2: b();\n7: c();",
+     "2: b();\n7: C();", kS, ErrorKind::kNoMatch, "", "some lines of oldText start with a line"},
+    {"line numbers on some newText lines only are refused", "a();\nb();\nc();\n",
+     "2: b();\n3: c();", "2: b();\nd();\n3: C();", kS, ErrorKind::kNoMatch, "", "only on some"},
+    {"a whitespace-only oldText does not match blank lines loosely", "a\n\n\nb\n", " \n \n", "x",
+     kF, ErrorKind::kNoMatch, "", ""},
+    {"a fragment of a line does not match under a line tier", "    alpha beta gamma\n",
+     "beta  gamma", "delta", kF, ErrorKind::kNoMatch, "", ""},
+};
+
+Request request(std::string_view text, std::string_view old_text, std::string_view new_text,
+                Mode mode = Mode::kStandard) {
+  return Request{text, old_text, new_text, mode, false, std::nullopt};
+}
+
+}  // namespace
+
+TEST_CASE("every applied case gives its result, tier and line ranges") {
+  for (const Applies& c : kApplies) {
+    CAPTURE(c.name);
+    Request r{c.text, c.old_text, c.new_text, c.mode, c.replace_all, c.expected};
+    auto plan = plan_replace(r);
+    if (plan.has_error()) FAIL_CHECK(c.name << ": " << plan.error().wire_data().dump());
+    if (!plan) continue;
+    CHECK(plan->result == c.result);
+    CHECK(plan->tier == c.tier);
+    CHECK(plan->replacements == c.lines.size());
+    REQUIRE(plan->lines.size() == c.lines.size());
+    for (std::size_t i = 0; i < c.lines.size(); ++i) {
+      CHECK(plan->lines[i].start_line == c.lines[i].start_line);
+      CHECK(plan->lines[i].end_line == c.lines[i].end_line);
+    }
+  }
+}
+
+TEST_CASE("every refused case gives its error kind, tier, lines and hint") {
+  for (const Refuses& c : kRefuses) {
+    CAPTURE(c.name);
+    Request r{c.text, c.old_text, c.new_text, c.mode, c.replace_all, c.expected};
+    auto plan = plan_replace(r);
+    if (plan.has_value()) FAIL_CHECK(c.name << ": applied, giving " << plan->result);
+    if (plan) continue;
+    const Error& e = plan.error();
+    CHECK(e.kind == c.kind);
+    if (!c.tier.empty()) CHECK(e.data.value("tier", "") == c.tier);
+    if (!c.lines.empty()) CHECK(e.data["lines"] == nlohmann::json(c.lines));
+    if (!c.hint.empty()) {
+      std::string hint = e.data.value("hint", "");
+      CAPTURE(hint);
+      CHECK(hint.find(c.hint) != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("the table holds at least fifty cases") {
+  CHECK(kApplies.size() + kRefuses.size() >= 50);
+}
+
+TEST_CASE("empty oldText names the param") {
+  auto plan = plan_replace(request("abc", "", "x"));
+  REQUIRE(plan.has_error());
+  CHECK(plan.error().data["param"] == "oldText");
+}
+
+TEST_CASE("an ambiguous match tells the model to add context or use replaceAll") {
+  auto plan = plan_replace(request("x;\nx;\n", "x;", "y;"));
+  REQUIRE(plan.has_error());
+  CHECK(plan.error().message.find("replaceAll") != std::string::npos);
+  CHECK(plan.error().message.find("surrounding lines") != std::string::npos);
+}
+
+TEST_CASE("an ambiguous match shows the whole lines of every candidate") {
+  auto plan = plan_replace(request("int a(x, y) {\n}\nint b(x, y) {\n  go();\n}\n", "(x, y) {", "(z) {"));
+  REQUIRE(plan.has_error());
+  CHECK(plan.error().data["candidates"] ==
+        nlohmann::json::parse(R"([{"startLine":1,"endLine":1,"text":"int a(x, y) {"},
+                                   {"startLine":3,"endLine":3,"text":"int b(x, y) {"}])"));
+  auto spanning = plan_replace(request("f {\n  go();\n}\nf {\n  go();\n}\n", "f {\n  go();\n", "g"));
+  REQUIRE(spanning.has_error());
+  CHECK(spanning.error().data["candidates"][1] ==
+        nlohmann::json::parse(R"({"startLine":4,"endLine":5,"text":"f {\n  go();"})"));
+}
+
+TEST_CASE("a count mismatch reports expected and found") {
+  Request r{"x;\nx;\nx;\n", "x;", "y;", Mode::kStandard, true, 2};
+  auto plan = plan_replace(r);
+  REQUIRE(plan.has_error());
+  CHECK(plan.error().data["expected"] == 2);
+  CHECK(plan.error().data["found"] == 3);
+  CHECK(plan.error().data["lines"] == nlohmann::json({1, 2, 3}));
+}
+
+TEST_CASE("a miss reports the most similar region") {
+  std::string file =
+      "function add(a, b) {\n  return a + b; // sum\n}\n\nfunction sub(a, b) {\n"
+      "  return a - b;\n}\n";
+  auto plan = plan_replace(request(file, "return a * b;", "return a / b;"));
+  REQUIRE(plan.has_error());
+  const auto& e = plan.error();
+  CHECK(e.kind == ErrorKind::kNoMatch);
+  CHECK(e.data["closest"]["startLine"] == 6);
+  CHECK(e.data["closest"]["endLine"] == 6);
+  CHECK(e.data["closest"]["text"] == "  return a - b;");
+  CHECK(e.data["closest"]["similarity"].get<double>() == doctest::Approx(0.8));
+  CHECK_FALSE(e.data.contains("hint"));
+}
+
+TEST_CASE("a miss in an empty file has no closest region") {
+  auto plan = plan_replace(request("", "anything", "else"));
+  REQUIRE(plan.has_error());
+  CHECK(plan.error().kind == ErrorKind::kNoMatch);
+  CHECK_FALSE(plan.error().data.contains("closest"));
+}
+
+TEST_CASE("a refused block edit points at the region it resembled") {
+  std::string file = "def f(a):\n    total = a + 1\n    log(total)\n    return total\n";
+  auto plan = plan_replace(
+      request(file, "def f(a):\n    total = a + 2\n    log(total)\n    return total",
+              "def f(a):\n    total = a + 3\n    log(total)\n    return total", Mode::kFuzzy));
+  REQUIRE(plan.has_error());
+  CHECK(plan.error().data["closest"]["startLine"] == 1);
+  CHECK(plan.error().data["closest"]["endLine"] == 4);
+}
+
+TEST_CASE("parse_mode and mode_name round-trip the three modes") {
+  for (Mode m : {Mode::kExact, Mode::kStandard, Mode::kFuzzy}) CHECK(parse_mode(mode_name(m)) == m);
+  CHECK_FALSE(parse_mode("loose").has_value());
+  CHECK_FALSE(parse_mode("").has_value());
+}
+
+TEST_CASE("the closest region has the needle's number of lines") {
+  std::string file;
+  for (int i = 1; i <= 100; ++i) file += "line number " + std::to_string(i) + " of the file\n";
+  auto c = closest_region(file, "line number 41 of the file\nline number 42 of the fyle\n");
+  REQUIRE(c.has_value());
+  CHECK(c->lines.start_line == 41);
+  CHECK(c->lines.end_line == 42);
+  CHECK(c->text == "line number 41 of the file\nline number 42 of the file");
+  CHECK(c->similarity > 0.9);
+  CHECK(c->similarity < 1.0);
+}
+
+TEST_CASE("a needle longer than the file gets the whole file") {
+  auto c = closest_region("a\nb\n", "a\nb\nc\nd\n");
+  REQUIRE(c.has_value());
+  CHECK(c->lines.start_line == 1);
+  CHECK(c->lines.end_line == 2);
+  CHECK(c->similarity == doctest::Approx(0.5));
+}
+
+TEST_CASE("equally similar regions resolve to the earliest") {
+  auto c = closest_region("xyz\nfoo\nxyz\nfoo\n", "xyz\nfoo");
+  REQUIRE(c.has_value());
+  CHECK(c->lines.start_line == 1);
+  CHECK(c->similarity == 1.0);
+}
+
+TEST_CASE("a region sharing nothing with the needle still has a closest region") {
+  auto c = closest_region("aaaa\nbbbb\n", "%%%");
+  REQUIRE(c.has_value());
+  CHECK(c->similarity == 0.0);
+}
+
+TEST_CASE("an empty file has no closest region") {
+  CHECK_FALSE(closest_region("", "x").has_value());
+}
+
+TEST_CASE("a large file is handled and its closest region found") {
+  std::string file;
+  for (int i = 0; i < 10000; ++i)
+    file += "    value_" + std::to_string(i) + " = compute(" + std::to_string(i % 97) + ");\n";
+  std::string needle;
+  for (int i = 5000; i < 5040; ++i)
+    needle += "value_" + std::to_string(i) + " = compute(" + std::to_string(i % 97) + ")\n";
+  auto plan = plan_replace(request(file, needle, "gone\n", Mode::kFuzzy));
+  REQUIRE(plan.has_error());
+  CHECK(plan.error().data["closest"]["startLine"] == 5001);
+  CHECK(plan.error().data["closest"]["endLine"] == 5040);
+}
