@@ -1,0 +1,384 @@
+// apply(): runs a parsed patch against an in-memory copy of its inputs.
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <tuple>
+
+#include "edit/diff.h"
+#include "edit/match.h"
+#include "edit/patch.h"
+#include "edit/patch_seek.h"
+#include "edit/text.h"
+
+namespace editd::patch {
+
+namespace {
+
+using Kind = ChunkLine::Kind;
+using State = FileInput::State;
+
+struct VirtualFile {
+  State state = State::kMissing;
+  std::string bytes;
+  // The original path this content descends from; nullopt for added content.
+  std::optional<std::string> origin;
+};
+
+struct Replacement {
+  std::size_t start;
+  std::size_t old_len;
+  std::vector<std::string> lines;
+};
+
+Error path_error(ErrorKind kind, const std::string& path, std::string message) {
+  return Error(kind, std::move(message), {{"path", path}});
+}
+
+std::string join(const std::vector<std::string_view>& lines) {
+  std::string out;
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    if (i) out.push_back('\n');
+    out.append(lines[i]);
+  }
+  return out;
+}
+
+// Where and how a chunk was not found, as the patch_apply error data says.
+Error hunk_error(const std::string& path, std::size_t hunk, const Chunk& chunk,
+                 std::string_view text, const std::vector<std::string_view>& context,
+                 std::size_t from, std::string what) {
+  std::string needle = join(context);
+  std::string message = "hunk " + std::to_string(hunk) + " of '" + path + "' (patch line " +
+                        std::to_string(chunk.patch_line) + ") does not apply: " + what;
+  nlohmann::json data = {{"path", path},
+                         {"hunk", hunk},
+                         {"patchLine", chunk.patch_line},
+                         {"context", needle},
+                         {"fromLine", from + 1}};
+  if (auto closest = match::closest_region(text, needle)) {
+    data["closest"] = {{"startLine", closest->lines.start_line},
+                       {"endLine", closest->lines.end_line},
+                       {"text", closest->text},
+                       {"similarity", closest->similarity}};
+    char similarity[16];
+    std::snprintf(similarity, sizeof similarity, "%.2f", closest->similarity);
+    message += "; the closest region is lines " + std::to_string(closest->lines.start_line) + "-" +
+               std::to_string(closest->lines.end_line) + " (similarity " + similarity + ")";
+  }
+  return Error(ErrorKind::kPatchApply, std::move(message), std::move(data));
+}
+
+// The chunk's lines that take part, with Codex's retry: when the old lines end
+// with an empty line (often a blank line the model left before the next header),
+// the retry drops it, and an empty last new line with it.
+std::vector<const ChunkLine*> without_trailing_empty(std::vector<const ChunkLine*> ops) {
+  auto last_of = [&](Kind skip) {
+    for (std::size_t i = ops.size(); i-- > 0;)
+      if (ops[i]->kind != skip) return i;
+    return ops.size();
+  };
+  std::size_t o = last_of(Kind::kAdded);
+  if (o == ops.size() || !ops[o]->text.empty()) return {};
+  Kind removed_kind = ops[o]->kind;
+  ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(o));
+  if (removed_kind == Kind::kRemoved) {
+    std::size_t n = last_of(Kind::kRemoved);
+    if (n != ops.size() && ops[n]->text.empty())
+      ops.erase(ops.begin() + static_cast<std::ptrdiff_t>(n));
+  }
+  return ops;
+}
+
+std::vector<std::string_view> old_side(const std::vector<const ChunkLine*>& ops) {
+  std::vector<std::string_view> out;
+  for (const ChunkLine* l : ops)
+    if (l->kind != Kind::kAdded) out.push_back(l->text);
+  return out;
+}
+
+// The file's new bytes after `file`'s chunks.
+Result<std::string> update_content(Format format, const FilePatch& file, const std::string& bytes) {
+  if (file.chunks.empty()) return bytes;
+  auto doc = text::Document::decode(bytes);
+  if (!doc) {
+    Error e = doc.error();
+    e.message = "cannot patch '" + file.path + "': " + e.message;
+    e.data["path"] = file.path;
+    return e;
+  }
+  const std::string text = doc->normalized();
+  const seek::Lines lines = text::split_lines(text);
+  const std::size_t n = lines.size();
+  bool final_newline = n == 0 || doc->final_newline();
+
+  std::vector<Replacement> replacements;
+  std::size_t cursor = 0;
+  std::ptrdiff_t offset = 0;  // unified: where the last hunk was found minus where it said
+  for (std::size_t k = 0; k < file.chunks.size(); ++k) {
+    const Chunk& chunk = file.chunks[k];
+    const std::size_t hunk = k + 1;
+    std::vector<const ChunkLine*> ops;
+    for (const ChunkLine& l : chunk.lines) ops.push_back(&l);
+    std::vector<std::string_view> old_lines = old_side(ops);
+    auto markers_set_final_newline = [&](std::size_t end) {
+      if (format == Format::kUnified && end == n && (chunk.old_no_newline || chunk.new_no_newline))
+        final_newline = !chunk.new_no_newline;
+    };
+
+    std::optional<std::size_t> at;
+    if (format == Format::kCodex) {
+      std::size_t from = cursor;
+      std::optional<std::size_t> anchor_line;
+      if (chunk.anchor) {
+        auto hit = seek::forward(lines, {*chunk.anchor}, cursor, false);
+        if (!hit)
+          return hunk_error(file.path, hunk, chunk, text, {*chunk.anchor}, cursor,
+                            "its '@@ " + *chunk.anchor + "' line was not found after line " +
+                                std::to_string(cursor));
+        anchor_line = hit->index;
+        from = hit->index + 1;
+      }
+      if (old_lines.empty()) {
+        // A pure addition goes after the anchor line, or at the end of the file.
+        std::size_t pos = anchor_line ? from : n;
+        replacements.push_back({pos, 0, {}});
+        for (const ChunkLine* l : ops) replacements.back().lines.push_back(l->text);
+        if (anchor_line) cursor = from;
+        continue;
+      }
+      auto locate =
+          [&](const std::vector<std::string_view>& pattern) -> std::optional<std::size_t> {
+        auto hit = seek::forward(lines, pattern, from, chunk.end_of_file);
+        // The anchor line may itself be the chunk's first line.
+        if (!hit && anchor_line) hit = seek::forward(lines, pattern, *anchor_line, false);
+        if (!hit) return std::nullopt;
+        return hit->index;
+      };
+      at = locate(old_lines);
+      if (!at) {
+        std::vector<const ChunkLine*> retry = without_trailing_empty(ops);
+        std::vector<std::string_view> retry_old = old_side(retry);
+        if (!retry_old.empty()) {
+          at = locate(retry_old);
+          if (at) {
+            ops = std::move(retry);
+            old_lines = std::move(retry_old);
+          }
+        }
+      }
+      if (!at) {
+        std::string where =
+            chunk.end_of_file ? "at the end of the file or after line " : "after line ";
+        return hunk_error(
+            file.path, hunk, chunk, text, old_lines, from,
+            "its context and removed lines were not found " + where + std::to_string(from));
+      }
+    } else {
+      // Line numbers are hints: the search starts there, shifted by how far
+      // off the previous hunk was, and moves outwards.
+      std::size_t base = cursor;
+      if (chunk.old_start) {
+        base = *chunk.old_start;
+        if (!(chunk.old_count && *chunk.old_count == 0) && base > 0) --base;
+      }
+      std::ptrdiff_t hinted = static_cast<std::ptrdiff_t>(base) + offset;
+      std::size_t hint = static_cast<std::size_t>(std::max<std::ptrdiff_t>(hinted, 0));
+      if (old_lines.empty()) {
+        std::size_t pos = std::clamp(hint, cursor, n);
+        replacements.push_back({pos, 0, {}});
+        for (const ChunkLine* l : ops) replacements.back().lines.push_back(l->text);
+        cursor = pos;
+        markers_set_final_newline(pos);
+        continue;
+      }
+      auto hit = seek::nearest(lines, old_lines, cursor, hint);
+      if (!hit)
+        return hunk_error(file.path, hunk, chunk, text, old_lines, cursor,
+                          "its context and removed lines were not found (searched from line " +
+                              std::to_string(std::min(hint, n) + 1) + " outwards, after line " +
+                              std::to_string(cursor) + ")");
+      at = hit->index;
+      offset = static_cast<std::ptrdiff_t>(hit->index) - static_cast<std::ptrdiff_t>(base);
+    }
+
+    Replacement r{*at, old_lines.size(), {}};
+    std::size_t old_index = *at;
+    for (const ChunkLine* l : ops) {
+      if (l->kind == Kind::kContext) r.lines.emplace_back(lines[old_index]);
+      if (l->kind == Kind::kAdded) r.lines.push_back(l->text);
+      if (l->kind != Kind::kAdded) ++old_index;
+    }
+    cursor = *at + old_lines.size();
+    markers_set_final_newline(cursor);
+    replacements.push_back(std::move(r));
+  }
+
+  std::stable_sort(replacements.begin(), replacements.end(),
+                   [](const Replacement& a, const Replacement& b) { return a.start < b.start; });
+  for (std::size_t i = 1; i < replacements.size(); ++i) {
+    const Replacement& prev = replacements[i - 1];
+    if (replacements[i].start < prev.start + prev.old_len)
+      return Error(ErrorKind::kPatchApply,
+                   "the chunks of '" + file.path + "' overlap at line " +
+                       std::to_string(replacements[i].start + 1),
+                   {{"path", file.path}, {"line", replacements[i].start + 1}});
+  }
+
+  std::string edited;
+  edited.reserve(text.size() + text.size() / 8);
+  std::size_t line = 0;
+  bool any = false;
+  auto emit = [&](std::string_view l) {
+    if (any) edited.push_back('\n');
+    edited.append(l);
+    any = true;
+  };
+  for (const Replacement& r : replacements) {
+    for (; line < r.start; ++line) emit(lines[line]);
+    for (const std::string& l : r.lines) emit(l);
+    line = r.start + r.old_len;
+  }
+  for (; line < n; ++line) emit(lines[line]);
+  if (any && final_newline) edited.push_back('\n');
+  return text::render(*doc, edited, {.keep_final_newline = false});
+}
+
+std::pair<std::size_t, std::size_t> count_changes(const std::optional<std::string>& old_bytes,
+                                                  const std::optional<std::string>& new_bytes) {
+  auto normalized = [](const std::optional<std::string>& b) {
+    if (!b) return std::string();
+    std::string_view s = *b;
+    if (s.starts_with(text::kBom)) s.remove_prefix(text::kBom.size());
+    return text::normalize_eol(s);
+  };
+  const std::string a = normalized(old_bytes), b = normalized(new_bytes);
+  std::size_t added = 0, removed = 0;
+  for (const diff::Block& block : diff::diff_lines(text::split_lines(a), text::split_lines(b))) {
+    removed += block.a_end - block.a_begin;
+    added += block.b_end - block.b_begin;
+  }
+  return {added, removed};
+}
+
+}  // namespace
+
+Result<std::vector<FileOutcome>> apply(const Patch& patch,
+                                       const std::map<std::string, FileInput>& inputs) {
+  const std::vector<std::string> order = touched_paths(patch);
+  auto input = [&](const std::string& path) -> const FileInput* {
+    auto it = inputs.find(path);
+    return it == inputs.end() || it->second.state == State::kMissing ? nullptr : &it->second;
+  };
+  std::map<std::string, VirtualFile> files;
+  for (const std::string& p : order) {
+    VirtualFile& v = files[p];
+    if (const FileInput* in = input(p)) {
+      v.state = in->state;
+      if (in->state == State::kFile) {
+        v.bytes = in->bytes;
+        v.origin = p;
+      }
+    }
+  }
+
+  for (const FilePatch& f : patch.files) {
+    VirtualFile& source = files[f.path];
+    const std::string op(action_name(f.action));
+    if (source.state == State::kDirectory)
+      return path_error(ErrorKind::kIsDirectory, f.path,
+                        "cannot " + op + " '" + f.path + "': it is a directory");
+    if (f.action != Action::kAdd && source.state == State::kMissing)
+      return path_error(ErrorKind::kNotFound, f.path,
+                        "cannot " + op + " '" + f.path + "': no such file");
+    switch (f.action) {
+      case Action::kAdd:
+        source = {State::kFile, f.content, std::nullopt};
+        break;
+      case Action::kDelete:
+        if (!f.chunks.empty()) {
+          // A unified deletion carries the content it deletes: it must be the whole file.
+          auto rest = update_content(patch.format, f, source.bytes);
+          if (!rest) return rest.error();
+          if (!rest->empty() && *rest != text::kBom)
+            return Error(
+                ErrorKind::kPatchApply,
+                "cannot delete '" + f.path + "': the diff's deleted lines are not the whole file",
+                {{"path", f.path}});
+        }
+        source = {};
+        break;
+      case Action::kUpdate:
+      case Action::kMove: {
+        auto bytes = update_content(patch.format, f, source.bytes);
+        if (!bytes) return bytes.error();
+        if (f.move_to && *f.move_to != f.path) {
+          VirtualFile& dest = files[*f.move_to];
+          if (dest.state == State::kDirectory)
+            return path_error(
+                ErrorKind::kIsDirectory, *f.move_to,
+                "cannot move '" + f.path + "' to '" + *f.move_to + "': it is a directory");
+          dest = {State::kFile, std::move(*bytes), source.origin};
+          source = {};
+        } else {
+          source.bytes = std::move(*bytes);
+        }
+        break;
+      }
+    }
+  }
+
+  // A file whose content came from another path that no longer exists is that
+  // path moved; everything else is judged by its first and last state.
+  std::map<std::string, std::string> dest_of, source_of;
+  for (const std::string& p : order) {
+    const VirtualFile& v = files[p];
+    if (v.state != State::kFile || !v.origin || *v.origin == p) continue;
+    if (files[*v.origin].state == State::kFile || dest_of.count(*v.origin)) continue;
+    dest_of[*v.origin] = p;
+    source_of[p] = *v.origin;
+  }
+
+  std::vector<FileOutcome> outcomes;
+  std::set<std::string> done;
+  for (const std::string& p : order) {
+    if (done.count(p)) continue;
+    const FileInput* in = input(p);
+    const VirtualFile& v = files[p];
+    FileOutcome o;
+    if (dest_of.count(p) || source_of.count(p)) {
+      const std::string& src = dest_of.count(p) ? p : source_of[p];
+      const std::string& dst = dest_of[src];
+      o.path = src;
+      o.action = Action::kMove;
+      o.moved_to = dst;
+      o.old_bytes = input(src)->bytes;
+      o.new_bytes = files[dst].bytes;
+      o.overwritten = input(dst) != nullptr;
+      done.insert(src);
+      done.insert(dst);
+    } else {
+      const bool was_file = in && in->state == State::kFile;
+      const bool is_file = v.state == State::kFile;
+      if (!was_file && !is_file) continue;
+      o.path = p;
+      if (was_file) o.old_bytes = in->bytes;
+      if (is_file) o.new_bytes = v.bytes;
+      if (!was_file) {
+        o.action = Action::kAdd;
+      } else if (!is_file) {
+        o.action = Action::kDelete;
+      } else if (v.origin == p) {
+        o.action = Action::kUpdate;
+      } else {
+        o.action = Action::kAdd;
+        o.overwritten = true;
+      }
+      done.insert(p);
+    }
+    std::tie(o.added, o.removed) = count_changes(o.old_bytes, o.new_bytes);
+    outcomes.push_back(std::move(o));
+  }
+  return outcomes;
+}
+
+}  // namespace editd::patch

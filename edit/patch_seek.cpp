@@ -1,0 +1,138 @@
+#include "edit/patch_seek.h"
+
+#include <algorithm>
+#include <string>
+
+namespace editd::patch::seek {
+
+namespace {
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+
+std::string_view trim_end(std::string_view s) {
+  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+std::string_view trim(std::string_view s) {
+  s = trim_end(s);
+  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
+  return s;
+}
+
+// The ASCII stand-in for a code point the last tier folds, or 0.
+char ascii_for(char32_t c) {
+  if ((c >= 0x2010 && c <= 0x2015) || c == 0x2212) return '-';
+  if (c >= 0x2018 && c <= 0x201B) return '\'';
+  if (c >= 0x201C && c <= 0x201F) return '"';
+  if (c == 0x00A0 || (c >= 0x2002 && c <= 0x200A) || c == 0x202F || c == 0x205F || c == 0x3000)
+    return ' ';
+  return 0;
+}
+
+// Compares `lines` against `pattern` at each position a search visits, tier by
+// tier; the folded forms are built once, when the last tier is reached.
+class Matcher {
+ public:
+  Matcher(const Lines& lines, const Lines& pattern) : lines_(lines), pattern_(pattern) {}
+
+  bool matches_at(std::size_t i, Tier tier) {
+    if (tier == Tier::kFold) prepare_fold();
+    for (std::size_t k = 0; k < pattern_.size(); ++k) {
+      if (!equal(i + k, k, tier)) return false;
+    }
+    return true;
+  }
+
+ private:
+  bool equal(std::size_t line, std::size_t k, Tier tier) const {
+    switch (tier) {
+      case Tier::kExact:
+        return lines_[line] == pattern_[k];
+      case Tier::kTrimEnd:
+        return trim_end(lines_[line]) == trim_end(pattern_[k]);
+      case Tier::kTrim:
+        return trim(lines_[line]) == trim(pattern_[k]);
+      case Tier::kFold:
+        return folded_lines_[line] == folded_pattern_[k];
+    }
+    return false;
+  }
+
+  void prepare_fold() {
+    if (folded_) return;
+    folded_ = true;
+    folded_lines_.reserve(lines_.size());
+    for (std::string_view l : lines_) folded_lines_.push_back(fold(l));
+    folded_pattern_.reserve(pattern_.size());
+    for (std::string_view l : pattern_) folded_pattern_.push_back(fold(l));
+  }
+
+  const Lines& lines_;
+  const Lines& pattern_;
+  bool folded_ = false;
+  std::vector<std::string> folded_lines_;
+  std::vector<std::string> folded_pattern_;
+};
+
+constexpr Tier kTiers[] = {Tier::kExact, Tier::kTrimEnd, Tier::kTrim, Tier::kFold};
+
+}  // namespace
+
+std::string fold(std::string_view line) {
+  std::string out;
+  out.reserve(line.size());
+  std::size_t i = 0;
+  while (i < line.size()) {
+    auto c = static_cast<unsigned char>(line[i]);
+    std::size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+    if (len == 1 || i + len > line.size()) {
+      out.push_back(line[i++]);
+      continue;
+    }
+    char32_t cp = c & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
+    for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (line[i + k] & 0x3F);
+    if (char a = ascii_for(cp)) {
+      out.push_back(a);
+    } else {
+      out.append(line.substr(i, len));
+    }
+    i += len;
+  }
+  return std::string(trim(out));
+}
+
+std::optional<Hit> forward(const Lines& lines, const Lines& pattern, std::size_t from,
+                           bool end_of_file) {
+  if (pattern.empty() || pattern.size() > lines.size()) return std::nullopt;
+  const std::size_t last = lines.size() - pattern.size();
+  Matcher m(lines, pattern);
+  if (end_of_file) {
+    for (Tier t : kTiers)
+      if (m.matches_at(last, t)) return Hit{last, t};
+  }
+  for (Tier t : kTiers)
+    for (std::size_t i = from; i <= last; ++i)
+      if (m.matches_at(i, t)) return Hit{i, t};
+  return std::nullopt;
+}
+
+std::optional<Hit> nearest(const Lines& lines, const Lines& pattern, std::size_t from,
+                           std::size_t hint) {
+  if (pattern.empty() || pattern.size() > lines.size()) return std::nullopt;
+  const std::size_t last = lines.size() - pattern.size();
+  if (from > last) return std::nullopt;
+  if (hint < from) hint = from;
+  if (hint > last) hint = last;
+  Matcher m(lines, pattern);
+  const std::size_t reach = std::max(last - hint, hint - from);
+  for (Tier t : kTiers) {
+    for (std::size_t d = 0; d <= reach; ++d) {
+      if (hint + d <= last && m.matches_at(hint + d, t)) return Hit{hint + d, t};
+      if (d > 0 && d <= hint - from && m.matches_at(hint - d, t)) return Hit{hint - d, t};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace editd::patch::seek

@@ -1,0 +1,39 @@
+// Internals shared by the two patch parsers (patch_codex.cpp, patch_unified.cpp)
+// and the format detection in patch.cpp: numbered patch lines and the
+// patch_parse error that points at one of them. Not part of the public API.
+#pragma once
+
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include "edit/patch.h"
+#include "protocol/error.h"
+
+namespace editd::patch::detail {
+
+// A line of the patch text (CRLF already folded) and its 1-based number.
+struct PatchLine {
+  std::string_view text;
+  std::size_t number = 0;
+};
+using PatchLines = std::vector<PatchLine>;
+
+// patch_parse: "invalid patch at line N: expected E, found 'F'[: why]", with
+// data {line, expected, found?}.
+Error parse_error(std::size_t line, std::string_view expected,
+                  std::optional<std::string_view> found, std::string_view why = {});
+
+std::string_view trim(std::string_view s);
+std::string_view trim_end(std::string_view s);
+
+// The Codex envelope: `lines` runs from `*** Begin Patch` to `*** End Patch`
+// inclusive, both already checked.
+Result<std::vector<FilePatch>> parse_codex(const PatchLines& lines);
+
+// A unified diff; lines that belong to no file (prose, `Index:` lines, a
+// `diff -u a b` command line) are skipped.
+Result<std::vector<FilePatch>> parse_unified(const PatchLines& lines);
+
+}  // namespace editd::patch::detail

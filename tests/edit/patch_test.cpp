@@ -1,0 +1,882 @@
+#include "edit/patch.h"
+
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "edit/patch_seek.h"
+
+using namespace editd;
+using namespace editd::patch;
+
+namespace {
+
+using Tree = std::map<std::string, std::string>;
+using Inputs = std::map<std::string, FileInput>;
+
+Inputs inputs_of(const Tree& tree) {
+  Inputs in;
+  for (const auto& [path, bytes] : tree) in[path] = {FileInput::State::kFile, bytes};
+  return in;
+}
+
+Patch parsed(std::string_view text) {
+  auto p = parse(text);
+  if (!p) FAIL_CHECK(p.error().message);
+  REQUIRE(p.has_value());
+  return std::move(*p);
+}
+
+Error parse_failure(std::string_view text) {
+  auto p = parse(text);
+  REQUIRE(p.has_error());
+  CHECK(p.error().kind == ErrorKind::kPatchParse);
+  return p.error();
+}
+
+Result<std::vector<FileOutcome>> run(std::string_view text, const Inputs& inputs) {
+  auto p = parse(text);
+  if (!p) return p.error();
+  return patch::apply(*p, inputs);
+}
+
+// Writes the outcomes into `tree` as the server would.
+Tree written(Tree tree, const std::vector<FileOutcome>& outcomes) {
+  for (const FileOutcome& o : outcomes) {
+    if (o.moved_to) {
+      tree.erase(o.path);
+      tree[*o.moved_to] = *o.new_bytes;
+    } else if (o.new_bytes) {
+      tree[o.path] = *o.new_bytes;
+    } else {
+      tree.erase(o.path);
+    }
+  }
+  return tree;
+}
+
+// The tree after `text`, which must apply.
+Tree patched(std::string_view text, const Tree& tree) {
+  auto out = run(text, inputs_of(tree));
+  if (!out) FAIL_CHECK(out.error().message);
+  REQUIRE(out.has_value());
+  return written(tree, *out);
+}
+
+Error apply_failure(std::string_view text, const Inputs& inputs, ErrorKind kind) {
+  auto out = run(text, inputs);
+  REQUIRE(out.has_error());
+  CHECK(out.error().kind == kind);
+  return out.error();
+}
+
+std::string codex(std::string_view body) {
+  return "*** Begin Patch\n" + std::string(body) + "*** End Patch\n";
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------
+// Codex format: parsing
+
+TEST_CASE("a Codex patch parses into its file operations in order") {
+  Patch p =
+      parsed(codex("*** Add File: path/add.py\n+abc\n+def\n"
+                   "*** Delete File: path/delete.py\n"
+                   "*** Update File: path/update.py\n*** Move to: path/update2.py\n"
+                   "@@ def f():\n-    pass\n+    return 123\n"));
+  CHECK(p.format == Format::kCodex);
+  REQUIRE(p.files.size() == 3);
+  CHECK(p.files[0].action == Action::kAdd);
+  CHECK(p.files[0].content == "abc\ndef\n");
+  CHECK(p.files[0].patch_line == 2);
+  CHECK(p.files[1].action == Action::kDelete);
+  CHECK(p.files[1].path == "path/delete.py");
+  CHECK(p.files[2].action == Action::kMove);
+  CHECK(p.files[2].path == "path/update.py");
+  CHECK(p.files[2].move_to == "path/update2.py");
+  REQUIRE(p.files[2].chunks.size() == 1);
+  const Chunk& c = p.files[2].chunks[0];
+  CHECK(c.anchor == "def f():");
+  REQUIRE(c.lines.size() == 2);
+  CHECK(c.lines[0].kind == ChunkLine::Kind::kRemoved);
+  CHECK(c.lines[0].text == "    pass");
+  CHECK(c.lines[1].kind == ChunkLine::Kind::kAdded);
+  CHECK(touched_paths(p) == std::vector<std::string>{"path/add.py", "path/delete.py",
+                                                     "path/update.py", "path/update2.py"});
+}
+
+TEST_CASE("touched paths list every source and destination once, in order of mention") {
+  Patch p =
+      parsed(codex("*** Update File: a\n*** Move to: b\n@@\n-x\n+y\n"
+                   "*** Update File: b\n@@\n-y\n+z\n"
+                   "*** Add File: a\n+again\n"));
+  CHECK(touched_paths(p) == std::vector<std::string>{"a", "b"});
+}
+
+TEST_CASE("the first chunk of an update may omit its @@ line") {
+  Patch p = parsed(codex("*** Update File: f\n import foo\n+bar\n"));
+  REQUIRE(p.files[0].chunks.size() == 1);
+  CHECK_FALSE(p.files[0].chunks[0].anchor);
+  CHECK(p.files[0].chunks[0].lines.size() == 2);
+}
+
+TEST_CASE("an empty line inside a chunk is an empty context line") {
+  Patch p = parsed(codex("*** Update File: f\n@@\n a\n\n-b\n"));
+  const auto& lines = p.files[0].chunks[0].lines;
+  REQUIRE(lines.size() == 3);
+  CHECK(lines[1].kind == ChunkLine::Kind::kContext);
+  CHECK(lines[1].text.empty());
+}
+
+TEST_CASE("whitespace around markers and headers, CRLF and blank lines are accepted") {
+  Patch p = parsed(
+      "\n  *** Begin Patch  \r\n"
+      "   *** Update File:   f.txt  \r\n"
+      "@@\r\n-one\r\n+two\r\n"
+      "\r\n"
+      "@@ \r\n-three\r\n+four\r\n"
+      "\t*** End of File\r\n"
+      "\n  *** Add File: g.txt\n+g\n"
+      " *** End Patch \n\n");
+  REQUIRE(p.files.size() == 2);
+  CHECK(p.files[0].path == "f.txt");
+  REQUIRE(p.files[0].chunks.size() == 2);
+  CHECK_FALSE(p.files[0].chunks[1].anchor);
+  CHECK(p.files[0].chunks[1].end_of_file);
+  CHECK(p.files[0].chunks[0].lines[0].text == "one");
+  CHECK(p.files[1].path == "g.txt");
+}
+
+TEST_CASE("a heredoc wrapper around the patch is stripped") {
+  for (std::string open :
+       {"<<'EOF'", "<<EOF", "<<\"EOF\"", "apply_patch <<'EOF'", "apply_patch <<\"PATCH\""}) {
+    std::string delim = open.find("PATCH") != std::string::npos ? "PATCH" : "EOF";
+    CAPTURE(open);
+    Patch p = parsed(open + "\n" + codex("*** Add File: a\n+x\n") + delim + "\n");
+    REQUIRE(p.files.size() == 1);
+    CHECK(p.files[0].path == "a");
+  }
+  Error e = parse_failure("<<'EOF'\n" + codex("*** Add File: a\n+x\n") + "EOT\n");
+  CHECK(e.data["line"] == 6);
+  CHECK(e.data["expected"] == "the heredoc terminator 'EOF' as the last line");
+}
+
+TEST_CASE("a Markdown code fence around the patch is stripped") {
+  Patch p = parsed("```\n" + codex("*** Add File: a\n+x\n") + "```\n");
+  CHECK(p.files.size() == 1);
+}
+
+TEST_CASE("a unified hunk header in a Codex patch is read as a bare @@") {
+  Patch p = parsed(codex("*** Update File: f\n@@ -3,2 +3,2 @@\n-a\n+b\n"));
+  CHECK_FALSE(p.files[0].chunks[0].anchor);
+}
+
+TEST_CASE("Codex parse errors name the line and what was expected there") {
+  SUBCASE("an empty text") {
+    Error e = parse_failure("  \n\n");
+    CHECK(e.data["line"] == 1);
+  }
+  SUBCASE("no Begin Patch") {
+    Error e = parse_failure("hello\n*** Begin Patch\n*** Add File: a\n+x\n*** End Patch\n");
+    CHECK(e.data["line"] == 1);
+    CHECK(e.data["expected"] == "'*** Begin Patch' as the first line");
+    CHECK(e.data["found"] == "hello");
+    CHECK(e.message.find("line 1") != std::string::npos);
+  }
+  SUBCASE("neither format") {
+    Error e = parse_failure("just some text\n");
+    CHECK(e.data["line"] == 1);
+    CHECK(e.data["expected"].get<std::string>().find("unified diff") != std::string::npos);
+  }
+  SUBCASE("no End Patch") {
+    Error e = parse_failure("*** Begin Patch\n*** Add File: a\n+x\n");
+    CHECK(e.data["line"] == 3);
+    CHECK(e.data["expected"] == "'*** End Patch' as the last line");
+  }
+  SUBCASE("no file operation") {
+    Error e = parse_failure("*** Begin Patch\n*** End Patch\n");
+    CHECK(e.data["line"] == 2);
+    CHECK(e.data["found"] == "*** End Patch");
+  }
+  SUBCASE("an unknown header") {
+    Error e = parse_failure(codex("*** Add File: a\n+x\n*** Frobnicate File: foo\n"));
+    CHECK(e.data["line"] == 4);
+    CHECK(e.data["found"] == "*** Frobnicate File: foo");
+    CHECK(e.data["expected"].get<std::string>().find("*** Update File: <path>") !=
+          std::string::npos);
+    CHECK(e.message.find("'*** Frobnicate File: foo'") != std::string::npos);
+  }
+  SUBCASE("an update without chunks") {
+    Error e = parse_failure(codex("*** Update File: foo.txt\n"));
+    CHECK(e.data["line"] == 3);
+    CHECK(e.data["expected"].get<std::string>().find("a chunk for 'foo.txt'") == 0);
+  }
+  SUBCASE("a header without a path") {
+    Error e = parse_failure(codex("*** Delete File:   \n"));
+    CHECK(e.data["line"] == 2);
+    CHECK(e.data["expected"] == "a path after '*** Delete File: '");
+  }
+  SUBCASE("a chunk line without a prefix") {
+    Error e = parse_failure(codex("*** Update File: f\n@@\n-a\n+b\nc\n"));
+    CHECK(e.data["line"] == 6);
+    CHECK(e.data["found"] == "c");
+  }
+  SUBCASE("an @@ line with nothing under it") {
+    Error e = parse_failure(codex("*** Update File: f\n@@\n@@\n-a\n"));
+    CHECK(e.data["line"] == 4);
+  }
+  SUBCASE("End of File with nothing before it") {
+    Error e = parse_failure(codex("*** Update File: f\n@@\n*** End of File\n"));
+    CHECK(e.data["line"] == 4);
+  }
+  SUBCASE("text after End Patch") {
+    Error e = parse_failure(codex("*** Add File: a\n+x\n") + "trailing\n");
+    CHECK(e.data["line"] == 5);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Codex format: applying
+
+TEST_CASE("Add writes each + line with a newline, and replacing a file is reported") {
+  auto out = run(codex("*** Add File: new.txt\n+one\n+\n+three\n*** Add File: old.txt\n+x\n"),
+                 inputs_of({{"old.txt", "previous\n"}}));
+  REQUIRE(out.has_value());
+  REQUIRE(out->size() == 2);
+  CHECK((*out)[0].action == Action::kAdd);
+  CHECK((*out)[0].new_bytes == "one\n\nthree\n");
+  CHECK_FALSE((*out)[0].old_bytes);
+  CHECK_FALSE((*out)[0].overwritten);
+  CHECK((*out)[0].added == 3);
+  CHECK((*out)[1].overwritten);
+  CHECK((*out)[1].old_bytes == "previous\n");
+  CHECK((*out)[1].added == 1);
+  CHECK((*out)[1].removed == 1);
+}
+
+TEST_CASE("an @@ context line narrows the search to the lines after it") {
+  Tree t = {{"f.py", "def a():\n    return 1\n\ndef b():\n    return 1\n"}};
+  Tree r = patched(codex("*** Update File: f.py\n@@ def b():\n-    return 1\n+    return 2\n"), t);
+  CHECK(r["f.py"] == "def a():\n    return 1\n\ndef b():\n    return 2\n");
+}
+
+TEST_CASE("the @@ context line may also be the chunk's first line") {
+  Tree t = {{"f.py", "x = 1\ndef b():\n    pass\n"}};
+  Tree r = patched(
+      codex("*** Update File: f.py\n@@ def b():\n def b():\n-    pass\n+    return 2\n"), t);
+  CHECK(r["f.py"] == "x = 1\ndef b():\n    return 2\n");
+}
+
+TEST_CASE("chunks are found in order, each after the previous one") {
+  Tree t = {{"f", "x\ny\nx\ny\n"}};
+  Tree r = patched(codex("*** Update File: f\n@@\n-x\n+X1\n@@\n-x\n+X2\n"), t);
+  CHECK(r["f"] == "X1\ny\nX2\ny\n");
+}
+
+TEST_CASE("End of File anchors a chunk to the end of the file") {
+  Tree t = {{"f", "end\nmiddle\nend\n"}};
+  Tree r = patched(codex("*** Update File: f\n@@\n-end\n+END\n*** End of File\n"), t);
+  CHECK(r["f"] == "end\nmiddle\nEND\n");
+}
+
+TEST_CASE("a pure addition appends at the end, or after its @@ context line") {
+  Tree t = {{"f", "class A:\n    pass\nclass B:\n    pass\n"}};
+  Tree end = patched(codex("*** Update File: f\n@@\n+tail\n"), t);
+  CHECK(end["f"] == "class A:\n    pass\nclass B:\n    pass\ntail\n");
+  Tree after = patched(codex("*** Update File: f\n@@ class A:\n+    x = 1\n"), t);
+  CHECK(after["f"] == "class A:\n    x = 1\n    pass\nclass B:\n    pass\n");
+}
+
+TEST_CASE("matching forgives whitespace and typographic punctuation, in that order") {
+  SUBCASE("trailing whitespace") {
+    Tree r = patched(codex("*** Update File: f\n@@\n a\n-b\n+B\n"), {{"f", "a  \nb\t\n"}});
+    CHECK(r["f"] == "a  \nB\n");  // the context line keeps the file's own bytes
+  }
+  SUBCASE("indentation") {
+    Tree r = patched(codex("*** Update File: f\n@@\n a\n-b\n+B\n"), {{"f", "    a\n  b\n"}});
+    CHECK(r["f"] == "    a\nB\n");
+  }
+  SUBCASE("dashes, quotes and non-breaking spaces") {
+    Tree r = patched(codex("*** Update File: f\n@@\n-say \"hi\" - 'now'\n+done\n"),
+                     {{"f", "say \u201Chi\u201D\u00A0\u2014 \u2018now\u2019\n"}});
+    CHECK(r["f"] == "done\n");
+  }
+  SUBCASE("an exact match later wins over a loose one earlier") {
+    Tree r = patched(codex("*** Update File: f\n@@\n-a\n+A\n"), {{"f", " a\na\n"}});
+    CHECK(r["f"] == " a\nA\n");
+  }
+}
+
+TEST_CASE("a trailing empty context line is dropped when it keeps a chunk from matching") {
+  Tree r = patched(codex("*** Update File: f\n@@\n-last\n+LAST\n\n"), {{"f", "first\nlast\n"}});
+  CHECK(r["f"] == "first\nLAST\n");
+}
+
+TEST_CASE("a CRLF file keeps CRLF endings and added lines take them") {
+  Tree r = patched(codex("*** Update File: f\n@@\n a\n-b\n+B\n+C\n"), {{"f", "a\r\nb\r\nc\r\n"}});
+  CHECK(r["f"] == "a\r\nB\r\nC\r\nc\r\n");
+}
+
+TEST_CASE("mixed endings: kept lines keep their own, new lines take the dominant one") {
+  Tree r = patched(codex("*** Update File: f\n@@\n x\n+new\n y\n"), {{"f", "x\r\ny\nz\r\nw\r\n"}});
+  CHECK(r["f"] == "x\r\nnew\r\ny\nz\r\nw\r\n");
+}
+
+TEST_CASE("a BOM and the absence of a final newline survive an update") {
+  Tree r = patched(codex("*** Update File: f\n@@\n-b\n+B\n"), {{"f",
+                                                                "\xEF\xBB\xBF"
+                                                                "a\nb"}});
+  CHECK(r["f"] ==
+        "\xEF\xBB\xBF"
+        "a\nB");
+}
+
+TEST_CASE("non-ASCII text is matched and written byte for byte") {
+  Tree r = patched(codex("*** Update File: f\n@@\n-naïve café\n+naïve café ✅\n"),
+                   {{"f", "line1\nnaïve café\n"}});
+  CHECK(r["f"] == "line1\nnaïve café ✅\n");
+}
+
+TEST_CASE("removing every line leaves an empty file") {
+  Tree r = patched(codex("*** Update File: f\n@@\n-a\n-b\n"), {{"f", "a\nb\n"}});
+  CHECK(r["f"] == "");
+}
+
+TEST_CASE("a move writes the destination and removes the source") {
+  auto out = run(codex("*** Update File: old/a.txt\n*** Move to: new/a.txt\n@@\n-x\n+y\n"),
+                 inputs_of({{"old/a.txt", "x\n"}}));
+  REQUIRE(out.has_value());
+  REQUIRE(out->size() == 1);
+  const FileOutcome& o = (*out)[0];
+  CHECK(o.action == Action::kMove);
+  CHECK(o.path == "old/a.txt");
+  CHECK(o.moved_to == "new/a.txt");
+  CHECK(o.old_bytes == "x\n");
+  CHECK(o.new_bytes == "y\n");
+  CHECK_FALSE(o.overwritten);
+  CHECK(o.added == 1);
+  CHECK(o.removed == 1);
+}
+
+TEST_CASE("a move onto an existing file replaces it") {
+  auto out = run(codex("*** Update File: a\n*** Move to: b\n@@\n-x\n+y\n"),
+                 inputs_of({{"a", "x\n"}, {"b", "old b\n"}}));
+  REQUIRE(out.has_value());
+  REQUIRE(out->size() == 1);
+  CHECK((*out)[0].action == Action::kMove);
+  CHECK((*out)[0].overwritten);
+  CHECK(written({{"a", "x\n"}, {"b", "old b\n"}}, *out) == Tree{{"b", "y\n"}});
+}
+
+TEST_CASE("a move onto its own path is an update, not a deletion") {
+  auto out =
+      run(codex("*** Update File: a\n*** Move to: a\n@@\n-x\n+y\n"), inputs_of({{"a", "x\n"}}));
+  REQUIRE(out.has_value());
+  REQUIRE(out->size() == 1);
+  CHECK((*out)[0].action == Action::kUpdate);
+  CHECK((*out)[0].new_bytes == "y\n");
+  CHECK_FALSE((*out)[0].moved_to);
+}
+
+TEST_CASE("a file touched several times yields its final state once") {
+  SUBCASE("two updates") {
+    auto out = run(codex("*** Update File: a\n@@\n-1\n+2\n*** Update File: a\n@@\n-2\n+3\n"),
+                   inputs_of({{"a", "1\n"}}));
+    REQUIRE(out.has_value());
+    REQUIRE(out->size() == 1);
+    CHECK((*out)[0].action == Action::kUpdate);
+    CHECK((*out)[0].new_bytes == "3\n");
+  }
+  SUBCASE("a move, then an update of the destination") {
+    auto out = run(codex("*** Update File: a\n*** Move to: b\n@@\n-1\n+2\n"
+                         "*** Update File: b\n@@\n-2\n+3\n"),
+                   inputs_of({{"a", "1\n"}}));
+    REQUIRE(out.has_value());
+    REQUIRE(out->size() == 1);
+    CHECK((*out)[0].action == Action::kMove);
+    CHECK((*out)[0].moved_to == "b");
+    CHECK((*out)[0].new_bytes == "3\n");
+  }
+  SUBCASE("an add, then a delete") {
+    auto out = run(codex("*** Add File: a\n+x\n*** Delete File: a\n"), {});
+    REQUIRE(out.has_value());
+    CHECK(out->empty());
+  }
+  SUBCASE("a delete, then an add") {
+    auto out = run(codex("*** Delete File: a\n*** Add File: a\n+new\n"), inputs_of({{"a", "x\n"}}));
+    REQUIRE(out.has_value());
+    REQUIRE(out->size() == 1);
+    CHECK((*out)[0].action == Action::kAdd);
+    CHECK((*out)[0].overwritten);
+  }
+  SUBCASE("a swap through a temporary name") {
+    Tree t = {{"a", "A\n"}, {"b", "B\n"}};
+    auto out = run(codex("*** Update File: a\n*** Move to: tmp\n@@\n A\n"
+                         "*** Update File: b\n*** Move to: a\n@@\n B\n"
+                         "*** Update File: tmp\n*** Move to: b\n@@\n A\n"),
+                   inputs_of(t));
+    REQUIRE(out.has_value());
+    CHECK(written(t, *out) == Tree{{"a", "B\n"}, {"b", "A\n"}});
+  }
+}
+
+TEST_CASE("outcomes come in patch order") {
+  auto out = run(codex("*** Add File: z\n+z\n*** Delete File: m\n*** Update File: a\n@@\n-a\n+b\n"),
+                 inputs_of({{"m", "m\n"}, {"a", "a\n"}}));
+  REQUIRE(out.has_value());
+  REQUIRE(out->size() == 3);
+  CHECK((*out)[0].path == "z");
+  CHECK((*out)[1].path == "m");
+  CHECK((*out)[1].action == Action::kDelete);
+  CHECK_FALSE((*out)[1].new_bytes);
+  CHECK((*out)[1].removed == 1);
+  CHECK((*out)[2].path == "a");
+}
+
+TEST_CASE("Codex apply errors say which file, which hunk and what was not found") {
+  SUBCASE("a delete of a missing file") {
+    Error e = apply_failure(codex("*** Delete File: gone.txt\n"), {}, ErrorKind::kNotFound);
+    CHECK(e.data["path"] == "gone.txt");
+  }
+  SUBCASE("an update of a missing file") {
+    Error e =
+        apply_failure(codex("*** Update File: gone.txt\n@@\n-a\n+b\n"), {}, ErrorKind::kNotFound);
+    CHECK(e.data["path"] == "gone.txt");
+  }
+  SUBCASE("a delete of a directory") {
+    Error e = apply_failure(codex("*** Delete File: dir\n"),
+                            {{"dir", {FileInput::State::kDirectory, ""}}}, ErrorKind::kIsDirectory);
+    CHECK(e.data["path"] == "dir");
+  }
+  SUBCASE("a move onto a directory") {
+    Inputs in = inputs_of({{"a", "x\n"}});
+    in["d"] = {FileInput::State::kDirectory, ""};
+    Error e = apply_failure(codex("*** Update File: a\n*** Move to: d\n@@\n-x\n+y\n"), in,
+                            ErrorKind::kIsDirectory);
+    CHECK(e.data["path"] == "d");
+  }
+  SUBCASE("an update of a binary file") {
+    Error e = apply_failure(codex("*** Update File: bin\n@@\n-a\n+b\n"),
+                            inputs_of({{"bin", std::string("a\0b\n", 4)}}), ErrorKind::kNotText);
+    CHECK(e.data["path"] == "bin");
+  }
+  SUBCASE("lines that are not in the file") {
+    Error e =
+        apply_failure(codex("*** Update File: f\n@@\n-line1\n+x\n@@\n alpha\n-betta\n+b\n"),
+                      inputs_of({{"f", "line1\nalpha\nbeta\ngamma\n"}}), ErrorKind::kPatchApply);
+    CHECK(e.data["path"] == "f");
+    CHECK(e.data["hunk"] == 2);
+    CHECK(e.data["patchLine"] == 6);
+    CHECK(e.data["context"] == "alpha\nbetta");
+    CHECK(e.data["fromLine"] == 2);
+    REQUIRE(e.data.contains("closest"));
+    CHECK(e.data["closest"]["startLine"] == 2);
+    CHECK(e.data["closest"]["endLine"] == 3);
+    CHECK(e.data["closest"]["text"] == "alpha\nbeta");
+    CHECK(e.message.find("hunk 2 of 'f'") != std::string::npos);
+  }
+  SUBCASE("an @@ context line that is not in the file") {
+    Error e = apply_failure(codex("*** Update File: f\n@@ def nope():\n-a\n+b\n"),
+                            inputs_of({{"f", "a\n"}}), ErrorKind::kPatchApply);
+    CHECK(e.data["hunk"] == 1);
+    CHECK(e.data["context"] == "def nope():");
+  }
+  SUBCASE("a chunk that comes before the previous one") {
+    Error e = apply_failure(codex("*** Update File: f\n@@\n-b\n+B\n@@\n-a\n+A\n"),
+                            inputs_of({{"f", "a\nb\n"}}), ErrorKind::kPatchApply);
+    CHECK(e.data["hunk"] == 2);
+  }
+  SUBCASE("an error anywhere means no outcome at all") {
+    auto out = run(codex("*** Add File: created.txt\n+hello\n*** Update File: missing.txt\n"
+                         "@@\n-old\n+new\n"),
+                   {});
+    CHECK(out.has_error());
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Unified diffs
+
+TEST_CASE("a git diff with modified, new, deleted and renamed files parses") {
+  Patch p = parsed(
+      "diff --git a/src/mod.c b/src/mod.c\n"
+      "index 1234567..89abcde 100644\n"
+      "--- a/src/mod.c\n"
+      "+++ b/src/mod.c\n"
+      "@@ -1,3 +1,3 @@ int main()\n"
+      " a\n-b\n+B\n c\n"
+      "diff --git a/new.txt b/new.txt\n"
+      "new file mode 100644\n"
+      "index 0000000..e69de29\n"
+      "--- /dev/null\n"
+      "+++ b/new.txt\n"
+      "@@ -0,0 +1,2 @@\n+one\n+two\n"
+      "diff --git a/gone.txt b/gone.txt\n"
+      "deleted file mode 100644\n"
+      "--- a/gone.txt\n"
+      "+++ /dev/null\n"
+      "@@ -1 +0,0 @@\n-bye\n"
+      "diff --git a/old name.txt b/new name.txt\n"
+      "similarity index 90%\n"
+      "rename from old name.txt\n"
+      "rename to new name.txt\n"
+      "--- a/old name.txt\t\n"
+      "+++ b/new name.txt\t\n"
+      "@@ -1 +1 @@\n-x\n+y\n"
+      "diff --git a/same.txt b/moved.txt\n"
+      "similarity index 100%\n"
+      "rename from same.txt\n"
+      "rename to moved.txt\n"
+      "diff --git a/empty.txt b/empty.txt\n"
+      "new file mode 100644\n"
+      "index 0000000..e69de29\n"
+      "diff --git a/script.sh b/script.sh\n"
+      "old mode 100644\n"
+      "new mode 100755\n");
+  CHECK(p.format == Format::kUnified);
+  REQUIRE(p.files.size() == 6);
+  CHECK(p.files[0].action == Action::kUpdate);
+  CHECK(p.files[0].path == "src/mod.c");
+  CHECK(p.files[0].chunks[0].old_start == 1);
+  CHECK(p.files[0].chunks[0].old_count == 3);
+  CHECK(p.files[1].action == Action::kAdd);
+  CHECK(p.files[1].path == "new.txt");
+  CHECK(p.files[1].content == "one\ntwo\n");
+  CHECK(p.files[2].action == Action::kDelete);
+  CHECK(p.files[2].path == "gone.txt");
+  CHECK(p.files[3].action == Action::kMove);
+  CHECK(p.files[3].path == "old name.txt");
+  CHECK(p.files[3].move_to == "new name.txt");
+  CHECK(p.files[4].action == Action::kMove);
+  CHECK(p.files[4].chunks.empty());
+  CHECK(p.files[5].action == Action::kAdd);
+  CHECK(p.files[5].path == "empty.txt");
+  CHECK(p.files[5].content.empty());
+}
+
+TEST_CASE("a git diff applies to every file it names") {
+  Tree t = {
+      {"src/mod.c", "a\nb\nc\n"}, {"gone.txt", "bye\n"}, {"same.txt", "s\n"}, {"keep.txt", "k\n"}};
+  Tree r = patched(
+      "diff --git a/src/mod.c b/src/mod.c\n--- a/src/mod.c\n+++ b/src/mod.c\n"
+      "@@ -1,3 +1,3 @@\n a\n-b\n+B\n c\n"
+      "diff --git a/new.txt b/new.txt\nnew file mode 100644\n--- /dev/null\n+++ b/new.txt\n"
+      "@@ -0,0 +1 @@\n+fresh\n"
+      "diff --git a/gone.txt b/gone.txt\ndeleted file mode 100644\n--- a/gone.txt\n"
+      "+++ /dev/null\n@@ -1 +0,0 @@\n-bye\n"
+      "diff --git a/same.txt b/moved.txt\nsimilarity index 100%\nrename from same.txt\n"
+      "rename to moved.txt\n",
+      t);
+  CHECK(r == Tree{{"src/mod.c", "a\nB\nc\n"},
+                  {"new.txt", "fresh\n"},
+                  {"moved.txt", "s\n"},
+                  {"keep.txt", "k\n"}});
+}
+
+TEST_CASE("diff -u output with timestamps and without a/ b/ prefixes applies") {
+  Tree r = patched(
+      "--- hello.c\t2024-01-01 10:00:00.000000000 +0100\n"
+      "+++ hello.c\t2024-01-02 10:00:00.000000000 +0100\n"
+      "@@ -1,2 +1,2 @@\n-hi\n+hello\n world\n",
+      {{"hello.c", "hi\nworld\n"}});
+  CHECK(r["hello.c"] == "hello\nworld\n");
+}
+
+TEST_CASE("without a git header, differing names update the +++ file") {
+  Patch p = parsed("--- f.c.orig\n+++ f.c\n@@ -1 +1 @@\n-a\n+b\n");
+  CHECK(p.files[0].action == Action::kUpdate);
+  CHECK(p.files[0].path == "f.c");
+}
+
+TEST_CASE("prose with << before a unified diff is not taken for a heredoc") {
+  Patch p = parsed("Fix operator<< in foo\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n");
+  CHECK(p.files.size() == 1);
+}
+
+TEST_CASE("prose around a unified diff is skipped") {
+  Patch p = parsed(
+      "Here is the fix:\n\nIndex: f\n=====\n--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+b\n"
+      "-- \n2.39.0\n");
+  REQUIRE(p.files.size() == 1);
+  CHECK(p.files[0].chunks[0].lines.size() == 2);
+}
+
+TEST_CASE("quoted git paths are unquoted") {
+  Patch p = parsed(
+      "diff --git \"a/t\\303\\244st.txt\" \"b/t\\303\\244st.txt\"\n"
+      "--- \"a/t\\303\\244st.txt\"\n+++ \"b/t\\303\\244st.txt\"\n@@ -1 +1 @@\n-a\n+b\n");
+  CHECK(p.files[0].path == "täst.txt");
+}
+
+TEST_CASE("hunks are found near their line numbers when the numbers are off") {
+  std::string file;
+  for (int i = 1; i <= 30; ++i) file += "line " + std::to_string(i) + "\n";
+  SUBCASE("the file grew above the hunk") {
+    Tree r = patched("--- a/f\n+++ b/f\n@@ -5,3 +5,3 @@\n line 9\n-line 10\n+TEN\n line 11\n",
+                     {{"f", file}});
+    CHECK(r["f"].find("line 9\nTEN\nline 11\n") != std::string::npos);
+  }
+  SUBCASE("the file shrank above the hunk") {
+    Tree r = patched("--- a/f\n+++ b/f\n@@ -25,1 +25,1 @@\n-line 20\n+TWENTY\n", {{"f", file}});
+    CHECK(r["f"].find("line 19\nTWENTY\nline 21\n") != std::string::npos);
+  }
+  SUBCASE("of two equal places, the one nearer the hint wins") {
+    Tree r = patched("--- a/f\n+++ b/f\n@@ -8,1 +8,1 @@\n-x\n+X\n",
+                     {{"f", "x\n1\n2\n3\n4\n5\n6\n7\nx\n9\n"}});
+    CHECK(r["f"] == "x\n1\n2\n3\n4\n5\n6\n7\nX\n9\n");
+  }
+  SUBCASE("the offset of one hunk carries to the next") {
+    Tree r =
+        patched("--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n-line 3\n+THREE\n@@ -4,0 +5,1 @@\n+inserted\n",
+                {{"f", file}});
+    CHECK(r["f"].find("line 6\ninserted\nline 7\n") != std::string::npos);
+  }
+}
+
+TEST_CASE("the nearest search tries both directions outward from the hint") {
+  seek::Lines lines = {"x", "a", "x", "b", "x"};
+  seek::Lines pattern = {"x"};
+  CHECK(seek::nearest(lines, pattern, 0, 1)->index == 2);  // after before before
+  CHECK(seek::nearest(lines, pattern, 0, 3)->index == 4);
+  CHECK(seek::nearest(lines, pattern, 3, 0)->index == 4);
+  CHECK_FALSE(seek::nearest(lines, {"y"}, 0, 2));
+  CHECK(seek::forward(lines, pattern, 1, false)->index == 2);
+  CHECK(seek::forward(lines, pattern, 0, true)->index == 4);
+  CHECK(seek::fold("\u00A0\u201Cq\u201D \u2013 \u2019s ") == "\"q\" - 's");
+}
+
+TEST_CASE("No newline at end of file markers set the new final-newline state") {
+  SUBCASE("removing the final newline") {
+    Tree r =
+        patched("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+b\n\\ No newline at end of file\n",
+                {{"f", "a\nb\n"}});
+    CHECK(r["f"] == "a\nb");
+  }
+  SUBCASE("adding a final newline") {
+    Tree r =
+        patched("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+b\n",
+                {{"f", "a\nb"}});
+    CHECK(r["f"] == "a\nb\n");
+  }
+  SUBCASE("a change at the end of a file without a final newline") {
+    Tree r = patched(
+        "--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of file\n+c\n"
+        "\\ No newline at end of file\n",
+        {{"f", "a\r\nb"}});
+    CHECK(r["f"] == "a\r\nc");
+  }
+  SUBCASE("a new file without a final newline") {
+    Tree r = patched(
+        "--- /dev/null\n+++ b/n\n@@ -0,0 +1,2 @@\n+x\n+y\n\\ No newline at end of file\n", {});
+    CHECK(r["n"] == "x\ny");
+  }
+  SUBCASE("no markers: the file keeps its state") {
+    Tree r = patched("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n", {{"f", "a\nb"}});
+    CHECK(r["f"] == "a\nc");
+  }
+}
+
+TEST_CASE("a unified diff keeps a CRLF file's endings and its BOM") {
+  Tree r =
+      patched("--- a/f\n+++ b/f\n@@ -1,3 +1,4 @@\n a\n-b\n+B\n+B2\n c\n", {{"f",
+                                                                            "\xEF\xBB\xBF"
+                                                                            "a\r\nb\r\nc\r\n"}});
+  CHECK(r["f"] ==
+        "\xEF\xBB\xBF"
+        "a\r\nB\r\nB2\r\nc\r\n");
+}
+
+TEST_CASE("wrong hunk counts are tolerated") {
+  SUBCASE("too small") {
+    Tree r = patched("--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n a\n-b\n+B\n", {{"f", "a\nb\n"}});
+    CHECK(r["f"] == "a\nB\n");
+  }
+  SUBCASE("too large") {
+    Tree r = patched(
+        "--- a/f\n+++ b/f\n@@ -1,9 +1,9 @@\n a\n-b\n+B\n--- a/g\n+++ b/g\n"
+        "@@ -1 +1 @@\n-g\n+G\n",
+        {{"f", "a\nb\n"}, {"g", "g\n"}});
+    CHECK(r == Tree{{"f", "a\nB\n"}, {"g", "G\n"}});
+  }
+  SUBCASE("missing, with an empty context line") {
+    Tree r = patched("--- a/f\n+++ b/f\n@@\n a\n\n-b\n+B\n", {{"f", "a\n\nb\n"}});
+    CHECK(r["f"] == "a\n\nB\n");
+  }
+}
+
+TEST_CASE("a zero-context insertion goes after the line it names") {
+  Tree r = patched("--- a/f\n+++ b/f\n@@ -2,0 +3,1 @@\n+new\n", {{"f", "1\n2\n3\n"}});
+  CHECK(r["f"] == "1\n2\nnew\n3\n");
+}
+
+TEST_CASE("unified parse errors name the line and what was expected") {
+  SUBCASE("a hunk before any file header") {
+    Error e = parse_failure("@@ -1 +1 @@\n-a\n+b\n");
+    CHECK(e.data["line"] == 1);
+  }
+  SUBCASE("a binary patch") {
+    Error e = parse_failure(
+        "diff --git a/x.png b/x.png\nindex 1..2 100644\n"
+        "Binary files a/x.png and b/x.png differ\n");
+    CHECK(e.data["line"] == 3);
+    CHECK(e.message.find("binary") != std::string::npos);
+  }
+  SUBCASE("a copy") {
+    Error e = parse_failure("diff --git a/x b/y\nsimilarity index 100%\ncopy from x\ncopy to y\n");
+    CHECK(e.data["line"] == 3);
+  }
+  SUBCASE("a file header without hunks") {
+    Error e = parse_failure("--- a/f\n+++ b/f\nnothing\n");
+    CHECK(e.data["line"] == 3);
+    CHECK(e.data["expected"].get<std::string>().find("for 'f'") != std::string::npos);
+  }
+  SUBCASE("a hunk header without lines") {
+    Error e = parse_failure("--- a/f\n+++ b/f\n@@ -1 +1 @@\n");
+    CHECK(e.data["line"] == 4);
+  }
+  SUBCASE("a new file with old lines") {
+    Error e = parse_failure("--- /dev/null\n+++ b/n\n@@ -0,0 +1,2 @@\n a\n+b\n");
+    CHECK(e.data["line"] == 3);
+  }
+}
+
+TEST_CASE("unified apply errors report the hunk, its context and the closest region") {
+  SUBCASE("context not found") {
+    Error e = apply_failure("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n alpha\n-gamma\n+G\n",
+                            inputs_of({{"f", "alpha\nbeta\n"}}), ErrorKind::kPatchApply);
+    CHECK(e.data["path"] == "f");
+    CHECK(e.data["hunk"] == 1);
+    CHECK(e.data["patchLine"] == 3);
+    CHECK(e.data["context"] == "alpha\ngamma");
+    CHECK(e.data.contains("closest"));
+  }
+  SUBCASE("deleted lines that are not the whole file") {
+    Error e = apply_failure("--- a/f\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n",
+                            inputs_of({{"f", "a\nb\n"}}), ErrorKind::kPatchApply);
+    CHECK(e.data["path"] == "f");
+  }
+  SUBCASE("a new file over a directory") {
+    apply_failure("--- /dev/null\n+++ b/d\n@@ -0,0 +1 @@\n+x\n",
+                  {{"d", {FileInput::State::kDirectory, ""}}}, ErrorKind::kIsDirectory);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Codex's own scenarios (shared/conformance/codex-apply-patch), run in memory.
+
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// Files and directories under `root`, keyed by their relative path.
+void load_tree(const fs::path& root, Tree& files, std::vector<std::string>& dirs) {
+  if (!fs::exists(root)) return;
+  for (const auto& entry : fs::recursive_directory_iterator(root)) {
+    std::string rel = entry.path().lexically_relative(root).generic_string();
+    if (entry.is_directory()) {
+      dirs.push_back(rel);
+    } else {
+      files[rel] = slurp(entry.path());
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("every Codex conformance scenario ends with the expected tree") {
+  // Scenarios where Codex exits with an error, and the error editd gives.
+  const std::map<std::string, ErrorKind> failing = {
+      {"005_rejects_empty_patch", ErrorKind::kPatchParse},
+      {"006_rejects_missing_context", ErrorKind::kPatchApply},
+      {"007_rejects_missing_file_delete", ErrorKind::kNotFound},
+      {"008_rejects_empty_update_hunk", ErrorKind::kPatchParse},
+      {"009_requires_existing_file_for_update", ErrorKind::kNotFound},
+      {"012_delete_directory_fails", ErrorKind::kIsDirectory},
+      {"013_rejects_invalid_hunk_header", ErrorKind::kPatchParse},
+      {"015_failure_after_partial_success_leaves_changes", ErrorKind::kNotFound},
+  };
+  const fs::path root = fs::path(EDITD_CONFORMANCE_DIR) / "codex-apply-patch" / "scenarios";
+  REQUIRE(fs::is_directory(root));
+  std::vector<fs::path> scenarios;
+  for (const auto& entry : fs::directory_iterator(root))
+    if (entry.is_directory()) scenarios.push_back(entry.path());
+  std::sort(scenarios.begin(), scenarios.end());
+  CHECK(scenarios.size() == 23);
+
+  for (const fs::path& dir : scenarios) {
+    const std::string name = dir.filename().string();
+    CAPTURE(name);
+    Tree input, expected;
+    std::vector<std::string> input_dirs, expected_dirs;
+    load_tree(dir / "input", input, input_dirs);
+    load_tree(dir / "expected", expected, expected_dirs);
+    Inputs inputs = inputs_of(input);
+    for (const std::string& d : input_dirs) inputs[d] = {FileInput::State::kDirectory, ""};
+
+    auto outcomes = run(slurp(dir / "patch.txt"), inputs);
+    Tree result = input;
+    if (auto it = failing.find(name); it != failing.end()) {
+      REQUIRE_MESSAGE(outcomes.has_error(), "expected " << kind_name(it->second));
+      CHECK(outcomes.error().kind == it->second);
+    } else {
+      if (outcomes.has_error()) FAIL_CHECK(outcomes.error().message);
+      REQUIRE(outcomes.has_value());
+      result = written(input, *outcomes);
+    }
+    if (name == "015_failure_after_partial_success_leaves_changes") {
+      // Codex keeps the Add that preceded the failure; editd applies nothing.
+      CHECK(result.empty());
+      continue;
+    }
+    CHECK(result == expected);
+  }
+}
+
+TEST_CASE("mangled patches are rejected or applied, never crash") {
+  const std::vector<std::string> seeds = {
+      codex("*** Update File: f\n@@ a\n a\n-b\n+B\n*** End of File\n*** Add File: g\n+x\n"),
+      "diff --git a/f b/f\n--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n\\ No newline at end of "
+      "file\n+B\n",
+      "<<'EOF'\n" + codex("*** Delete File: f\n*** Update File: g\n*** Move to: f\n@@\n+z\n") +
+          "EOF\n",
+  };
+  const Inputs inputs = inputs_of({{"f", "a\nb\n"}, {"g", "a\r\nb"}});
+  std::uint32_t state = 12345;
+  auto next = [&] {
+    state = state * 1664525u + 1013904223u;
+    return state >> 8;
+  };
+  const std::string alphabet = " +-@*\\\n\ta/b:EOF<'\"";
+  for (int round = 0; round < 3000; ++round) {
+    std::string s = seeds[next() % seeds.size()];
+    for (int edits = 1 + next() % 4; edits > 0; --edits) {
+      std::size_t at = next() % (s.size() + 1);
+      switch (next() % 3) {
+        case 0:
+          s.insert(at, 1, alphabet[next() % alphabet.size()]);
+          break;
+        case 1:
+          if (at < s.size()) s.erase(at, 1 + next() % 8);
+          break;
+        default:
+          if (at < s.size()) s[at] = alphabet[next() % alphabet.size()];
+      }
+    }
+    auto out = run(s, inputs);
+    if (out) {
+      for (const FileOutcome& o : *out) CHECK(!o.path.empty());
+    } else {
+      CHECK(!out.error().message.empty());
+    }
+  }
+}
