@@ -39,7 +39,12 @@ build: configure
 run: build
 	$(BUILD_DIR)/editd --root .
 
+# The ACP client test's npm packages (package-lock.json), installed again only when the lock changes.
+ACP_CLIENT := tests/clients/acp
+
 test: build
+	@[ $(ACP_CLIENT)/node_modules/.package-lock.json -nt $(ACP_CLIENT)/package-lock.json ] || \
+	  npm ci --prefix $(ACP_CLIENT) --no-audit --no-fund
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
 bench: build

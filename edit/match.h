@@ -19,7 +19,7 @@
 
 namespace editd::match {
 
-// The tiers, in the order they run (docs/matching.md describes each):
+// The tiers, in the order they run (docs/protocol.md, Matching, describes each):
 // - exact: "exact";
 // - standard adds "trailing_whitespace", "indentation", "unicode", "escapes",
 //   "blank_padding";

@@ -1,5 +1,7 @@
 #include "server/operations.h"
 
+#include <algorithm>
+
 #include "backends/offload.h"
 #include "edit/diff.h"
 #include "edit/fingerprint.h"
@@ -39,6 +41,13 @@ std::size_t offset_of_line(std::string_view text, std::size_t line) {
   return pos;
 }
 
+Error line_out_of_range(std::uint64_t line, std::size_t total, std::string_view param) {
+  return Error(ErrorKind::kLineOutOfRange,
+               "param '" + std::string(param) + "' is " + std::to_string(line) +
+                   ", but the file has " + std::to_string(total) + " lines",
+               {{"param", param}, {"line", line}, {"totalLines", total}});
+}
+
 // A miss on a file that changed since this connection last saw it: the model
 // quoted a version that is gone.
 void add_outdated_hint(Error& e, const std::string& known, const std::string& now) {
@@ -48,17 +57,8 @@ void add_outdated_hint(Error& e, const std::string& known, const std::string& no
   e.data["hint"] = it == e.data.end() ? hint : hint + " " + it->get<std::string>();
 }
 
-Error line_out_of_range(std::uint64_t line, std::size_t total, std::string_view param) {
-  return Error(ErrorKind::kLineOutOfRange,
-               "param '" + std::string(param) + "' is " + std::to_string(line) +
-                   ", but the file has " + std::to_string(total) + " lines",
-               {{"param", param}, {"line", line}, {"totalLines", total}});
-}
-
 }  // namespace
 
-// Error builders live outside coroutines: GCC 12 mis-compiles braced JSON
-// initializers inside a coroutine body.
 Error read_only_error(const std::string& path) {
   return Error(ErrorKind::kDenied, "the server is read-only (--read-only): " + path + " was not changed",
                {{"path", path}});
@@ -72,6 +72,31 @@ Error conflict_error(const std::string& shown, const std::string& expected,
                                 : " does not exist, but expectedFingerprint was given"),
                {{"path", shown}, {"expectedFingerprint", expected}, {"currentFingerprint", cur}});
 }
+
+namespace {
+
+// The first line where `a` and `b` differ, 1-based.
+std::uint64_t first_changed_line(std::string_view a, std::string_view b) {
+  std::size_t n = std::min(a.size(), b.size()), i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  return 1 + static_cast<std::uint64_t>(
+                 std::count(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(i), '\n'));
+}
+
+FileChange file_change(const std::string& canonical, const std::optional<std::string>& old_bytes,
+                       const std::string& bytes, const MutationResult& result) {
+  FileChange fc;
+  fc.canonical = canonical;
+  if (old_bytes) fc.old_text = std::string(without_bom(*old_bytes));
+  fc.new_text = std::string(without_bom(bytes));
+  if (result.lines && !result.lines->empty())
+    fc.line = result.lines->front().start_line;
+  else
+    fc.line = first_changed_line(fc.old_text.value_or(""), fc.new_text);
+  return fc;
+}
+
+}  // namespace
 
 Result<Operations::Change> Operations::compute(const Current& cur, const Transform& transform) {
   auto change = transform(cur);
@@ -164,8 +189,13 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     }
     if (auto c = check_cancel(ctx); !c) co_return c.error();
     if (ctx.cancel) ctx.cancel->committed = true;
+    if (ctx.changes)
+      ctx.changes->push_back(file_change(cur.canonical, cur.bytes, change->bytes, change->result));
     auto w = co_await ctx.backend.write(cur.canonical, std::move(change->bytes));
-    if (!w) co_return w.error();
+    if (!w) {
+      if (ctx.changes) ctx.changes->pop_back();
+      co_return w.error();
+    }
   }
   if (!p.dry_run && ctx.known) (*ctx.known)[cur.canonical] = change->result.fingerprint;
   co_return std::move(change->result);
@@ -298,7 +328,7 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
     if (!plan) {
       Error e = plan.error();
       e.data["path"] = cur.shown;
-      if (e.kind == ErrorKind::kNoMatch && cur.outdated_fingerprint)
+      if (e.kind == ErrorKind::kNoMatch && cur.outdated_fingerprint) 
         add_outdated_hint(e, *cur.outdated_fingerprint, cur.fingerprint);
       return e;
     }

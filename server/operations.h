@@ -13,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "backends/fs_backend.h"
 #include "protocol/methods.h"
@@ -20,6 +21,12 @@
 #include "server/options.h"
 
 namespace editd {
+
+// Error builders shared by the operations (outside coroutines: GCC 12
+// mis-compiles braced JSON initializers inside a coroutine body).
+Error read_only_error(const std::string& path);
+Error conflict_error(const std::string& shown, const std::string& expected,
+                     const std::optional<std::string>& current);
 
 // Cancellation state of one request, shared with the connection that can
 // cancel it ($/cancel_request).
@@ -32,6 +39,15 @@ struct CancelState {
 // it), for --require-read.
 using KnownFingerprints = std::unordered_map<std::string, std::string>;
 
+// A file a mutation changed, for progress reports to ACP clients. Texts are
+// whole files without a BOM.
+struct FileChange {
+  std::string canonical;
+  std::optional<std::string> old_text;  // nullopt: the file is new
+  std::string new_text;
+  std::optional<std::uint64_t> line;  // 1-based first changed line, when known
+};
+
 struct RequestContext {
   FsBackend& backend;
   std::shared_ptr<CancelState> cancel;
@@ -42,6 +58,8 @@ struct RequestContext {
                                                      const std::optional<std::string>&,
                                                      const std::string&)>
       approve;
+  // When set, each file a mutation writes is appended here. Optional.
+  std::vector<FileChange>* changes = nullptr;
 };
 
 class Operations {

@@ -2,8 +2,13 @@
 #include <doctest/doctest.h>
 
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/this_coro.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <map>
 
+#include "backends/delegated_backend.h"
 #include "backends/local_backend.h"
 #include "backends/memory_backend.h"
 #include "support/process.h"
@@ -30,9 +35,76 @@ struct MemoryFixture {
   std::unique_ptr<FsBackend> backend = std::make_unique<MemoryBackend>();
 };
 
+// An ACP client that serves fs/* from a map, answering on a later turn of the
+// event loop as a real client would. Requests are recorded.
+class FakeClient : public ClientChannel {
+ public:
+  std::map<std::string, std::string> files;
+  std::vector<nlohmann::json> requests;  // {method, params}
+  // The next answer is this client error ({code, message, data?}) instead.
+  std::optional<nlohmann::json> fail_next;
+  // The next call gets no answer: what Connection::call reports then.
+  bool time_out_next = false;
+
+  boost::asio::awaitable<Result<nlohmann::json>> call(std::string method, nlohmann::json params,
+                                                      std::chrono::milliseconds timeout) override {
+    auto ex = co_await boost::asio::this_coro::executor;
+    co_await boost::asio::post(ex, boost::asio::use_awaitable);
+    co_return answer(method, params, timeout);
+  }
+
+ private:
+  Result<nlohmann::json> answer(const std::string& method, const nlohmann::json& params,
+                                std::chrono::milliseconds timeout) {
+    requests.push_back({{"method", method}, {"params", params}});
+    if (time_out_next) {
+      time_out_next = false;
+      return Error(ErrorKind::kTimeout, "the client did not answer " + method,
+                   {{"method", method}, {"timeoutMs", timeout.count()}});
+    }
+    if (fail_next) {
+      nlohmann::json e = *fail_next;
+      fail_next.reset();
+      nlohmann::json data = {{"code", e["code"]}};
+      if (e.contains("data")) data["data"] = e["data"];
+      return Error(ErrorKind::kDelegateFailed, e["message"].get<std::string>(), data);
+    }
+    const std::string path = params.at("path");
+    if (method == "fs/read_text_file") {
+      auto it = files.find(path);
+      if (it == files.end())
+        return Error(ErrorKind::kNotFound, "Resource not found: " + path,
+                     {{"code", -32002}, {"data", {{"uri", path}}}});
+      return nlohmann::json{{"content", it->second}};
+    }
+    if (method == "fs/write_text_file") {
+      files[path] = params.at("content").get<std::string>();
+      return nlohmann::json(nullptr);
+    }
+    return Error(ErrorKind::kDelegateFailed, "Method not found", {{"code", -32601}});
+  }
+};
+
+// The delegated backend over a fake client; `dir` is the root, which must stay empty.
+struct DelegatedFixture {
+  test::TempDir dir;
+  FakeClient client;
+  std::unique_ptr<FsBackend> backend;
+  DelegatedFixture() {
+    DelegatedBackendOptions o;
+    o.root = dir.str();
+    o.session_id = "sess-1";
+    o.timeout = std::chrono::milliseconds(1000);
+    o.max_file_bytes = 1 << 20;
+    backend = make_delegated_backend(o, client);
+  }
+  ~DelegatedFixture() { CHECK(dir.files().empty()); }
+};
+
 }  // namespace
 
-TEST_CASE_TEMPLATE("a backend round-trips bytes exactly", F, LocalFixture, MemoryFixture) {
+TEST_CASE_TEMPLATE("a backend round-trips bytes exactly", F, LocalFixture, MemoryFixture,
+                   DelegatedFixture) {
   F f;
   boost::asio::io_context io;
   FsBackend& b = *f.backend;
@@ -50,13 +122,26 @@ TEST_CASE_TEMPLATE("a backend round-trips bytes exactly", F, LocalFixture, Memor
   CHECK(b.display_path(*path) == "dir/sub/a.txt");
 }
 
-TEST_CASE_TEMPLATE("a backend reports missing files and directories by kind", F, LocalFixture, MemoryFixture) {
+TEST_CASE_TEMPLATE("a backend reports a missing file as not_found and kMissing", F, LocalFixture,
+                   MemoryFixture, DelegatedFixture) {
   F f;
   boost::asio::io_context io;
   FsBackend& b = *f.backend;
   auto missing = run(io, b.read(*b.resolve("nope.txt")));
   REQUIRE(missing.has_error());
   CHECK(missing.error().kind == ErrorKind::kNotFound);
+  CHECK(run(io, b.stat(*b.resolve("zzz")))->type == FileStat::Type::kMissing);
+  REQUIRE(run(io, b.write(*b.resolve("here.txt"), "")).has_value());
+  CHECK(run(io, b.stat(*b.resolve("here.txt")))->type == FileStat::Type::kFile);
+  CHECK(run(io, b.read(*b.resolve("here.txt"))).value() == "");
+}
+
+// The delegated backend has no directories (ACP has none): see delegated_backend.h.
+TEST_CASE_TEMPLATE("a backend with directories reports them by kind", F, LocalFixture,
+                   MemoryFixture) {
+  F f;
+  boost::asio::io_context io;
+  FsBackend& b = *f.backend;
   REQUIRE(run(io, b.write(*b.resolve("d/x.txt"), "x")).has_value());
   auto dir = run(io, b.read(*b.resolve("d")));
   REQUIRE(dir.has_error());
@@ -81,7 +166,8 @@ TEST_CASE_TEMPLATE("a backend removes files and refuses to remove what is not a 
   CHECK(run(io, b.remove(*b.resolve("dd"))).error().kind == ErrorKind::kIsDirectory);
 }
 
-TEST_CASE_TEMPLATE("a backend confines paths to its root", F, LocalFixture, MemoryFixture) {
+TEST_CASE_TEMPLATE("a backend confines paths to its root", F, LocalFixture, MemoryFixture,
+                   DelegatedFixture) {
   F f;
   FsBackend& b = *f.backend;
   auto out = b.resolve("../../etc/passwd");
@@ -156,4 +242,107 @@ TEST_CASE("a missing root is refused") {
   auto b = make_local_backend({"/nonexistent/editd/root", false, 1}, pool);
   REQUIRE(b.has_error());
   CHECK(b.error().kind == ErrorKind::kNotFound);
+}
+
+TEST_CASE(
+    "the delegated backend sends whole-file requests with absolute paths and the session id") {
+  DelegatedFixture f;
+  boost::asio::io_context io;
+  FsBackend& b = *f.backend;
+  auto path = *b.resolve("src/../src/a.txt");
+  CHECK(path == f.dir.str() + "/src/a.txt");
+  REQUIRE(run(io, b.write(path, "x\r\n")).has_value());
+  REQUIRE(run(io, b.read(path)).value() == "x\r\n");
+  REQUIRE(f.client.requests.size() == 2);
+  CHECK(f.client.requests[0] ==
+        nlohmann::json(
+            {{"method", "fs/write_text_file"},
+             {"params", {{"sessionId", "sess-1"}, {"path", path}, {"content", "x\r\n"}}}}));
+  CHECK(f.client.requests[1] ==
+        nlohmann::json({{"method", "fs/read_text_file"},
+                        {"params", {{"sessionId", "sess-1"}, {"path", path}}}}));
+  CHECK(f.client.files.count(path) == 1);
+}
+
+TEST_CASE("the delegated backend resolves lexically and refuses paths outside the root") {
+  DelegatedFixture f;
+  FsBackend& b = *f.backend;
+  CHECK(b.resolve("/etc/passwd").error().kind == ErrorKind::kOutsideRoot);
+  CHECK(b.resolve(f.dir.str() + "/../x").error().kind == ErrorKind::kOutsideRoot);
+  CHECK(b.resolve(f.dir.str() + "x").error().kind == ErrorKind::kOutsideRoot);
+  CHECK(*b.resolve(f.dir.str() + "//a/./b/") == f.dir.str() + "/a/b");
+  CHECK(*b.resolve(".") == f.dir.str());
+  CHECK(b.display_path(*b.resolve("a/b.txt")) == "a/b.txt");
+}
+
+TEST_CASE(
+    "the delegated backend maps client errors: -32002 to not_found, others to delegate_failed") {
+  DelegatedFixture f;
+  boost::asio::io_context io;
+  FsBackend& b = *f.backend;
+  auto path = *b.resolve("a.txt");
+  f.client.fail_next =
+      nlohmann::json{{"code", -32603}, {"message", "buffer is locked"}, {"data", {{"why", 1}}}};
+  auto r = run(io, b.read(path));
+  REQUIRE(r.has_error());
+  CHECK(r.error().kind == ErrorKind::kDelegateFailed);
+  CHECK(r.error().message.find("buffer is locked") != std::string::npos);
+  CHECK(r.error().data["path"] == "a.txt");
+  CHECK(r.error().data["method"] == "fs/read_text_file");
+  CHECK(
+      r.error().data["clientError"] ==
+      nlohmann::json({{"code", -32603}, {"message", "buffer is locked"}, {"data", {{"why", 1}}}}));
+
+  f.client.fail_next = nlohmann::json{{"code", -32002}, {"message", "gone"}};
+  auto nf = run(io, b.read(path));
+  REQUIRE(nf.has_error());
+  CHECK(nf.error().kind == ErrorKind::kNotFound);
+  CHECK(nf.error().data["clientError"]["message"] == "gone");
+
+  f.client.fail_next = nlohmann::json{{"code", 1}, {"message", "disk full"}};
+  auto w = run(io, b.write(path, "x"));
+  REQUIRE(w.has_error());
+  CHECK(w.error().kind == ErrorKind::kDelegateFailed);
+  CHECK(w.error().data["method"] == "fs/write_text_file");
+  CHECK(f.client.files.empty());
+
+  f.client.time_out_next = true;
+  auto t = run(io, b.stat(path));
+  REQUIRE(t.has_error());
+  CHECK(t.error().kind == ErrorKind::kTimeout);
+  CHECK(t.error().data["path"] == "a.txt");
+}
+
+TEST_CASE(
+    "the delegated backend refuses what ACP cannot carry: deletes, non-UTF-8 and oversized files") {
+  DelegatedFixture f;
+  boost::asio::io_context io;
+  FsBackend& b = *f.backend;
+  auto path = *b.resolve("a.txt");
+  CHECK(run(io, b.remove(path)).error().kind == ErrorKind::kNotFound);
+  f.client.files[path] = "keep\n";
+  auto rm = run(io, b.remove(path));
+  REQUIRE(rm.has_error());
+  CHECK(rm.error().kind == ErrorKind::kDenied);
+  CHECK(rm.error().data["reason"] == "unsupported");
+  CHECK(f.client.files[path] == "keep\n");
+
+  CHECK(run(io, b.write(path, "caf\xe9")).error().kind == ErrorKind::kNotText);
+  CHECK(run(io, b.write(path, std::string((1 << 20) + 1, 'x'))).error().kind ==
+        ErrorKind::kTooLarge);
+  f.client.files[path] = std::string((1 << 20) + 1, 'x');
+  CHECK(run(io, b.read(path)).error().kind == ErrorKind::kTooLarge);
+}
+
+TEST_CASE("the delegated backend in read-only mode denies writes without asking the client") {
+  test::TempDir dir;
+  FakeClient client;
+  DelegatedBackendOptions o;
+  o.root = dir.str();
+  o.read_only = true;
+  auto b = make_delegated_backend(o, client);
+  boost::asio::io_context io;
+  CHECK(run(io, b->write(*b->resolve("a"), "x")).error().kind == ErrorKind::kDenied);
+  CHECK(run(io, b->remove(*b->resolve("a"))).error().kind == ErrorKind::kDenied);
+  CHECK(client.requests.empty());
 }

@@ -1,0 +1,420 @@
+// The delegated backend through the real binary: this test plays an ACP editor
+// that serves fs/* from an in-memory map (never the disk), answers permission
+// requests and records session/update notifications.
+#include <doctest/doctest.h>
+
+#include <functional>
+#include <map>
+#include <set>
+
+#include "support/process.h"
+
+using namespace editd::test;
+
+namespace {
+
+json fs_capabilities(bool read = true, bool write = true) {
+  return {{"protocolVersion", 1},
+          {"clientCapabilities", {{"fs", {{"readTextFile", read}, {"writeTextFile", write}}}}},
+          {"clientInfo", {{"name", "fake-editor"}}}};
+}
+
+class Editor {
+ public:
+  explicit Editor(Process& p) : p_(p) {}
+
+  std::map<std::string, std::string> files;  // absolute path -> buffer text
+  std::vector<json> fs_requests;             // {method, params}
+  std::vector<json> permissions;             // session/request_permission params
+  std::vector<json> updates;                 // session/update params
+  std::set<std::string> failing;             // paths answered with a client error
+  std::set<std::string> silent;              // paths never answered
+  std::vector<json> unanswered;              // requests for silent paths
+  // The answer to session/request_permission: an outcome object.
+  std::function<json(const json&)> decide = [](const json&) {
+    return json{{"outcome", "selected"}, {"optionId", "allow_once"}};
+  };
+
+  json request(const std::string& method, json params) {
+    json id = next_id_++;
+    send_request(id, method, std::move(params));
+    return response_to(id);
+  }
+  void send_request(const json& id, const std::string& method, json params) {
+    p_.send(
+        json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+  }
+  // Serves editd's requests until the response to `id` arrives.
+  json response_to(const json& id) {
+    while (true) {
+      json m = p_.read_message();
+      if (!m.contains("method") && m["id"] == id) return m;
+      handle(m);
+    }
+  }
+  // Serves editd's requests until one of `method` arrives, which is returned unanswered.
+  json next_request(const std::string& method) {
+    while (true) {
+      json m = p_.read_message();
+      if (m.value("method", "") == method && m.contains("id")) return m;
+      handle(m);
+    }
+  }
+  void answer(const json& request) { p_.send(reply(request)); }
+
+  json ok(const std::string& method, json params) {
+    json r = request(method, std::move(params));
+    REQUIRE_MESSAGE(r.contains("result"), method << " failed: " << r.dump());
+    return r["result"];
+  }
+  json fails(const std::string& method, json params) {
+    json r = request(method, std::move(params));
+    REQUIRE_MESSAGE(r.contains("error"), method << " succeeded: " << r.dump());
+    return r["error"];
+  }
+
+ private:
+  void handle(const json& m) {
+    if (!m.contains("method")) {
+      FAIL("unexpected response " << m.dump());
+      return;
+    }
+    if (!m.contains("id")) {
+      if (m["method"] == "session/update") updates.push_back(m["params"]);
+      return;
+    }
+    const std::string path = m["params"].value("path", "");
+    if (m["method"] == "fs/read_text_file" || m["method"] == "fs/write_text_file")
+      fs_requests.push_back({{"method", m["method"]}, {"params", m["params"]}});
+    if (silent.count(path)) {
+      unanswered.push_back(m);
+      return;
+    }
+    p_.send(reply(m));
+  }
+
+  json reply(const json& m) {
+    json base = {{"jsonrpc", "2.0"}, {"id", m["id"]}};
+    const json& params = m["params"];
+    const std::string method = m["method"];
+    if (method == "session/request_permission") {
+      permissions.push_back(params);
+      base["result"] = {{"outcome", decide(params)}};
+      return base;
+    }
+    CHECK_MESSAGE(params.contains("sessionId"), m.dump());
+    const std::string path = params.value("path", "");
+    CHECK_MESSAGE(path.starts_with("/"), "paths sent to the client are absolute: " << path);
+    if (failing.count(path)) {
+      base["error"] = {
+          {"code", -32603}, {"message", "buffer is read-only"}, {"data", {{"buffer", 7}}}};
+      return base;
+    }
+    if (method == "fs/read_text_file") {
+      CHECK_FALSE(params.contains("line"));
+      CHECK_FALSE(params.contains("limit"));
+      auto it = files.find(path);
+      if (it == files.end())
+        base["error"] = {{"code", -32002}, {"message", "Resource not found: " + path}};
+      else
+        base["result"] = {{"content", it->second}};
+      return base;
+    }
+    if (method == "fs/write_text_file") {
+      files[path] = params["content"].get<std::string>();
+      base["result"] = nullptr;
+      return base;
+    }
+    base["error"] = {{"code", -32601}, {"message", "Method not found"}};
+    return base;
+  }
+
+  Process& p_;
+  std::int64_t next_id_ = 1;
+};
+
+}  // namespace
+
+TEST_CASE(
+    "a client that offers fs gets the delegated backend and edits land in its buffers, not on "
+    "disk") {
+  TempDir root;
+  auto p = spawn_editd(root);
+  Editor ed(p);
+  json init = ed.ok("initialize", fs_capabilities());
+  CHECK(init["agentCapabilities"]["_meta"]["editd"]["backend"] == "delegated");
+  const std::string a = root.str() + "/src/a.txt";
+
+  json w = ed.ok("write_text", {{"path", "src/a.txt"}, {"content", "one\r\ntwo\r\n"}});
+  CHECK(w["created"] == true);
+  CHECK(ed.files[a] == "one\r\ntwo\r\n");
+  json r = ed.ok("read_text", {{"path", a}, {"line", 2}});
+  CHECK(r["content"] == "two\r\n");
+  CHECK(r["fingerprint"] == w["fingerprint"]);
+
+  // Unsaved buffer changes are what editd sees.
+  ed.files[a] = "one\r\nTWO\r\n";
+  json s = ed.ok("str_replace",
+                 {{"path", "src/a.txt"}, {"oldText", "TWO\n"}, {"newText", "2\nthree\n"}});
+  CHECK(ed.files[a] == "one\r\n2\r\nthree\r\n");
+  ed.ok("insert", {{"path", "src/a.txt"}, {"line", 0}, {"text", "zero"}});
+  CHECK(ed.files[a] == "zero\r\none\r\n2\r\nthree\r\n");
+
+  CHECK(ed.fails("create", {{"path", "src/a.txt"}, {"content", "x"}})["data"]["kind"] == "exists");
+  ed.ok("create", {{"path", "new/dir/b.md"}, {"content", "# b\n"}});
+  CHECK(ed.files[root.str() + "/new/dir/b.md"] == "# b\n");
+  CHECK(ed.ok("fingerprint", {{"path", "new/dir/b.md"}})["size"] == 4);
+  CHECK(ed.fails("read_text", {{"path", "missing.txt"}})["data"]["kind"] == "not_found");
+  CHECK(ed.fails("read_text", {{"path", "../x"}})["data"]["kind"] == "outside_root");
+
+  // Conflicts work on the client's text.
+  json e = ed.fails(
+      "write_text",
+      {{"path", "src/a.txt"}, {"content", "x"}, {"expectedFingerprint", w["fingerprint"]}});
+  CHECK(e["data"]["kind"] == "conflict");
+  CHECK(ed.files[a] == "zero\r\none\r\n2\r\nthree\r\n");
+
+  CHECK(root.files().empty());
+}
+
+TEST_CASE(
+    "without both fs capabilities, or with --backend local, a client gets the local backend") {
+  TempDir root;
+  {
+    auto p = spawn_editd(root);
+    CHECK(p.ok("initialize",
+               fs_capabilities(true, false))["agentCapabilities"]["_meta"]["editd"]["backend"] ==
+          "local");
+    p.ok("write_text", {{"path", "a.txt"}, {"content", "disk\n"}});
+    CHECK(root.read("a.txt") == "disk\n");
+  }
+  {
+    auto p = spawn_editd(root, {"--backend", "local"});
+    CHECK(p.ok("initialize", fs_capabilities())["agentCapabilities"]["_meta"]["editd"]["backend"] ==
+          "local");
+    CHECK(p.ok("read_text", {{"path", "a.txt"}})["content"] == "disk\n");
+  }
+  {
+    auto p = spawn_editd(root, {"--backend", "delegated"});
+    CHECK(p.ok("initialize", fs_capabilities())["agentCapabilities"]["_meta"]["editd"]["backend"] ==
+          "delegated");
+  }
+}
+
+TEST_CASE("session/new gives the session id that requests to the client carry") {
+  TempDir root;
+  auto p = spawn_editd(root);
+  Editor ed(p);
+  ed.ok("initialize", fs_capabilities());
+  // Before any session, editd uses an id of its own.
+  ed.ok("write_text", {{"path", "a.txt"}, {"content", "a\n"}});
+  const std::string own = ed.fs_requests.back()["params"]["sessionId"];
+  CHECK_FALSE(own.empty());
+
+  CHECK(ed.fails("session/new", {{"cwd", "/"}, {"mcpServers", json::array()}})["data"]["kind"] ==
+        "outside_root");
+  CHECK(ed.fails("session/new", {{"cwd", "rel"}, {"mcpServers", json::array()}})["data"]["param"] ==
+        "cwd");
+  std::string s1 =
+      ed.ok("session/new", {{"cwd", root.str()}, {"mcpServers", json::array()}})["sessionId"];
+  std::string s2 = ed.ok(
+      "session/new", {{"cwd", root.str() + "/sub"}, {"mcpServers", json::array()}})["sessionId"];
+  CHECK(s1 != s2);
+  CHECK(s1 != own);
+  ed.ok("read_text", {{"path", "a.txt"}});
+  CHECK(ed.fs_requests.back()["params"]["sessionId"] == s2);  // the latest
+  ed.ok("read_text", {{"path", "a.txt"}, {"sessionId", s1}});
+  CHECK(ed.fs_requests.back()["params"]["sessionId"] == s1);
+  json e = ed.fails("read_text", {{"path", "a.txt"}, {"sessionId", "nope"}});
+  CHECK(e["data"]["kind"] == "not_found");
+  CHECK(e["data"]["sessionId"] == "nope");
+}
+
+TEST_CASE(
+    "client errors are delegate_failed with the client's message, -32002 is not_found, silence is "
+    "timeout") {
+  TempDir root;
+  auto p = spawn_editd(root, {"--delegate-timeout", "0.3"});
+  Editor ed(p);
+  ed.ok("initialize", fs_capabilities());
+  const std::string a = root.str() + "/a.txt", b = root.str() + "/b.txt";
+  ed.files[a] = "a\n";
+  ed.files[b] = "b\n";
+  ed.failing.insert(a);
+  json e = ed.fails("str_replace", {{"path", "a.txt"}, {"oldText", "a"}, {"newText", "x"}});
+  CHECK(e["code"] == -32052);
+  CHECK(e["data"]["kind"] == "delegate_failed");
+  CHECK(e["data"]["clientError"]["message"] == "buffer is read-only");
+  CHECK(e["data"]["clientError"]["code"] == -32603);
+  CHECK(e["data"]["clientError"]["data"]["buffer"] == 7);
+  CHECK(e["message"].get<std::string>().find("buffer is read-only") != std::string::npos);
+  CHECK(ed.files[a] == "a\n");
+
+  ed.silent.insert(b);
+  json t = ed.fails("write_text", {{"path", "b.txt"}, {"content", "x\n"}});
+  CHECK(t["code"] == -32051);
+  CHECK(t["data"]["kind"] == "timeout");
+  CHECK(ed.files[b] == "b\n");
+  // The connection goes on; a late answer is ignored.
+  ed.silent.clear();
+  REQUIRE(ed.unanswered.size() == 1);
+  ed.answer(ed.unanswered[0]);
+  CHECK(ed.ok("read_text", {{"path", "b.txt"}})["content"] == "b\n");
+}
+
+TEST_CASE("editd keeps reading while it waits for the client, even with every slot taken") {
+  TempDir root;
+  auto p = spawn_editd(root, {"--max-inflight", "1"});
+  Editor ed(p);
+  ed.ok("initialize", fs_capabilities());
+  const std::string a = root.str() + "/a.txt";
+  ed.files[a] = "1\n";
+  // Request 10 waits for fs/read_text_file; request 11 is read meanwhile and
+  // must wait for the slot, yet the answer behind it must still be read.
+  ed.send_request(10, "str_replace", {{"path", "a.txt"}, {"oldText", "1"}, {"newText", "2"}});
+  json read = ed.next_request("fs/read_text_file");
+  ed.send_request(11, "read_text", {{"path", "a.txt"}});
+  ed.answer(read);
+  CHECK(ed.response_to(10).contains("result"));
+  json r = ed.response_to(11);
+  CHECK(r["result"]["content"] == "2\n");
+}
+
+TEST_CASE("requests to the client interleave with the client's own requests") {
+  TempDir root;
+  auto p = spawn_editd(root);
+  Editor ed(p);
+  ed.ok("initialize", fs_capabilities());
+  ed.files[root.str() + "/a.txt"] = "a\n";
+  ed.files[root.str() + "/b.txt"] = "b\n";
+  ed.send_request(20, "read_text", {{"path", "a.txt"}});
+  json first = ed.next_request("fs/read_text_file");
+  ed.send_request(21, "read_text", {{"path", "b.txt"}});
+  json second = ed.next_request("fs/read_text_file");
+  ed.answer(second);
+  CHECK(ed.response_to(21)["result"]["content"] == "b\n");
+  ed.answer(first);
+  CHECK(ed.response_to(20)["result"]["content"] == "a\n");
+}
+
+TEST_CASE(
+    "with --approve ask the client is asked with the whole-file diff, and a refusal writes "
+    "nothing") {
+  TempDir root;
+  auto p = spawn_editd(root, {"--approve", "ask"});
+  Editor ed(p);
+  ed.ok("initialize", fs_capabilities());
+  std::string sid =
+      ed.ok("session/new", {{"cwd", root.str()}, {"mcpServers", json::array()}})["sessionId"];
+  const std::string a = root.str() + "/a.txt";
+  ed.files[a] = "\xEF\xBB\xBFold\n";
+
+  ed.ok("str_replace", {{"path", "a.txt"}, {"oldText", "old"}, {"newText", "new"}});
+  REQUIRE(ed.permissions.size() == 1);
+  json asked = ed.permissions[0];
+  CHECK(asked["sessionId"] == sid);
+  CHECK(asked["toolCall"]["content"][0] ==
+        json({{"type", "diff"}, {"path", a}, {"oldText", "old\n"}, {"newText", "new\n"}}));
+  std::vector<std::string> kinds;
+  for (auto& o : asked["options"]) kinds.push_back(o["kind"]);
+  CHECK(kinds == std::vector<std::string>{"allow_once", "allow_always", "reject_once"});
+  CHECK(ed.files[a] == "\xEF\xBB\xBFnew\n");
+
+  ed.decide = [](const json&) {
+    return json{{"outcome", "selected"}, {"optionId", "reject_once"}};
+  };
+  json e = ed.fails("write_text", {{"path", "a.txt"}, {"content", "no\n"}});
+  CHECK(e["data"]["kind"] == "denied");
+  CHECK(ed.files[a] == "\xEF\xBB\xBFnew\n");
+
+  ed.decide = [](const json&) { return json{{"outcome", "cancelled"}}; };
+  CHECK(ed.fails("create", {{"path", "c.txt"}, {"content", "c\n"}})["data"]["outcome"] ==
+        "cancelled");
+  CHECK(ed.files.count(root.str() + "/c.txt") == 0);
+
+  // A dry run asks nothing.
+  ed.ok("write_text", {{"path", "a.txt"}, {"content", "dry\n"}, {"dryRun", true}});
+  CHECK(ed.permissions.size() == 3);
+
+  ed.decide = [](const json&) {
+    return json{{"outcome", "selected"}, {"optionId", "allow_always"}};
+  };
+  ed.ok("write_text", {{"path", "a.txt"}, {"content", "1\n"}});
+  ed.decide = [](const json&) {
+    return json{{"outcome", "selected"}, {"optionId", "reject_once"}};
+  };
+  ed.ok("write_text", {{"path", "a.txt"}, {"content", "2\n"}});
+  CHECK(ed.permissions.size() == 4);
+  CHECK(ed.files[a] ==
+        "\xEF\xBB\xBF"
+        "2\n");
+  // allow_always lasts for its session only.
+  ed.ok("session/new", {{"cwd", root.str()}, {"mcpServers", json::array()}});
+  CHECK(ed.fails("write_text", {{"path", "a.txt"}, {"content", "3\n"}})["data"]["kind"] ==
+        "denied");
+  CHECK(ed.permissions.size() == 5);
+  CHECK(root.files().empty());
+}
+
+TEST_CASE(
+    "with a session each mutation is announced: tool_call pending, then completed or failed") {
+  TempDir root;
+  auto p = spawn_editd(root);
+  Editor ed(p);
+  ed.ok("initialize", fs_capabilities());
+  ed.ok("write_text", {{"path", "a.txt"}, {"content", "a\nb\n"}});
+  CHECK(ed.updates.empty());  // no session, no announcements
+  std::string sid =
+      ed.ok("session/new", {{"cwd", root.str()}, {"mcpServers", json::array()}})["sessionId"];
+  const std::string a = root.str() + "/a.txt";
+
+  ed.ok("str_replace", {{"path", "a.txt"}, {"oldText", "b"}, {"newText", "B"}});
+  REQUIRE(ed.updates.size() == 2);
+  json start = ed.updates[0], done = ed.updates[1];
+  CHECK(start["sessionId"] == sid);
+  CHECK(start["update"]["sessionUpdate"] == "tool_call");
+  CHECK(start["update"]["kind"] == "edit");
+  CHECK(start["update"]["status"] == "pending");
+  CHECK(start["update"]["locations"] == json::array({{{"path", a}}}));
+  CHECK(done["update"]["sessionUpdate"] == "tool_call_update");
+  CHECK(done["update"]["toolCallId"] == start["update"]["toolCallId"]);
+  CHECK(done["update"]["status"] == "completed");
+  CHECK(
+      done["update"]["content"] ==
+      json::array({{{"type", "diff"}, {"path", a}, {"oldText", "a\nb\n"}, {"newText", "a\nB\n"}}}));
+  CHECK(done["update"]["locations"] == json::array({{{"path", a}, {"line", 2}}}));
+
+  ed.updates.clear();
+  ed.fails("str_replace", {{"path", "a.txt"}, {"oldText", "zzz"}, {"newText", "y"}});
+  REQUIRE(ed.updates.size() == 2);
+  CHECK(ed.updates[1]["update"]["status"] == "failed");
+  CHECK(ed.updates[1]["update"]["rawOutput"]["error"]["data"]["kind"] == "no_match");
+
+  ed.updates.clear();
+  CHECK(ed.fails("write_text", {{"path", ""}, {"content", "x"}})["data"]["kind"] ==
+        "invalid_params");
+  REQUIRE(ed.updates.size() == 2);
+  CHECK(ed.updates[1]["update"]["status"] == "failed");
+
+  ed.updates.clear();
+  ed.ok("create", {{"path", "n.txt"}, {"content", "n\n"}});
+  REQUIRE(ed.updates.size() == 2);
+  CHECK_FALSE(ed.updates[1]["update"]["content"][0].contains("oldText"));
+  ed.updates.clear();
+  ed.ok("read_text", {{"path", "a.txt"}});
+  ed.ok("write_text", {{"path", "a.txt"}, {"content", "x\n"}, {"dryRun", true}});
+  CHECK(ed.updates.empty());  // reads and dry runs are not announced
+}
+
+TEST_CASE("editd ends promptly when the client goes away while editd waits for its answer") {
+  TempDir root;
+  auto p = spawn_editd(root, {"--delegate-timeout", "600"});
+  Editor ed(p);
+  ed.ok("initialize", fs_capabilities());
+  ed.send_request(30, "read_text", {{"path", "a.txt"}});
+  ed.next_request("fs/read_text_file");
+  p.close_stdin();
+  json r = p.response_to(30);
+  CHECK(r["error"]["data"]["kind"] == "delegate_failed");
+  CHECK(p.wait() == 0);
+}
