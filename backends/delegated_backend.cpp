@@ -83,6 +83,15 @@ class DelegatedBackend final : public FsBackend {
     co_return written(answer, canonical);
   }
 
+  bool can_remove() const override { return false; }
+
+  // ACP has no directories: the client makes whatever a path needs.
+  std::vector<std::string> missing_directories(const std::string&) const override { return {}; }
+
+  boost::asio::awaitable<Result<void>> remove_directory(std::string canonical) override {
+    co_return refuse_remove_directory(canonical);
+  }
+
   boost::asio::awaitable<Result<void>> remove(std::string canonical) override {
     if (options_.read_only) co_return read_only(canonical, "deleting");
     Result<FileStat> st = co_await stat(canonical);
@@ -183,6 +192,10 @@ class DelegatedBackend final : public FsBackend {
   Result<void> written(const Result<json>& answer, const std::string& canonical) const {
     if (!answer) return client_failure(answer.error(), kWrite, canonical);
     return {};
+  }
+
+  Result<void> refuse_remove_directory(const std::string& canonical) const {
+    return refuse_remove(FileStat{FileStat::Type::kDirectory, 0}, canonical);
   }
 
   Result<void> refuse_remove(const Result<FileStat>& st, const std::string& canonical) const {

@@ -16,7 +16,8 @@
 //   reported. A client that fails to read a directory answers with an error,
 //   which becomes delegate_failed.
 // - remove() has no ACP request: it is refused with denied (not_found when the
-//   file does not exist).
+//   file does not exist), and can_remove() says so up front. There are no
+//   directories to create or remove either.
 //
 // Threading: runs on the connection's I/O thread, like the connection itself.
 #pragma once

@@ -20,6 +20,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "protocol/error.h"
 
@@ -65,6 +66,20 @@ class FsBackend {
   // Deletes a regular file. not_found if missing, is_directory for a directory,
   // denied when read-only.
   virtual boost::asio::awaitable<Result<void>> remove(std::string canonical) = 0;
+
+  // False when the medium has no way to delete a file (remove() then always
+  // fails with denied): a multi-file operation asks before changing anything.
+  virtual bool can_remove() const { return true; }
+
+  // The directories that write(canonical, ...) would create, outermost first;
+  // empty when the parent exists or the medium has no directories.
+  // Synchronous and cheap, like resolve(). A rolled-back write removes them
+  // again with remove_directory(), innermost first.
+  virtual std::vector<std::string> missing_directories(const std::string& canonical) const = 0;
+
+  // Removes an empty directory. not_found if missing, io (data.errno
+  // "ENOTEMPTY") when it holds anything, denied when read-only.
+  virtual boost::asio::awaitable<Result<void>> remove_directory(std::string canonical) = 0;
 };
 
 }  // namespace editd

@@ -108,6 +108,33 @@ class LocalBackend final : public FsBackend {
     return offload(pool_, [this, canonical = std::move(canonical)] { return remove_sync(canonical); });
   }
 
+  std::vector<std::string> missing_directories(const std::string& canonical) const override {
+    std::vector<std::string> missing;
+    struct stat st;
+    for (std::string dir = parent_of(canonical); dir != "/" && dir != options_.root;
+         dir = parent_of(dir)) {
+      if (::stat(dir.c_str(), &st) == 0 || errno != ENOENT) break;
+      missing.insert(missing.begin(), dir);
+    }
+    return missing;
+  }
+
+  boost::asio::awaitable<Result<void>> remove_directory(std::string canonical) override {
+    return offload(pool_, [this, canonical = std::move(canonical)]() -> Result<void> {
+      const std::string shown = display_path(canonical);
+      if (options_.read_only)
+        return Error(ErrorKind::kDenied,
+                     "the server is read-only (--read-only): not removing " + shown,
+                     {{"path", shown}});
+      if (::rmdir(canonical.c_str()) != 0) {
+        if (errno == ENOENT) return Error(ErrorKind::kNotFound, "not found: " + shown, {{"path", shown}});
+        return posix_error("rmdir", shown, errno);
+      }
+      sync_dir(parent_of(canonical));
+      return {};
+    });
+  }
+
  private:
   Result<std::string> resolve_sync(const std::string& path) const {
     std::string start = path.front() == '/' ? path : join(options_.root, path);

@@ -4,6 +4,20 @@
 
 namespace editd {
 
+namespace {
+
+// Error builders outside the coroutines (docs/architecture.md, GCC 12).
+Error injected(std::string_view what, const std::string& shown) {
+  return Error(ErrorKind::kIo, "injected " + std::string(what) + " failure for " + shown,
+               {{"errno", "EIO"}});
+}
+
+Error not_empty(const std::string& shown) {
+  return Error(ErrorKind::kIo, shown + " is not empty", {{"errno", "ENOTEMPTY"}});
+}
+
+}  // namespace
+
 std::string MemoryBackend::canonical(const std::string& path) {
   std::string start = path.starts_with("/") ? path : std::string(kRoot) + "/" + path;
   std::vector<std::string> parts;
@@ -82,8 +96,7 @@ boost::asio::awaitable<Result<void>> MemoryBackend::write(std::string c, std::st
     co_return Error(ErrorKind::kIsDirectory, display_path(c) + " is a directory");
   if (auto f = fail_write_.find(c); f != fail_write_.end()) {
     fail_write_.erase(f);
-    co_return Error(ErrorKind::kIo, "injected write failure for " + display_path(c),
-                    {{"errno", "EIO"}});
+    co_return injected("write", display_path(c));
   }
   files_[c] = std::move(bytes);
   co_return Result<void>{};
@@ -91,12 +104,32 @@ boost::asio::awaitable<Result<void>> MemoryBackend::write(std::string c, std::st
 
 boost::asio::awaitable<Result<void>> MemoryBackend::remove(std::string c) {
   if (read_only) co_return Error(ErrorKind::kDenied, "read-only");
+  if (auto f = fail_remove_.find(c); f != fail_remove_.end()) {
+    fail_remove_.erase(f);
+    co_return injected("remove", display_path(c));
+  }
   if (files_.erase(c) == 0) {
     auto st = co_await stat(c);
     if (st->type == FileStat::Type::kDirectory)
       co_return Error(ErrorKind::kIsDirectory, display_path(c) + " is a directory");
     co_return Error(ErrorKind::kNotFound, "not found: " + display_path(c));
   }
+  co_return Result<void>{};
+}
+
+std::vector<std::string> MemoryBackend::missing_directories(const std::string&) const {
+  return {};
+}
+
+boost::asio::awaitable<Result<void>> MemoryBackend::remove_directory(std::string c) {
+  if (read_only) co_return Error(ErrorKind::kDenied, "read-only");
+  auto st = co_await stat(c);
+  if (st->type != FileStat::Type::kDirectory)
+    co_return Error(ErrorKind::kNotFound, "not found: " + display_path(c));
+  auto child = files_.lower_bound(c + "/");
+  if (child != files_.end() && child->first.starts_with(c + "/"))
+    co_return not_empty(display_path(c));
+  dirs_.erase(c);
   co_return Result<void>{};
 }
 

@@ -1,6 +1,6 @@
 // An in-memory backend for tests: a map from canonical path to bytes, rooted at
 // "/mem". Directories exist implicitly (as prefixes of files) or explicitly
-// (add_directory). A test can hold back operations on one path to observe the
+// (add_directory); a write creates none, so there are none to roll back. A test can hold back operations on one path to observe the
 // order in which the server completes work.
 #pragma once
 
@@ -25,6 +25,8 @@ class MemoryBackend : public FsBackend {
   boost::asio::awaitable<Result<std::string>> read(std::string canonical) override;
   boost::asio::awaitable<Result<void>> write(std::string canonical, std::string bytes) override;
   boost::asio::awaitable<Result<void>> remove(std::string canonical) override;
+  std::vector<std::string> missing_directories(const std::string& canonical) const override;
+  boost::asio::awaitable<Result<void>> remove_directory(std::string canonical) override;
 
   // Test hooks.
   void put(const std::string& path, std::string bytes) { files_[canonical(path)] = std::move(bytes); }
@@ -32,6 +34,8 @@ class MemoryBackend : public FsBackend {
   void add_directory(const std::string& path) { dirs_[canonical(path)] = true; }
   // The next write to `path` fails with io.
   void fail_next_write(const std::string& path) { fail_write_[canonical(path)] = true; }
+  // The next remove of `path` fails with io.
+  void fail_next_remove(const std::string& path) { fail_remove_[canonical(path)] = true; }
   // Every read of `path` waits until `gate` is called... before completing.
   void set_delay(const std::string& path, std::function<boost::asio::awaitable<void>()> delay) {
     delays_[canonical(path)] = std::move(delay);
@@ -45,6 +49,7 @@ class MemoryBackend : public FsBackend {
   std::map<std::string, std::string> files_;
   std::map<std::string, bool> dirs_;
   std::map<std::string, bool> fail_write_;
+  std::map<std::string, bool> fail_remove_;
   std::map<std::string, std::function<boost::asio::awaitable<void>()>> delays_;
 };
 

@@ -133,8 +133,8 @@ Result<std::string> update_content(Format format, const FilePatch& file, const s
         auto hit = seek::forward(lines, {*chunk.anchor}, cursor, false);
         if (!hit)
           return hunk_error(file.path, hunk, chunk, text, {*chunk.anchor}, cursor,
-                            "its '@@ " + *chunk.anchor + "' line was not found after line " +
-                                std::to_string(cursor));
+                            "its '@@ " + *chunk.anchor + "' line was not found from line " +
+                                std::to_string(cursor + 1) + " on");
         anchor_line = hit->index;
         from = hit->index + 1;
       }
@@ -168,10 +168,11 @@ Result<std::string> update_content(Format format, const FilePatch& file, const s
       }
       if (!at) {
         std::string where =
-            chunk.end_of_file ? "at the end of the file or after line " : "after line ";
+            chunk.end_of_file ? "at the end of the file or from line " : "from line ";
         return hunk_error(
             file.path, hunk, chunk, text, old_lines, from,
-            "its context and removed lines were not found " + where + std::to_string(from));
+            "its context and removed lines were not found " + where + std::to_string(from + 1) +
+                " on");
       }
     } else {
       // Line numbers are hints: the search starts there, shifted by how far
@@ -195,8 +196,8 @@ Result<std::string> update_content(Format format, const FilePatch& file, const s
       if (!hit)
         return hunk_error(file.path, hunk, chunk, text, old_lines, cursor,
                           "its context and removed lines were not found (searched from line " +
-                              std::to_string(std::min(hint, n) + 1) + " outwards, after line " +
-                              std::to_string(cursor) + ")");
+                              std::to_string(std::min(hint, n) + 1) + " outwards, not before line " +
+                              std::to_string(cursor + 1) + ")");
       at = hit->index;
       offset = static_cast<std::ptrdiff_t>(hit->index) - static_cast<std::ptrdiff_t>(base);
     }

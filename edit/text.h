@@ -25,6 +25,12 @@ std::string_view eol_bytes(Eol eol);
 
 inline constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
+// `bytes` without a leading UTF-8 BOM.
+inline std::string_view without_bom(std::string_view bytes) {
+  if (bytes.starts_with(kBom)) bytes.remove_prefix(kBom.size());
+  return bytes;
+}
+
 // True if `s` is well-formed UTF-8 (no overlongs, surrogates or code points
 // above U+10FFFF).
 bool is_valid_utf8(std::string_view s);

@@ -30,6 +30,7 @@ Dispatcher::Dispatcher(Operations& ops) : ops_(ops) {
   bind("insert", &protocol::decode_insert, &Operations::insert);
   bind("str_replace", &protocol::decode_str_replace, &Operations::str_replace);
   bind("fingerprint", &protocol::decode_fingerprint, &Operations::fingerprint);
+  bind("apply_patch", &protocol::decode_apply_patch, &Operations::apply_patch);
 }
 
 const Dispatcher::Handler* Dispatcher::find(std::string_view method) const {

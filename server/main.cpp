@@ -7,6 +7,7 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "server/apply_patch_command.h"
 #include "server/options.h"
 #include "server/server.h"
 
@@ -32,8 +33,8 @@ int main(int argc, char** argv) {
       std::cout << "editd " << EDITD_VERSION << "\n";
       return 0;
     case CommandLine::Mode::kApplyPatch:
-      std::cerr << "editd: apply-patch is not available yet\n";
-      return 1;
+      code = run_apply_patch(cl->options, cl->patch);
+      break;
     case CommandLine::Mode::kServe:
       code = run_server(cl->options);
       break;

@@ -14,13 +14,7 @@ using protocol::MutationResult;
 
 namespace {
 
-// Transforms of files above this size run on the thread pool.
-constexpr std::size_t kOffloadBytes = 64 * 1024;
-
-std::string_view without_bom(std::string_view bytes) {
-  if (bytes.starts_with(text::kBom)) bytes.remove_prefix(text::kBom.size());
-  return bytes;
-}
+using text::without_bom;
 
 Result<void> check_param_text(std::string_view s, std::string_view param) {
   auto ok = text::check_text(s, "param '" + std::string(param) + "'");
@@ -83,20 +77,23 @@ std::uint64_t first_changed_line(std::string_view a, std::string_view b) {
                  std::count(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(i), '\n'));
 }
 
+// Where a mutation's own result says its change starts, if it says.
+std::optional<std::uint64_t> first_line(const MutationResult& result) {
+  if (result.lines && !result.lines->empty()) return result.lines->front().start_line;
+  return std::nullopt;
+}
+
+}  // namespace
+
 FileChange file_change(const std::string& canonical, const std::optional<std::string>& old_bytes,
-                       const std::string& bytes, const MutationResult& result) {
+                       const std::string& bytes, std::optional<std::uint64_t> line) {
   FileChange fc;
   fc.canonical = canonical;
   if (old_bytes) fc.old_text = std::string(without_bom(*old_bytes));
   fc.new_text = std::string(without_bom(bytes));
-  if (result.lines && !result.lines->empty())
-    fc.line = result.lines->front().start_line;
-  else
-    fc.line = first_changed_line(fc.old_text.value_or(""), fc.new_text);
+  fc.line = line ? line : first_changed_line(fc.old_text.value_or(""), fc.new_text);
   return fc;
 }
-
-}  // namespace
 
 Result<Operations::Change> Operations::compute(const Current& cur, const Transform& transform) {
   auto change = transform(cur);
@@ -190,7 +187,7 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     if (auto c = check_cancel(ctx); !c) co_return c.error();
     if (ctx.cancel) ctx.cancel->committed = true;
     if (ctx.changes)
-      ctx.changes->push_back(file_change(cur.canonical, cur.bytes, change->bytes, change->result));
+      ctx.changes->push_back(file_change(cur.canonical, cur.bytes, change->bytes, first_line(change->result)));
     auto w = co_await ctx.backend.write(cur.canonical, std::move(change->bytes));
     if (!w) {
       if (ctx.changes) ctx.changes->pop_back();

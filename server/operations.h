@@ -48,6 +48,11 @@ struct FileChange {
   std::optional<std::uint64_t> line;  // 1-based first changed line, when known
 };
 
+// The change from old_bytes (nullopt: a new file) to new_bytes, BOMs dropped;
+// `line` defaults to the first line where they differ.
+FileChange file_change(const std::string& canonical, const std::optional<std::string>& old_bytes,
+                       const std::string& new_bytes, std::optional<std::uint64_t> line = {});
+
 struct RequestContext {
   FsBackend& backend;
   std::shared_ptr<CancelState> cancel;
@@ -103,6 +108,9 @@ class Operations {
                    const Transform& transform);
   // Runs the transform and describes the change (diff, counts, fingerprint).
   static Result<Change> compute(const Current& cur, const Transform& transform);
+  // Transforms of files above this size run on the thread pool.
+  static constexpr std::size_t kOffloadBytes = 64 * 1024;
+
   boost::asio::awaitable<LockChains::Guard> lock_one(const std::string& canonical);
   Result<void> check_cancel(const RequestContext& ctx) const;
   Result<void> check_known(const RequestContext& ctx, const Current& cur,

@@ -42,6 +42,14 @@ Result<std::uint64_t> parse_number(std::string_view flag, std::string_view s) {
 
 }  // namespace
 
+LocalBackendOptions local_backend_options(const ServerOptions& options) {
+  LocalBackendOptions local;
+  local.root = options.root;
+  local.read_only = options.read_only;
+  local.max_file_bytes = options.max_file_bytes;
+  return local;
+}
+
 Result<CommandLine> parse_command_line(int argc, char** argv) {
   CommandLine cl;
   ServerOptions& o = cl.options;

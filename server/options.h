@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "backends/local_backend.h"
 #include "edit/match.h"
 #include "protocol/error.h"
 
@@ -35,6 +36,9 @@ struct CommandLine {
   ServerOptions options;
   std::optional<std::string> patch;  // apply-patch: the patch argument, else stdin
 };
+
+// The local backend's share of the options.
+LocalBackendOptions local_backend_options(const ServerOptions& options);
 
 // Parses argv. The error message is meant for stderr.
 Result<CommandLine> parse_command_line(int argc, char** argv);

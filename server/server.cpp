@@ -219,11 +219,7 @@ int run_server(const ServerOptions& options) {
   asio::io_context io(1);
   asio::thread_pool pool(threads);
 
-  LocalBackendOptions local;
-  local.root = options.root;
-  local.read_only = options.read_only;
-  local.max_file_bytes = options.max_file_bytes;
-  auto backend = make_local_backend(local, pool);
+  auto backend = make_local_backend(local_backend_options(options), pool);
   if (!backend) {
     spdlog::critical("{}", backend.error().message);
     return 2;

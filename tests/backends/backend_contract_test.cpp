@@ -166,6 +166,36 @@ TEST_CASE_TEMPLATE("a backend removes files and refuses to remove what is not a 
   CHECK(run(io, b.remove(*b.resolve("dd"))).error().kind == ErrorKind::kIsDirectory);
 }
 
+TEST_CASE_TEMPLATE("the directories a write would create can be removed again, innermost first", F,
+                   LocalFixture, MemoryFixture, DelegatedFixture) {
+  F f;
+  boost::asio::io_context io;
+  FsBackend& b = *f.backend;
+  REQUIRE(run(io, b.write(*b.resolve("have/x.txt"), "x")).has_value());
+  CHECK(b.missing_directories(*b.resolve("have/y.txt")).empty());
+  CHECK(b.missing_directories(*b.resolve("top.txt")).empty());
+  auto file = *b.resolve("have/new/deeper/f.txt");
+  std::vector<std::string> missing = b.missing_directories(file);
+  REQUIRE(run(io, b.write(file, "f")).has_value());
+  for (const std::string& d : missing) CHECK(run(io, b.stat(d))->type == FileStat::Type::kDirectory);
+  if (!missing.empty()) {
+    CHECK(run(io, b.remove_directory(missing.back())).error().kind == ErrorKind::kIo);  // not empty
+    REQUIRE(run(io, b.remove(file)).has_value());
+    for (auto d = missing.rbegin(); d != missing.rend(); ++d)
+      CHECK(run(io, b.remove_directory(*d)).has_value());
+    CHECK(run(io, b.stat(missing.front()))->type == FileStat::Type::kMissing);
+    CHECK(run(io, b.stat(*b.resolve("have/x.txt")))->type == FileStat::Type::kFile);
+  }
+}
+
+TEST_CASE("the local backend names the directories a write would create, outermost first") {
+  LocalFixture f;
+  FsBackend& b = *f.backend;
+  CHECK(b.missing_directories(*b.resolve("a/b/c.txt")) ==
+        std::vector<std::string>{f.dir.str() + "/a", f.dir.str() + "/a/b"});
+  CHECK(b.can_remove());
+}
+
 TEST_CASE_TEMPLATE("a backend confines paths to its root", F, LocalFixture, MemoryFixture,
                    DelegatedFixture) {
   F f;
@@ -326,6 +356,7 @@ TEST_CASE(
   CHECK(rm.error().kind == ErrorKind::kDenied);
   CHECK(rm.error().data["reason"] == "unsupported");
   CHECK(f.client.files[path] == "keep\n");
+  CHECK(!b.can_remove());
 
   CHECK(run(io, b.write(path, "caf\xe9")).error().kind == ErrorKind::kNotText);
   CHECK(run(io, b.write(path, std::string((1 << 20) + 1, 'x'))).error().kind ==

@@ -8,6 +8,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/as_tuple.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <optional>
 
@@ -154,4 +155,80 @@ TEST_CASE("require-read refuses a mutation of an unread or changed file with sta
   f.io.restart();
   f.io.run();
   CHECK(created->has_value());
+}
+
+namespace {
+
+protocol::ApplyPatchParams patch_of(std::string text) {
+  protocol::ApplyPatchParams p;
+  p.patch = std::move(text);
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("a patch whose last deletion fails restores every file it had written, moved or deleted") {
+  Fixture f;
+  f.backend.put("a.txt", "a\n");
+  f.backend.put("m.txt", "move me\n");
+  f.backend.put("d1.txt", "one\n");
+  f.backend.put("d2.txt", "two\n");
+  f.backend.fail_next_remove("d2.txt");
+  auto ctx = f.ctx();
+  std::optional<Result<protocol::ApplyPatchResult>> r;
+  spawn_into(f.io,
+             f.ops.apply_patch(ctx, patch_of("*** Begin Patch\n"
+                                             "*** Update File: a.txt\n@@\n-a\n+A\n"
+                                             "*** Update File: m.txt\n*** Move to: n.txt\n@@\n-move me\n+moved\n"
+                                             "*** Delete File: d1.txt\n"
+                                             "*** Delete File: d2.txt\n"
+                                             "*** End Patch")),
+             r);
+  f.io.run();
+  REQUIRE(r->has_error());
+  CHECK(r->error().kind == ErrorKind::kIo);
+  CHECK(r->error().data["path"] == "d2.txt");
+  CHECK(r->error().data["rolledBack"] == true);
+  CHECK(f.backend.get("a.txt") == "a\n");
+  CHECK(f.backend.get("m.txt") == "move me\n");
+  CHECK(f.backend.get("n.txt") == std::nullopt);
+  CHECK(f.backend.get("d1.txt") == "one\n");
+  CHECK(f.backend.get("d2.txt") == "two\n");
+  CHECK(f.locks.size() == 0);
+}
+
+TEST_CASE("a patch holds every file it touches: a later edit of any of them waits for it") {
+  Fixture f;
+  f.backend.put("a.txt", "a\n");
+  f.backend.put("b.txt", "x\n");
+  asio::steady_timer gate(f.io, asio::steady_timer::time_point::max());
+  f.backend.set_delay("a.txt", [&gate] { return wait_until_cancelled(gate); });
+  auto c1 = f.ctx(), c2 = f.ctx();
+  std::optional<Result<protocol::ApplyPatchResult>> patched;
+  std::optional<Result<protocol::MutationResult>> edited;
+  spawn_into(f.io,
+             f.ops.apply_patch(c1, patch_of("*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n"
+                                            "*** Update File: b.txt\n@@\n-x\n+y\n*** End Patch")),
+             patched);
+  // Arrives while the patch waits on a.txt; it must see the patch's b.txt.
+  spawn_into(f.io, f.ops.str_replace(c2, replace("b.txt", "y", "z")), edited);
+  asio::post(f.io, [&gate] { gate.cancel(); });
+  f.io.run();
+  REQUIRE(patched->has_value());
+  REQUIRE(edited->has_value());
+  CHECK(f.backend.get("a.txt") == "A\n");
+  CHECK(f.backend.get("b.txt") == "z\n");
+}
+
+TEST_CASE("a cancelled patch changes nothing") {
+  Fixture f;
+  f.backend.put("a.txt", "a\n");
+  auto ctx = f.ctx();
+  ctx.cancel->cancelled = true;
+  std::optional<Result<protocol::ApplyPatchResult>> r;
+  spawn_into(f.io, f.ops.apply_patch(ctx, patch_of("*** Begin Patch\n*** Delete File: a.txt\n*** End Patch")), r);
+  f.io.run();
+  REQUIRE(r->has_error());
+  CHECK(r->error().kind == ErrorKind::kCancelled);
+  CHECK(f.backend.get("a.txt") == "a\n");
 }

@@ -139,13 +139,30 @@ test("every edit lands in the client's buffers, never on disk", async () => {
       "conflict",
     );
 
-    const methods = init.agentCapabilities._meta.editd.methods;
-    if (methods.includes("apply_patch")) {
-      await edit(agent, "apply_patch", {
-        patch: "*** Begin Patch\n*** Update File: src/a.txt\n@@\n one\n-2\n+two\n*** End Patch\n",
-      });
-      assert.equal(ed.files.get(a), "one\r\ntwo\r\nthree\r\n");
-    }
+    assert.ok(init.agentCapabilities._meta.editd.methods.includes("apply_patch"));
+    const patched = await edit(agent, "apply_patch", {
+      patch:
+        "*** Begin Patch\n*** Update File: src/a.txt\n@@\n one\n-2\n+two\n" +
+        "*** Add File: src/b.txt\n+bee\n*** End Patch\n",
+    });
+    assert.deepEqual(
+      patched.files.map((f) => [f.path, f.action]),
+      [["src/a.txt", "update"], ["src/b.txt", "add"]],
+    );
+    assert.equal(ed.files.get(a), "one\r\ntwo\r\nthree\r\n");
+    assert.equal(ed.files.get(ed.abs("src/b.txt")), "bee\n");
+
+    // ACP has no delete: a patch that deletes is refused before anything is written.
+    const writes = ed.fsRequests.filter((q) => q.method === "fs/write_text_file").length;
+    const refused = await rejects(
+      edit(agent, "apply_patch", {
+        patch: "*** Begin Patch\n*** Update File: src/b.txt\n@@\n-bee\n+BEE\n*** Delete File: src/a.txt\n*** End Patch\n",
+      }),
+      "denied",
+    );
+    assert.equal(refused.data.reason, "unsupported");
+    assert.equal(ed.files.get(ed.abs("src/b.txt")), "bee\n");
+    assert.equal(ed.fsRequests.filter((q) => q.method === "fs/write_text_file").length, writes);
 
     for (const req of ed.fsRequests) {
       assert.equal(req.params.sessionId, sessionId);

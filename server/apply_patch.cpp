@@ -1,0 +1,299 @@
+// apply_patch: a multi-file patch lands whole or not at all.
+//
+// Everything that can fail without touching a file happens first: the patch is
+// parsed and every path resolved; the chains of every touched file are taken at
+// once, in sorted order; every file is read, fingerprints and --require-read
+// checked, and the whole patch applied in memory (edit/patch.h). Only then are
+// files written: new contents first (adds, updates, move destinations), then
+// removals, so that a crash part-way never loses a moved file's content. When a
+// step fails, every step already done is undone in reverse order (the previous
+// bytes written back, added files and the directories made for them removed)
+// and the error says what failed and whether the tree was fully restored.
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "backends/offload.h"
+#include "edit/diff.h"
+#include "edit/fingerprint.h"
+#include "edit/patch.h"
+#include "edit/text.h"
+#include "server/operations.h"
+
+namespace editd {
+
+namespace {
+
+using text::without_bom;
+
+// One touched file as the patch found it.
+struct Touched {
+  std::string canonical;
+  patch::FileInput input;
+  std::string fingerprint;  // empty when the file is missing
+};
+
+// One step of the write phase, with what undoing it needs.
+struct Step {
+  enum class Kind { kWrite, kRemove };
+  Kind kind = Kind::kWrite;
+  std::string canonical;
+  std::string shown;
+  std::string bytes;                     // kWrite: the new content
+  std::optional<std::string> previous;  // the content before; nullopt: the file did not exist
+};
+
+Error read_only_patch() {
+  return Error(ErrorKind::kDenied,
+               "the server is read-only (--read-only): the patch was not applied");
+}
+
+Error unsupported_removal(const std::string& shown) {
+  return Error(ErrorKind::kDenied,
+               "cannot delete " + shown +
+                   ": this connection's files live in the client, and ACP has no request to "
+                   "delete one; nothing was changed",
+               {{"path", shown}, {"reason", "unsupported"}});
+}
+
+Error untouched_expectation(const std::string& key) {
+  return invalid_param("expectedFingerprints",
+                       "names " + key + ", which the patch does not touch");
+}
+
+// The error of a failed step, after the rollback: what failed, and what (if
+// anything) could not be put back.
+Error step_failed(Error e, const Step& step, const std::vector<std::string>& not_restored) {
+  if (!e.data.is_object()) e.data = nlohmann::json::object();
+  e.data["path"] = step.shown;
+  e.data["rolledBack"] = not_restored.empty();
+  std::string what = (step.kind == Step::Kind::kWrite ? "writing " : "deleting ") + step.shown +
+                     " failed: " + e.message;
+  if (not_restored.empty()) {
+    e.message = "apply_patch changed nothing: " + what +
+                "; every file it had already changed was restored";
+  } else {
+    e.data["notRestored"] = not_restored;
+    std::string list;
+    for (const std::string& p : not_restored) list += (list.empty() ? "" : ", ") + p;
+    e.message = "apply_patch failed part-way: " + what + "; these could not be restored: " + list;
+  }
+  return e;
+}
+
+// The patch with every path rewritten to its display form, so that two
+// spellings of one file ("a.txt", "./x/../a.txt") are one file to apply().
+// Fills `canonical` with display path -> canonical path.
+Result<void> normalise_paths(const FsBackend& backend, patch::Patch& p,
+                             std::map<std::string, std::string>& canonical) {
+  auto normalise = [&](std::string& path) -> Result<void> {
+    auto c = backend.resolve(path);
+    if (!c) return c.error();
+    path = backend.display_path(*c);
+    canonical.emplace(path, *c);
+    return {};
+  };
+  for (patch::FilePatch& f : p.files) {
+    if (auto r = normalise(f.path); !r) return r;
+    if (f.move_to)
+      if (auto r = normalise(*f.move_to); !r) return r;
+  }
+  return {};
+}
+
+patch::FileInput input_of(Result<std::string>& bytes) {
+  patch::FileInput in;
+  if (bytes) {
+    in.state = patch::FileInput::State::kFile;
+    in.bytes = std::move(*bytes);
+  } else if (bytes.error().kind == ErrorKind::kIsDirectory) {
+    in.state = patch::FileInput::State::kDirectory;
+  }
+  return in;
+}
+
+bool readable(const Result<std::string>& bytes) {
+  return bytes || bytes.error().kind == ErrorKind::kNotFound ||
+         bytes.error().kind == ErrorKind::kIsDirectory;
+}
+
+// The result the client sees: one entry per file, and one diff for them all.
+protocol::ApplyPatchResult describe(const std::vector<patch::FileOutcome>& outcomes) {
+  protocol::ApplyPatchResult r;
+  for (const patch::FileOutcome& o : outcomes) {
+    protocol::PatchFileResult f;
+    f.path = o.path;
+    f.action = std::string(patch::action_name(o.action));
+    f.moved_to = o.moved_to;
+    f.added = o.added;
+    f.removed = o.removed;
+    f.overwritten = o.overwritten;
+    if (o.new_bytes) f.fingerprint = fingerprint(*o.new_bytes);
+    const std::string& dest = o.moved_to ? *o.moved_to : o.path;
+    auto d = diff::unified(o.old_bytes ? without_bom(*o.old_bytes) : std::string_view(),
+                           o.new_bytes ? without_bom(*o.new_bytes) : std::string_view(),
+                           o.old_bytes ? "a/" + o.path : "/dev/null",
+                           o.new_bytes ? "b/" + dest : "/dev/null");
+    r.diff += d.text;
+    r.files.push_back(std::move(f));
+  }
+  return r;
+}
+
+// Writes first, removals last (see the top of the file).
+std::vector<Step> plan_steps(const std::vector<patch::FileOutcome>& outcomes,
+                             const std::map<std::string, std::string>& canonical,
+                             const std::map<std::string, Touched>& touched) {
+  std::vector<Step> steps;
+  auto previous = [&](const std::string& shown) -> std::optional<std::string> {
+    const Touched& t = touched.at(shown);
+    if (t.input.state != patch::FileInput::State::kFile) return std::nullopt;
+    return t.input.bytes;
+  };
+  for (const patch::FileOutcome& o : outcomes) {
+    if (!o.new_bytes) continue;
+    const std::string& dest = o.moved_to ? *o.moved_to : o.path;
+    steps.push_back({Step::Kind::kWrite, canonical.at(dest), dest, *o.new_bytes, previous(dest)});
+  }
+  for (const patch::FileOutcome& o : outcomes) {
+    bool removes = o.action == patch::Action::kDelete ||
+                   (o.action == patch::Action::kMove && o.moved_to && *o.moved_to != o.path);
+    if (removes) steps.push_back({Step::Kind::kRemove, canonical.at(o.path), o.path, "", previous(o.path)});
+  }
+  return steps;
+}
+
+// The ACP diff of one step: whole-file texts, the new text empty for a deletion.
+FileChange change_of(const Step& s) {
+  return file_change(s.canonical, s.previous, s.kind == Step::Kind::kWrite ? s.bytes : "");
+}
+
+}  // namespace
+
+boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_patch(
+    RequestContext& ctx, protocol::ApplyPatchParams p) {
+  if (options_.read_only) co_return read_only_patch();
+  auto parse = [&p] { return patch::parse(p.patch); };
+  Result<patch::Patch> parsed = Error();
+  if (p.patch.size() > kOffloadBytes)
+    parsed = co_await offload(pool_, parse);
+  else
+    parsed = parse();
+  if (!parsed) co_return parsed.error();
+
+  std::map<std::string, std::string> canonical;  // display path -> canonical
+  if (auto r = normalise_paths(ctx.backend, *parsed, canonical); !r) co_return r.error();
+  std::map<std::string, std::string> expected;  // display path -> fingerprint
+  for (const auto& [key, fp] : p.expected_fingerprints) {
+    auto c = ctx.backend.resolve(key);
+    if (!c) co_return c.error();
+    std::string shown = ctx.backend.display_path(*c);
+    if (!canonical.count(shown)) co_return untouched_expectation(key);
+    expected[shown] = fp;
+  }
+
+  std::vector<std::string> keys;
+  for (const auto& [shown, c] : canonical) keys.push_back(c);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  LockChains::Guard guard = co_await locks_.lock(std::move(keys));
+  if (auto c = check_cancel(ctx); !c) co_return c.error();
+
+  // Read every touched file; check what the caller expects of each.
+  std::map<std::string, Touched> touched;
+  std::map<std::string, patch::FileInput> inputs;
+  std::size_t total_bytes = 0;
+  for (const auto& [shown, c] : canonical) {
+    Result<std::string> bytes = co_await ctx.backend.read(c);
+    if (!readable(bytes)) co_return bytes.error();
+    Touched t{c, input_of(bytes), ""};
+    if (t.input.state == patch::FileInput::State::kFile) t.fingerprint = editd::fingerprint(t.input.bytes);
+    total_bytes += t.input.bytes.size();
+    if (auto e = expected.find(shown); e != expected.end() && e->second != t.fingerprint)
+      co_return conflict_error(shown, e->second,
+                               t.fingerprint.empty() ? std::nullopt : std::optional(t.fingerprint));
+    if (!expected.count(shown) && t.input.state == patch::FileInput::State::kFile) {
+      Current cur;
+      cur.canonical = c;
+      cur.shown = shown;
+      cur.bytes = t.input.bytes;
+      if (auto k = check_known(ctx, cur, t.fingerprint); !k) co_return k.error();
+    }
+    inputs.emplace(shown, t.input);
+    touched.emplace(shown, std::move(t));
+  }
+
+  auto apply = [&parsed, &inputs] { return patch::apply(*parsed, inputs); };
+  Result<std::vector<patch::FileOutcome>> outcomes = Error();
+  if (total_bytes + p.patch.size() > kOffloadBytes)
+    outcomes = co_await offload(pool_, apply);
+  else
+    outcomes = apply();
+  if (!outcomes) co_return outcomes.error();
+
+  protocol::ApplyPatchResult result = describe(*outcomes);
+  std::vector<Step> steps = plan_steps(*outcomes, canonical, touched);
+  for (const Step& s : steps)
+    if (s.kind == Step::Kind::kRemove && !ctx.backend.can_remove())
+      co_return unsupported_removal(s.shown);
+  if (p.dry_run) co_return result;
+
+  if (ctx.approve) {
+    for (const Step& s : steps) {
+      FileChange c = change_of(s);
+      auto ok = co_await ctx.approve(s.shown, c.old_text, c.new_text);
+      if (!ok) co_return ok.error();
+    }
+  }
+  if (auto c = check_cancel(ctx); !c) co_return c.error();
+  if (ctx.cancel) ctx.cancel->committed = true;
+
+  // Directories that writes will create, for the rollback to remove.
+  std::vector<std::string> made_dirs;
+  for (const Step& s : steps)
+    if (s.kind == Step::Kind::kWrite && !s.previous)
+      for (std::string& d : ctx.backend.missing_directories(s.canonical))
+        if (std::find(made_dirs.begin(), made_dirs.end(), d) == made_dirs.end())
+          made_dirs.push_back(std::move(d));
+
+  std::size_t done = 0;
+  Result<void> status;
+  for (; done < steps.size() && status; ++done) {
+    const Step& s = steps[done];
+    if (s.kind == Step::Kind::kWrite)
+      status = co_await ctx.backend.write(s.canonical, s.bytes);
+    else
+      status = co_await ctx.backend.remove(s.canonical);
+  }
+  if (!status) {
+    // Undo steps[0, done - 1) newest first; steps[done - 1] is the one that failed.
+    std::vector<std::string> not_restored;
+    for (std::size_t i = done - 1; i-- > 0;) {
+      const Step& s = steps[i];
+      Result<void> undo;
+      if (s.previous)
+        undo = co_await ctx.backend.write(s.canonical, *s.previous);
+      else
+        undo = co_await ctx.backend.remove(s.canonical);
+      if (!undo) not_restored.push_back(s.shown);
+    }
+    for (auto d = made_dirs.rbegin(); d != made_dirs.rend(); ++d) {
+      Result<void> undo = co_await ctx.backend.remove_directory(*d);
+      if (!undo && undo.error().kind != ErrorKind::kNotFound)
+        not_restored.push_back(ctx.backend.display_path(*d) + "/");
+    }
+    co_return step_failed(status.error(), steps[done - 1], not_restored);
+  }
+
+  for (const Step& s : steps) {
+    if (ctx.changes) ctx.changes->push_back(change_of(s));
+    if (!ctx.known) continue;
+    if (s.kind == Step::Kind::kWrite)
+      (*ctx.known)[s.canonical] = editd::fingerprint(s.bytes);
+    else
+      ctx.known->erase(s.canonical);
+  }
+  co_return result;
+}
+
+}  // namespace editd

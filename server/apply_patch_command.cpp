@@ -1,0 +1,67 @@
+#include "server/apply_patch_command.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/asio/use_future.hpp>
+#include <iostream>
+#include <iterator>
+
+#include "backends/local_backend.h"
+#include "server/lock_chain.h"
+#include "server/operations.h"
+
+namespace editd {
+
+namespace {
+
+// Codex lists added files, then modified ones (a move under its destination),
+// then deleted ones.
+void print_summary(const protocol::ApplyPatchResult& r, std::ostream& out) {
+  out << "Success. Updated the following files:\n";
+  for (const auto& f : r.files)
+    if (f.action == "add") out << "A " << f.path << "\n";
+  for (const auto& f : r.files)
+    if (f.action == "update" || f.action == "move") out << "M " << f.moved_to.value_or(f.path) << "\n";
+  for (const auto& f : r.files)
+    if (f.action == "delete") out << "D " << f.path << "\n";
+}
+
+}  // namespace
+
+int run_apply_patch(const ServerOptions& options, const std::optional<std::string>& patch) {
+  protocol::ApplyPatchParams params;
+  if (patch) {
+    params.patch = *patch;
+  } else {
+    params.patch.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  }
+  if (params.patch.empty()) {
+    std::cerr << "editd apply-patch: no patch (give it as the argument or on stdin)\n";
+    return 2;
+  }
+
+  boost::asio::io_context io(1);
+  boost::asio::thread_pool pool(2);
+  auto backend = make_local_backend(local_backend_options(options), pool);
+  if (!backend) {
+    std::cerr << "editd apply-patch: " << backend.error().message << "\n";
+    return 2;
+  }
+  LockChains locks(io.get_executor());
+  Operations ops(options, locks, pool);
+  RequestContext ctx{**backend, nullptr};
+  auto done = boost::asio::co_spawn(io, ops.apply_patch(ctx, std::move(params)),
+                                    boost::asio::use_future);
+  io.run();
+  Result<protocol::ApplyPatchResult> result = done.get();
+  pool.join();
+  if (!result) {
+    std::cerr << result.error().message << "\n";
+    return 1;
+  }
+  print_summary(*result, std::cout);
+  return 0;
+}
+
+}  // namespace editd

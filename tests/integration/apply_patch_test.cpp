@@ -1,0 +1,269 @@
+// apply_patch through the real binary: the JSON-RPC method and the
+// `editd apply-patch` command, on real directories.
+#include <doctest/doctest.h>
+
+#include <map>
+
+#include "support/process.h"
+
+using namespace editd::test;
+
+namespace {
+
+// Every file and directory below `root`: relative path -> content, "/" for a directory.
+std::map<std::string, std::string> snapshot(const fs::path& root) {
+  std::map<std::string, std::string> out;
+  if (!fs::exists(root)) return out;
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    std::string rel = fs::relative(e.path(), root).string();
+    if (e.is_directory()) {
+      out[rel] = "/";
+    } else {
+      std::ifstream in(e.path(), std::ios::binary);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      out[rel] = ss.str();
+    }
+  }
+  return out;
+}
+
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+// `editd apply-patch ARGS...` in `cwd`, with `input` on stdin.
+Run apply_patch_command(const std::vector<std::string>& args, const fs::path& cwd,
+                        const std::string& input = "") {
+  std::vector<std::string> argv{"apply-patch"};
+  argv.insert(argv.end(), args.begin(), args.end());
+  Process p(EDITD_BINARY, argv, cwd.string());
+  if (!input.empty()) p.write_raw(input);
+  p.close_stdin();
+  Run r;
+  while (auto line = p.read_line()) r.out += *line + "\n";
+  auto code = p.wait();
+  REQUIRE(code.has_value());
+  r.code = *code;
+  r.err = p.stderr_text();
+  return r;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+}  // namespace
+
+TEST_CASE("every Codex scenario applied by `editd apply-patch` ends with the expected tree") {
+  const fs::path root = fs::path(EDITD_CONFORMANCE_DIR) / "codex-apply-patch" / "scenarios";
+  REQUIRE(fs::is_directory(root));
+  std::vector<fs::path> scenarios;
+  for (const auto& e : fs::directory_iterator(root))
+    if (e.is_directory()) scenarios.push_back(e.path());
+  std::sort(scenarios.begin(), scenarios.end());
+  REQUIRE(scenarios.size() == 23);
+  for (const fs::path& dir : scenarios) {
+    const std::string name = dir.filename().string();
+    CAPTURE(name);
+    TempDir work;
+    if (fs::exists(dir / "input")) fs::copy(dir / "input", work.path(), fs::copy_options::recursive);
+    auto before = snapshot(work.path());
+    Run r = apply_patch_command({slurp(dir / "patch.txt")}, work.path());
+    CAPTURE(r.err);
+    if (name == "015_failure_after_partial_success_leaves_changes") {
+      // Codex keeps the Add that came before the failure; editd applies nothing.
+      CHECK(r.code == 1);
+      CHECK(snapshot(work.path()) == before);
+      continue;
+    }
+    CHECK(snapshot(work.path()) == snapshot(dir / "expected"));
+    if (r.code == 0) {
+      CHECK(r.out.rfind("Success. Updated the following files:\n", 0) == 0);
+    } else {
+      CHECK(r.code == 1);
+      CHECK(r.out.empty());
+      CHECK(!r.err.empty());
+    }
+  }
+}
+
+TEST_CASE("`editd apply-patch` prints Codex's summary and reads the patch from stdin") {
+  TempDir work;
+  work.write("m.txt", "a\nb\n");
+  work.write("d.txt", "gone\n");
+  work.write("old/name.txt", "x\n");
+  const std::string patch =
+      "*** Begin Patch\n*** Add File: n.txt\n+new\n*** Update File: m.txt\n@@\n a\n-b\n+B\n"
+      "*** Delete File: d.txt\n*** Update File: old/name.txt\n*** Move to: moved/name.txt\n@@\n-x\n+y\n"
+      "*** End Patch\n";
+  Run r = apply_patch_command({}, work.path(), patch);
+  CHECK(r.code == 0);
+  CHECK(r.out ==
+        "Success. Updated the following files:\nA n.txt\nM m.txt\nM moved/name.txt\nD d.txt\n");
+  CHECK(work.read("moved/name.txt") == "y\n");
+  CHECK(!work.exists("old/name.txt"));
+
+  Run bad = apply_patch_command({"--root", work.str(), "not a patch"}, "/");
+  CHECK(bad.code == 1);
+  CHECK(bad.err.find("invalid patch at line 1") != std::string::npos);
+}
+
+TEST_CASE("apply_patch adds, updates, deletes and moves in one call, keeping each file's conventions") {
+  TempDir root;
+  root.write("crlf.txt", "one\r\ntwo\r\nthree\r\n");
+  root.write("bom.txt", "\xEF\xBB\xBF" "alpha\nbeta");
+  root.write("gone.txt", "bye\n");
+  root.write("src/old.py", "def f():\n    return 1\n");
+  auto p = spawn_editd(root);
+  const std::string patch =
+      "*** Begin Patch\n"
+      "*** Update File: crlf.txt\n@@\n one\n-two\n+TWO\n+2.5\n"
+      "*** Update File: bom.txt\n@@\n-beta\n+gamma\n"
+      "*** Delete File: gone.txt\n"
+      "*** Update File: src/old.py\n*** Move to: lib/new.py\n@@\n def f():\n-    return 1\n+    return 2\n"
+      "*** Add File: docs/readme.md\n+# hi\n"
+      "*** End Patch";
+  json dry = p.ok("apply_patch", {{"patch", patch}, {"dryRun", true}});
+  CHECK(root.read("crlf.txt") == "one\r\ntwo\r\nthree\r\n");
+  CHECK(!root.exists("docs"));
+  json r = p.ok("apply_patch", {{"patch", patch}});
+  CHECK(r == dry);
+  CHECK(root.read("crlf.txt") == "one\r\nTWO\r\n2.5\r\nthree\r\n");
+  CHECK(root.read("bom.txt") == "\xEF\xBB\xBF" "alpha\ngamma");
+  CHECK(!root.exists("gone.txt"));
+  CHECK(!root.exists("src/old.py"));
+  CHECK(root.read("lib/new.py") == "def f():\n    return 2\n");
+  CHECK(root.read("docs/readme.md") == "# hi\n");
+
+  REQUIRE(r["files"].size() == 5);
+  CHECK(r["files"][0] == json{{"path", "crlf.txt"}, {"action", "update"}, {"added", 2}, {"removed", 1},
+                              {"fingerprint", p.ok("fingerprint", {{"path", "crlf.txt"}})["fingerprint"]}});
+  CHECK(r["files"][2]["action"] == "delete");
+  CHECK(!r["files"][2].contains("fingerprint"));
+  CHECK(r["files"][3]["action"] == "move");
+  CHECK(r["files"][3]["path"] == "src/old.py");
+  CHECK(r["files"][3]["movedTo"] == "lib/new.py");
+  std::string diff = r["diff"];
+  CHECK(diff.find("--- a/src/old.py\n+++ b/lib/new.py\n") != std::string::npos);
+  CHECK(diff.find("--- a/gone.txt\n+++ /dev/null\n") != std::string::npos);
+  CHECK(diff.find("--- /dev/null\n+++ b/docs/readme.md\n") != std::string::npos);
+}
+
+TEST_CASE("apply_patch applies unified diffs as git writes them") {
+  TempDir root;
+  root.write("a.c", "int main() {\n  return 0;\n}\n");
+  root.write("old.txt", "same\n");
+  auto p = spawn_editd(root);
+  const std::string patch =
+      "diff --git a/a.c b/a.c\nindex 1..2 100644\n--- a/a.c\n+++ b/a.c\n"
+      "@@ -1,3 +1,3 @@\n int main() {\n-  return 0;\n+  return 1;\n }\n"
+      "diff --git a/old.txt b/new.txt\nsimilarity index 100%\nrename from old.txt\nrename to new.txt\n"
+      "diff --git a/fresh.txt b/fresh.txt\nnew file mode 100644\n--- /dev/null\n+++ b/fresh.txt\n"
+      "@@ -0,0 +1 @@\n+fresh\n";
+  json r = p.ok("apply_patch", {{"patch", patch}});
+  CHECK(root.read("a.c") == "int main() {\n  return 1;\n}\n");
+  CHECK(root.read("new.txt") == "same\n");
+  CHECK(!root.exists("old.txt"));
+  CHECK(root.read("fresh.txt") == "fresh\n");
+  CHECK(r["files"].size() == 3);
+}
+
+TEST_CASE("a hunk that does not apply changes nothing and says where it looked") {
+  TempDir root;
+  root.write("a.txt", "one\ntwo\n");
+  root.write("b.txt", "alpha\nbeta\n");
+  auto p = spawn_editd(root);
+  auto before = snapshot(root.path());
+  json e = p.fails("apply_patch", {{"patch",
+                                    "*** Begin Patch\n*** Add File: new/c.txt\n+c\n"
+                                    "*** Update File: a.txt\n@@\n-one\n+ONE\n"
+                                    "*** Update File: b.txt\n@@\n-gamma\n+delta\n*** End Patch"}});
+  CHECK(e["data"]["kind"] == "patch_apply");
+  CHECK(e["data"]["path"] == "b.txt");
+  CHECK(e["data"]["hunk"] == 1);
+  CHECK(e["data"]["context"] == "gamma");
+  CHECK(e["data"]["closest"]["startLine"].is_number());
+  CHECK(snapshot(root.path()) == before);
+}
+
+TEST_CASE("a write that fails part-way is rolled back byte for byte, new directories included") {
+  // Running as root, file modes do not stop a write; --max-file-bytes does:
+  // big.txt is read under the limit and would be written over it.
+  TempDir root;
+  root.write("a.txt", "keep me\n");
+  root.write("b.txt", "\xEF\xBB\xBF" "bom\r\n");
+  root.write("d.txt", "deleted?\n");
+  root.write("big.txt", std::string(90, 'x') + "\n");
+  auto p = spawn_editd(root, {"--max-file-bytes", "100"});
+  auto before = snapshot(root.path());
+  json e = p.fails("apply_patch",
+                   {{"patch",
+                     "*** Begin Patch\n"
+                     "*** Update File: a.txt\n@@\n-keep me\n+changed\n"
+                     "*** Update File: b.txt\n@@\n-bom\n+BOM\n"
+                     "*** Delete File: d.txt\n"
+                     "*** Add File: deep/er/new.txt\n+new\n"
+                     "*** Update File: big.txt\n@@\n " + std::string(90, 'x') + "\n+" +
+                         std::string(20, 'y') + "\n"
+                     "*** End Patch"}});
+  CHECK(e["data"]["kind"] == "too_large");
+  CHECK(e["data"]["path"] == "big.txt");
+  CHECK(e["data"]["rolledBack"] == true);
+  CHECK(std::string(e["message"]).find("apply_patch changed nothing") == 0);
+  CHECK(snapshot(root.path()) == before);
+}
+
+TEST_CASE("expectedFingerprints guard every file of a patch") {
+  TempDir root;
+  root.write("a.txt", "a\n");
+  root.write("b.txt", "b\n");
+  auto p = spawn_editd(root);
+  std::string fa = p.ok("read_text", {{"path", "a.txt"}})["fingerprint"];
+  const std::string patch =
+      "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B\n*** End Patch";
+  json stale = p.fails("apply_patch", {{"patch", patch},
+                                       {"expectedFingerprints", {{"a.txt", fa}, {"./b.txt", "xxh3:0000000000000000"}}}});
+  CHECK(stale["data"]["kind"] == "conflict");
+  CHECK(stale["data"]["path"] == "b.txt");
+  CHECK(root.read("a.txt") == "a\n");
+  json untouched = p.fails("apply_patch", {{"patch", patch}, {"expectedFingerprints", {{"c.txt", fa}}}});
+  CHECK(untouched["data"]["kind"] == "invalid_params");
+  CHECK(untouched["data"]["param"] == "expectedFingerprints");
+  json ok = p.ok("apply_patch", {{"patch", patch}, {"expectedFingerprints", {{"a.txt", fa}}}});
+  CHECK(ok["files"][0]["fingerprint"] == p.ok("fingerprint", {{"path", "a.txt"}})["fingerprint"]);
+}
+
+TEST_CASE("apply_patch refuses paths outside the root and read-only servers before touching anything") {
+  TempDir root;
+  root.write("a.txt", "a\n");
+  {
+    auto p = spawn_editd(root);
+    json e = p.fails("apply_patch", {{"patch", "*** Begin Patch\n*** Add File: ../escape.txt\n+x\n*** End Patch"}});
+    CHECK(e["data"]["kind"] == "outside_root");
+    json parse = p.fails("apply_patch", {{"patch", "*** Begin Patch\n*** Frobnicate File: a.txt\n*** End Patch"}});
+    CHECK(parse["data"]["kind"] == "patch_parse");
+    CHECK(parse["data"]["line"] == 2);
+  }
+  auto ro = spawn_editd(root, {"--read-only"});
+  CHECK(ro.fails("apply_patch", {{"patch", "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch"}})["data"]["kind"] ==
+        "denied");
+  CHECK(root.read("a.txt") == "a\n");
+}
+
+TEST_CASE("--require-read applies to every existing file a patch touches") {
+  TempDir root;
+  root.write("a.txt", "a\n");
+  auto p = spawn_editd(root, {"--require-read"});
+  const std::string patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: n.txt\n+n\n*** End Patch";
+  CHECK(p.fails("apply_patch", {{"patch", patch}})["data"]["kind"] == "stale");
+  p.ok("read_text", {{"path", "a.txt"}});
+  p.ok("apply_patch", {{"patch", patch}});
+  // What the patch wrote counts as known: a follow-up edit needs no new read.
+  p.ok("str_replace", {{"path", "n.txt"}, {"oldText", "n"}, {"newText", "N"}});
+  p.ok("str_replace", {{"path", "a.txt"}, {"oldText", "A"}, {"newText", "AA"}});
+}
