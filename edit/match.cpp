@@ -788,37 +788,42 @@ std::string list_lines(const std::vector<std::size_t>& lines) {
   return out;
 }
 
-// Every hit knows its line in `text`, so the result's line numbers follow from
-// the newlines each earlier replacement added or removed: no pass over the text
-// beyond copying it.
+// Every hit knows its line in `text`, so the new text's line numbers follow
+// from the newlines each earlier replacement added or removed, without building
+// the new text.
 Plan build_plan(std::string_view text, std::vector<Hit>& hits, std::string_view tier) {
   Plan plan;
   plan.tier = std::string(tier);
   plan.replacements = hits.size();
-  std::size_t grow = 0;
-  for (const Hit& h : hits) grow += h.replacement.size();
-  plan.result.reserve(text.size() + grow);
-  std::size_t pos = 0;
   long shift = 0;  // newlines added so far minus newlines removed
   bool may_pass_end = false;
-  for (const Hit& h : hits) {
-    plan.result.append(text.substr(pos, h.begin - pos));
+  for (Hit& h : hits) {
     const auto start = static_cast<std::size_t>(static_cast<long>(h.line) + shift);
     const std::string& r = h.replacement;
     const std::size_t added = count_newlines(r);
     std::size_t end = start;
     if (!r.empty()) end = start + added - (r.back() == '\n' ? 1 : 0);
     plan.lines.push_back({start, end});
-    plan.result += r;
     shift += static_cast<long>(added) -
              static_cast<long>(count_newlines(text.substr(h.begin, h.end - h.begin)));
     may_pass_end = may_pass_end || h.end == text.size() || r.empty();
-    pos = h.end;
+    plan.edits.push_back({h.begin, h.end, std::move(h.replacement)});
   }
-  plan.result.append(text.substr(pos));
   if (may_pass_end) {
     // A cut at the very end of the text happened on its last line.
-    const std::size_t total = std::max<std::size_t>(1, text::count_lines(plan.result));
+    const auto newlines =
+        static_cast<std::size_t>(static_cast<long>(count_newlines(text)) + shift);
+    std::size_t pos = text.size();
+    std::optional<char> last;
+    for (std::size_t i = plan.edits.size(); i-- > 0 && plan.edits[i].end == pos;) {
+      if (!plan.edits[i].text.empty()) {
+        last = plan.edits[i].text.back();
+        break;
+      }
+      pos = plan.edits[i].begin;
+    }
+    if (!last && pos > 0) last = text[pos - 1];
+    const std::size_t total = std::max<std::size_t>(1, newlines + (last && *last != '\n' ? 1 : 0));
     for (LineRange& l : plan.lines) {
       l.start_line = std::min(l.start_line, total);
       l.end_line = std::max(l.start_line, std::min(l.end_line, total));

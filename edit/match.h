@@ -1,8 +1,8 @@
 // str_replace's matching engine: where oldText is in a file, and what the file
 // becomes when newText replaces it.
 //
-// Input and output are LF-normalized text without a BOM (see text.h); the caller
-// maps the result back onto the file's line endings with text::render().
+// Input is LF-normalized text without a BOM (see text.h); the output is a list of
+// edits on that text, which the caller turns into byte splices (splice.h).
 // Matching runs a ladder of tiers from strict to forgiving; the first tier with
 // any hit decides: one hit is applied, several are `ambiguous` (unless
 // replaceAll) and no looser tier is tried after that. A miss reports the most
@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "edit/splice.h"
 #include "protocol/error.h"
 
 namespace editd::match {
@@ -69,10 +70,10 @@ struct LineRange {
 };
 
 struct Plan {
-  std::string result;                // the whole new text, LF-normalized
+  std::vector<splice::Edit> edits;  // one per replacement, ascending, on the request's text
   std::string tier;                  // which tier matched, e.g. "exact"; see docs/protocol.md
   std::size_t replacements = 0;
-  std::vector<LineRange> lines;      // where each replacement's text lies in `result`
+  std::vector<LineRange> lines;      // where each replacement's text lies in the new text
 };
 
 // Errors:

@@ -123,9 +123,12 @@ std::string_view action_name(Action action) {
 }
 
 Result<Patch> parse(std::string_view text) {
-  const std::string normalized = text::normalize_eol(text);
   PatchLines all;
-  for (std::string_view l : text::split_lines(normalized)) all.push_back({l, all.size() + 1});
+  for (std::string_view l : text::split_lines(text)) {
+    const bool cr = l.ends_with('\r');
+    if (cr) l.remove_suffix(1);
+    all.push_back({l, all.size() + 1, cr});
+  }
 
   std::size_t b = 0, e = all.size();
   auto trim_blank_ends = [&] {

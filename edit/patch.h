@@ -30,7 +30,8 @@ std::string_view format_name(Format format);
 // The wire names "add" | "delete" | "update" | "move".
 std::string_view action_name(Action action);
 
-// One line of a chunk, without its ' ', '-' or '+' prefix.
+// One line of a chunk, without its ' ', '-' or '+' prefix. An added line whose
+// patch line ended in "\r\n" ends in "\r": that CR is content.
 struct ChunkLine {
   enum class Kind { kContext, kRemoved, kAdded };
   Kind kind;
@@ -100,7 +101,10 @@ struct FileOutcome {
   std::optional<std::string> moved_to;
   std::optional<std::string> old_bytes;  // nullopt: `path` did not exist
   std::optional<std::string> new_bytes;  // nullopt: deleted
-  std::size_t added = 0;                 // lines, old content to new content
+  // The unified diff from old to new content (labels "a/PATH" or /dev/null,
+  // "b/DEST"), and its counts of added and removed lines.
+  std::string diff;
+  std::size_t added = 0;
   std::size_t removed = 0;
   bool overwritten = false;  // an Add or the Move's destination replaced a file
 };
@@ -110,10 +114,12 @@ struct FileOutcome {
 // path touched several times yields its final state; a move followed by an
 // update of the destination is still one kMove.
 //
-// Text: files are decoded with text::Document; matched lines keep the file's own
-// bytes, added lines take the file's dominant line ending, the BOM stays, and a
-// file keeps its final-newline state unless a unified diff's `\ No newline at end
-// of file` markers on a hunk that reaches the end of the file say otherwise. Add
+// Text: each chunk is an edit of whole lines that becomes byte splices
+// (splice.h): bytes outside what a chunk changes never change, context lines
+// keep the file's own bytes, added lines take the file's dominant line ending
+// (an added line ending in "\r" is written with CRLF), the BOM stays, and a file
+// keeps its final-newline state unless a unified diff's `\ No newline at end of
+// file` markers on a hunk that reaches the end of the file say otherwise. Add
 // writes each `+` line followed by "\n".
 //
 // Errors (nothing is applied):

@@ -2,9 +2,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <set>
-#include <tuple>
 
-#include "edit/diff.h"
+#include "edit/splice.h"
+#include "edit/unified_diff.h"
 #include "edit/match.h"
 #include "edit/patch.h"
 #include "edit/patch_seek.h"
@@ -22,6 +22,17 @@ struct VirtualFile {
   std::string bytes;
   // The original path this content descends from; nullopt for added content.
   std::optional<std::string> origin;
+  // Where `bytes` differ from the origin's input, when one update made them
+  // (body coordinates, after `bom` bytes); nullopt: diff the whole texts.
+  std::optional<std::vector<diff::Window>> windows;
+  std::size_t bom = 0;
+  bool pristine = false;  // `bytes` are the origin's input, unchanged
+};
+
+struct Updated {
+  std::string bytes;
+  std::vector<diff::Window> windows;
+  std::size_t bom = 0;
 };
 
 struct Replacement {
@@ -97,8 +108,8 @@ std::vector<std::string_view> old_side(const std::vector<const ChunkLine*>& ops)
 }
 
 // The file's new bytes after `file`'s chunks.
-Result<std::string> update_content(Format format, const FilePatch& file, const std::string& bytes) {
-  if (file.chunks.empty()) return bytes;
+Result<Updated> update_content(Format format, const FilePatch& file, const std::string& bytes) {
+  if (file.chunks.empty()) return Updated{bytes, {}, 0};
   auto doc = text::Document::decode(bytes);
   if (!doc) {
     Error e = doc.error();
@@ -106,7 +117,8 @@ Result<std::string> update_content(Format format, const FilePatch& file, const s
     e.data["path"] = file.path;
     return e;
   }
-  const std::string text = doc->normalized();
+  const text::Normalized norm(*doc);
+  const std::string_view text = norm.view();
   const seek::Lines lines = text::split_lines(text);
   const std::size_t n = lines.size();
   bool final_newline = n == 0 || doc->final_newline();
@@ -225,40 +237,47 @@ Result<std::string> update_content(Format format, const FilePatch& file, const s
                    {{"path", file.path}, {"line", replacements[i].start + 1}});
   }
 
-  std::string edited;
-  edited.reserve(text.size() + text.size() / 8);
-  std::size_t line = 0;
-  bool any = false;
-  auto emit = [&](std::string_view l) {
-    if (any) edited.push_back('\n');
-    edited.append(l);
-    any = true;
+  auto start_of = [&](std::size_t line) {
+    return line < n ? static_cast<std::size_t>(lines[line].data() - text.data()) : text.size();
   };
+  std::vector<splice::Edit> edits;
   for (const Replacement& r : replacements) {
-    for (; line < r.start; ++line) emit(lines[line]);
-    for (const std::string& l : r.lines) emit(l);
-    line = r.start + r.old_len;
+    splice::Edit e;
+    e.begin = start_of(r.start);
+    e.end = start_of(r.start + r.old_len);
+    e.crlf_literal = true;
+    // Lines added after a last line without a final newline start with one.
+    if (e.begin == text.size() && !text.empty() && text.back() != '\n' && !r.lines.empty())
+      e.text.push_back('\n');
+    for (const std::string& l : r.lines) {
+      e.text.append(l);
+      e.text.push_back('\n');
+    }
+    edits.push_back(std::move(e));
   }
-  for (; line < n; ++line) emit(lines[line]);
-  if (any && final_newline) edited.push_back('\n');
-  return text::render(*doc, edited, {.keep_final_newline = false});
+  splice::Options options;
+  options.final_newline = final_newline;
+  splice::Applied applied =
+      splice::apply(*doc, splice::plan(*doc, text, std::move(edits), options));
+  return Updated{std::move(applied.bytes), std::move(applied.windows),
+                 doc->bom() ? text::kBom.size() : 0};
 }
 
-std::pair<std::size_t, std::size_t> count_changes(const std::optional<std::string>& old_bytes,
-                                                  const std::optional<std::string>& new_bytes) {
-  auto normalized = [](const std::optional<std::string>& b) {
-    if (!b) return std::string();
-    std::string_view s = *b;
-    if (s.starts_with(text::kBom)) s.remove_prefix(text::kBom.size());
-    return text::normalize_eol(s);
-  };
-  const std::string a = normalized(old_bytes), b = normalized(new_bytes);
-  std::size_t added = 0, removed = 0;
-  for (const diff::Block& block : diff::diff_lines(text::split_lines(a), text::split_lines(b))) {
-    removed += block.a_end - block.a_begin;
-    added += block.b_end - block.b_begin;
-  }
-  return {added, removed};
+void describe(FileOutcome& o, const std::optional<std::vector<diff::Window>>& windows,
+              std::size_t bom) {
+  const std::string_view before = o.old_bytes ? std::string_view(*o.old_bytes) : std::string_view();
+  const std::string_view after = o.new_bytes ? std::string_view(*o.new_bytes) : std::string_view();
+  const std::string old_label = o.old_bytes ? "a/" + o.path : "/dev/null";
+  const std::string new_label = o.new_bytes ? "b/" + o.moved_to.value_or(o.path) : "/dev/null";
+  diff::UnifiedDiff d;
+  if (windows && o.old_bytes && o.new_bytes)
+    d = diff::unified_windows(before.substr(bom), after.substr(bom), *windows, old_label, new_label);
+  else
+    d = diff::unified_texts(text::without_bom(before), text::without_bom(after), old_label,
+                            new_label);
+  o.diff = std::move(d.text);
+  o.added = d.added;
+  o.removed = d.removed;
 }
 
 }  // namespace
@@ -278,6 +297,7 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
       if (in->state == State::kFile) {
         v.bytes = in->bytes;
         v.origin = p;
+        v.pristine = true;
       }
     }
   }
@@ -293,14 +313,14 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
                         "cannot " + op + " '" + f.path + "': no such file");
     switch (f.action) {
       case Action::kAdd:
-        source = {State::kFile, f.content, std::nullopt};
+        source = VirtualFile{State::kFile, f.content, std::nullopt, std::nullopt, 0, false};
         break;
       case Action::kDelete:
         if (!f.chunks.empty()) {
           // A unified deletion carries the content it deletes: it must be the whole file.
           auto rest = update_content(patch.format, f, source.bytes);
           if (!rest) return rest.error();
-          if (!rest->empty() && *rest != text::kBom)
+          if (!rest->bytes.empty() && rest->bytes != text::kBom)
             return Error(
                 ErrorKind::kPatchApply,
                 "cannot delete '" + f.path + "': the diff's deleted lines are not the whole file",
@@ -310,18 +330,22 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
         break;
       case Action::kUpdate:
       case Action::kMove: {
-        auto bytes = update_content(patch.format, f, source.bytes);
-        if (!bytes) return bytes.error();
+        auto updated = update_content(patch.format, f, source.bytes);
+        if (!updated) return updated.error();
+        std::optional<std::vector<diff::Window>> windows;
+        if (source.pristine) windows = std::move(updated->windows);
+        VirtualFile next{State::kFile,    std::move(updated->bytes), source.origin,
+                         std::move(windows), updated->bom,            false};
         if (f.move_to && *f.move_to != f.path) {
           VirtualFile& dest = files[*f.move_to];
           if (dest.state == State::kDirectory)
             return path_error(
                 ErrorKind::kIsDirectory, *f.move_to,
                 "cannot move '" + f.path + "' to '" + *f.move_to + "': it is a directory");
-          dest = {State::kFile, std::move(*bytes), source.origin};
+          dest = std::move(next);
           source = {};
         } else {
-          source.bytes = std::move(*bytes);
+          source = std::move(next);
         }
         break;
       }
@@ -376,7 +400,11 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
       }
       done.insert(p);
     }
-    std::tie(o.added, o.removed) = count_changes(o.old_bytes, o.new_bytes);
+    const VirtualFile& last = files[o.moved_to.value_or(o.path)];
+    if (o.action == Action::kUpdate || o.action == Action::kMove)
+      describe(o, last.windows, last.bom);
+    else
+      describe(o, std::nullopt, 0);
     outcomes.push_back(std::move(o));
   }
   return outcomes;

@@ -96,6 +96,7 @@ class CodexParser {
     ++i_;
     while (i_ < end_ && lines_[i_].text.starts_with('+')) {
       f.content.append(lines_[i_].text.substr(1));
+      if (lines_[i_].cr) f.content.push_back('\r');
       f.content.push_back('\n');
       ++i_;
     }
@@ -183,6 +184,7 @@ class CodexParser {
         line = {ChunkLine::Kind::kRemoved, std::string(text.substr(1))};
       } else if (text[0] == '+') {
         line = {ChunkLine::Kind::kAdded, std::string(text.substr(1))};
+        if (lines_[i_].cr) line.text.push_back('\r');
       } else {
         break;
       }

@@ -13,10 +13,13 @@
 
 namespace editd::patch::detail {
 
-// A line of the patch text (CRLF already folded) and its 1-based number.
+// A line of the patch text without its line break, and its 1-based number.
+// `cr`: the line ended in "\r\n" (the "\r" is not in `text`). On `+` lines
+// that "\r" is content (as git apply reads it): an added line keeps it.
 struct PatchLine {
   std::string_view text;
   std::size_t number = 0;
+  bool cr = false;
 };
 using PatchLines = std::vector<PatchLine>;
 

@@ -344,6 +344,7 @@ class UnifiedParser {
                     : t[0] == '-' ? ChunkLine::Kind::kRemoved
                                   : ChunkLine::Kind::kAdded;
         line.text = std::string(t.substr(1));
+        if (line.kind == ChunkLine::Kind::kAdded && lines_[i_].cr) line.text.push_back('\r');
       } else {
         break;
       }

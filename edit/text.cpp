@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstring>
 
-#include "edit/diff.h"
 
 namespace editd::text {
 
@@ -95,55 +94,50 @@ Result<void> check_text(std::string_view bytes, std::string_view what) {
                {{"offset", bad}, {"reason", nul ? "nul" : "utf8"}});
 }
 
-Result<Document> Document::decode(std::string bytes) {
+Result<Document> Document::decode(std::string_view bytes) {
   Document doc;
-  if (std::string_view(bytes).starts_with(kBom)) {
+  if (bytes.starts_with(kBom)) {
     doc.bom_ = true;
-    bytes.erase(0, kBom.size());
+    bytes.remove_prefix(kBom.size());
   }
   if (auto ok = check_text(bytes, "the file"); !ok) {
     Error e = ok.error();
     if (doc.bom_) e.data["offset"] = e.data["offset"].get<std::size_t>() + kBom.size();
     return e;
   }
-  doc.body_ = std::move(bytes);
-  const std::string& b = doc.body_;
-  std::size_t crlf = 0, lf = 0;
-  std::size_t start = 0;
-  while (start < b.size()) {
-    std::size_t nl = b.find('\n', start);
-    if (nl == std::string::npos) {
-      doc.lines_.push_back({start, b.size() - start, Eol::kNone});
-      break;
-    }
-    if (nl > start && b[nl - 1] == '\r') {
-      doc.lines_.push_back({start, nl - 1 - start, Eol::kCrLf});
-      ++crlf;
-    } else {
-      doc.lines_.push_back({start, nl - start, Eol::kLf});
-      ++lf;
-    }
-    start = nl + 1;
+  doc.body_ = bytes;
+  const char* p = bytes.data();
+  const char* end = p + bytes.size();
+  while (p < end) {
+    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    if (nl == nullptr) break;
+    const char* at = static_cast<const char*>(nl);
+    if (at > bytes.data() && at[-1] == '\r')
+      ++doc.crlf_;
+    else
+      ++doc.lf_;
+    p = at + 1;
   }
-  doc.dominant_ = crlf > lf ? Eol::kCrLf : Eol::kLf;
   return doc;
 }
 
-std::string Document::normalized() const {
-  bool any_crlf = false;
-  for (const Line& l : lines_)
-    if (l.eol == Eol::kCrLf) {
-      any_crlf = true;
-      break;
-    }
-  if (!any_crlf) return body_;
-  std::string out;
-  out.reserve(body_.size());
-  for (std::size_t i = 0; i < lines_.size(); ++i) {
-    out.append(line_text(i));
-    if (lines_[i].eol != Eol::kNone) out.push_back('\n');
+std::size_t Document::line_offset(std::size_t i) const {
+  std::size_t pos = 0;
+  for (std::size_t n = 0; n < i; ++n) {
+    std::size_t nl = body_.find('\n', pos);
+    if (nl == std::string_view::npos) return body_.size();
+    pos = nl + 1;
   }
-  return out;
+  return pos;
+}
+
+Normalized::Normalized(const Document& doc) {
+  if (doc.crlf_count() == 0) {
+    view_ = doc.body();
+    return;
+  }
+  owned_ = normalize_eol(doc.body());
+  view_ = owned_;
 }
 
 std::string normalize_eol(std::string_view s) {
@@ -182,45 +176,6 @@ std::size_t count_lines(std::string_view s) {
   if (s.empty()) return 0;
   std::size_t n = static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
   return s.back() == '\n' ? n : n + 1;
-}
-
-std::string render(const Document& original, std::string_view edited, RenderOptions options) {
-  // Old lines as the edit saw them (CRLF folded), new lines of the edit.
-  std::vector<std::string_view> old_lines;
-  old_lines.reserve(original.line_count());
-  for (std::size_t i = 0; i < original.line_count(); ++i)
-    old_lines.push_back(original.line_text(i));
-  std::vector<std::string_view> new_lines = split_lines(edited);
-  bool edited_final_newline = !edited.empty() && edited.back() == '\n';
-
-  // Each new line inherits the ending of the old line it is equal to, if any.
-  const Eol dominant = original.dominant_eol();
-  std::vector<Eol> endings(new_lines.size(), dominant);
-  std::size_t a = 0, b = 0;
-  auto keep_equal_run = [&](std::size_t a_end, std::size_t b_end) {
-    while (a < a_end && b < b_end) endings[b++] = original.lines()[a++].eol;
-  };
-  for (const diff::Block& block : diff::diff_lines(old_lines, new_lines)) {
-    keep_equal_run(block.a_begin, block.b_begin);
-    a = block.a_end;
-    b = block.b_end;
-  }
-  keep_equal_run(old_lines.size(), new_lines.size());
-
-  bool final_newline = options.keep_final_newline && original.line_count() > 0
-                           ? original.final_newline()
-                           : edited_final_newline;
-  std::string out;
-  out.reserve(edited.size() + edited.size() / 16 + kBom.size());
-  if (original.bom()) out.append(kBom);
-  for (std::size_t i = 0; i < new_lines.size(); ++i) {
-    out.append(new_lines[i]);
-    bool last = i + 1 == new_lines.size();
-    if (last && !final_newline) break;
-    Eol e = endings[i] == Eol::kNone ? dominant : endings[i];
-    out.append(eol_bytes(e));
-  }
-  return out;
 }
 
 }  // namespace editd::text

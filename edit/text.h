@@ -1,13 +1,13 @@
 // The text model behind byte fidelity.
 //
-// A file's bytes are decoded once into a Document: an optional UTF-8 BOM, the
-// body as stored, and its lines, each with its own ending (LF, CRLF or none for
-// a last line without a final newline). Edits are computed on the body with
-// every CRLF folded to LF (`normalized()`), which is what matching sees; then
-// render() maps the edited text back onto the original's conventions: lines the
-// edit kept keep their own ending, new lines take the dominant ending, the BOM
-// is restored and (for edits) the presence of a final newline is preserved.
-// Everything here is pure: bytes in, bytes or an Error out.
+// A file's bytes are an optional UTF-8 BOM and a body. A Document is a view of
+// them (it never copies the body) with what every edit needs to know: whether
+// there is a BOM, the body's line count, its dominant line ending and whether it
+// ends with a line break. Matching and editing see the body *normalized*: every
+// CRLF folded to LF (a lone CR is content), which Normalized gives without a copy
+// when the body has no CRLF. Edits made on the normalized body become byte
+// splices over the stored one (splice.h), so a byte that no edit touches never
+// changes. Everything here is pure: bytes in, bytes or an Error out.
 #pragma once
 
 #include <cstddef>
@@ -39,53 +39,50 @@ bool is_valid_utf8(std::string_view s);
 // of the first offending byte; `what` names the source in the message.
 Result<void> check_text(std::string_view bytes, std::string_view what);
 
-struct Line {
-  std::size_t begin = 0;   // offset in body
-  std::size_t length = 0;  // without the ending
-  Eol eol = Eol::kNone;
-};
-
 class Document {
  public:
-  // Decodes stored bytes. Fails with not_text on NUL or invalid UTF-8.
-  static Result<Document> decode(std::string bytes);
+  // Decodes stored bytes without copying them: `bytes` must outlive the
+  // Document. Fails with not_text on NUL or invalid UTF-8 (data.offset counts
+  // the BOM).
+  static Result<Document> decode(std::string_view bytes);
 
   bool bom() const { return bom_; }
   // The bytes after the BOM, exactly as stored.
-  const std::string& body() const { return body_; }
-  const std::vector<Line>& lines() const { return lines_; }
-  std::string_view line_text(std::size_t i) const {
-    return std::string_view(body_).substr(lines_[i].begin, lines_[i].length);
-  }
+  std::string_view body() const { return body_; }
   // The ending used for new lines: the more common of LF and CRLF (LF on a tie
   // or when the file has no line ending at all).
-  Eol dominant_eol() const { return dominant_; }
-  bool final_newline() const { return !lines_.empty() && lines_.back().eol != Eol::kNone; }
+  Eol dominant_eol() const { return crlf_ > lf_ ? Eol::kCrLf : Eol::kLf; }
+  bool final_newline() const { return !body_.empty() && body_.back() == '\n'; }
   // 1-based line count: "" -> 0, "\n" -> 1, "a\nb" -> 2, "a\nb\n" -> 2.
-  std::size_t line_count() const { return lines_.size(); }
-  // The body with every CRLF ending folded to LF.
-  std::string normalized() const;
-  // Byte offset in body of the start of 0-based line i (body size when i == line_count()).
-  std::size_t line_offset(std::size_t i) const {
-    return i < lines_.size() ? lines_[i].begin : body_.size();
-  }
+  std::size_t line_count() const { return lf_ + crlf_ + (body_.empty() || final_newline() ? 0 : 1); }
+  // Number of CRLF line breaks.
+  std::size_t crlf_count() const { return crlf_; }
+  // Byte offset in body of the start of 0-based line i (body size when
+  // i >= line_count()). One scan of the body up to that line.
+  std::size_t line_offset(std::size_t i) const;
 
  private:
   bool bom_ = false;
-  std::string body_;
-  std::vector<Line> lines_;
-  Eol dominant_ = Eol::kLf;
+  std::string_view body_;
+  std::size_t lf_ = 0;    // LF line breaks
+  std::size_t crlf_ = 0;  // CRLF line breaks
 };
 
-struct RenderOptions {
-  // Keep the original's final-newline state (every edit); write_text sets false
-  // to take the given content's own.
-  bool keep_final_newline = true;
-};
+// The body of a Document with every CRLF folded to LF: a view of the body
+// itself when it has no CRLF, else one copy. Not movable: views of it must stay
+// valid.
+class Normalized {
+ public:
+  explicit Normalized(const Document& doc);
+  Normalized(const Normalized&) = delete;
+  Normalized& operator=(const Normalized&) = delete;
 
-// Maps `edited` (LF-normalized text derived from original.normalized()) back
-// onto the original's conventions and returns the bytes to store (BOM included).
-std::string render(const Document& original, std::string_view edited, RenderOptions options = {});
+  std::string_view view() const { return view_; }
+
+ private:
+  std::string owned_;
+  std::string_view view_;
+};
 
 // Folds every CRLF to LF; lone CRs are content and stay.
 std::string normalize_eol(std::string_view s);

@@ -14,7 +14,6 @@
 #include <set>
 
 #include "backends/offload.h"
-#include "edit/diff.h"
 #include "edit/fingerprint.h"
 #include "edit/patch.h"
 #include "edit/text.h"
@@ -129,12 +128,7 @@ protocol::ApplyPatchResult describe(const std::vector<patch::FileOutcome>& outco
     f.removed = o.removed;
     f.overwritten = o.overwritten;
     if (o.new_bytes) f.fingerprint = fingerprint(*o.new_bytes);
-    const std::string& dest = o.moved_to ? *o.moved_to : o.path;
-    auto d = diff::unified(o.old_bytes ? without_bom(*o.old_bytes) : std::string_view(),
-                           o.new_bytes ? without_bom(*o.new_bytes) : std::string_view(),
-                           o.old_bytes ? "a/" + o.path : "/dev/null",
-                           o.new_bytes ? "b/" + dest : "/dev/null");
-    r.diff += d.text;
+    r.diff += o.diff;
     r.files.push_back(std::move(f));
   }
   return r;

@@ -6,6 +6,7 @@
 #include "edit/diff.h"
 #include "edit/fingerprint.h"
 #include "edit/match.h"
+#include "edit/splice.h"
 #include "edit/text.h"
 
 namespace editd {
@@ -53,6 +54,16 @@ void add_outdated_hint(Error& e, const std::string& known, const std::string& no
 
 }  // namespace
 
+Result<Operations::Change> Operations::spliced(const text::Document& doc,
+                                               const std::vector<splice::Splice>& splices,
+                                               Change change) {
+  splice::Applied applied = splice::apply(doc, splices);
+  change.bytes = std::move(applied.bytes);
+  change.windows = std::move(applied.windows);
+  change.bom = doc.bom() ? text::kBom.size() : 0;
+  return change;
+}
+
 Error read_only_error(const std::string& path) {
   return Error(ErrorKind::kDenied, "the server is read-only (--read-only): " + path + " was not changed",
                {{"path", path}});
@@ -98,9 +109,17 @@ FileChange file_change(const std::string& canonical, const std::optional<std::st
 Result<Operations::Change> Operations::compute(const Current& cur, const Transform& transform) {
   auto change = transform(cur);
   if (!change) return change;
-  std::string_view before = cur.bytes ? without_bom(*cur.bytes) : std::string_view();
-  auto d = diff::unified(before, without_bom(change->bytes),
-                         cur.bytes ? "a/" + cur.shown : std::string("/dev/null"), "b/" + cur.shown);
+  std::string_view before = cur.bytes ? std::string_view(*cur.bytes) : std::string_view();
+  std::string_view after = change->bytes;
+  const std::string old_label = cur.bytes ? "a/" + cur.shown : std::string("/dev/null");
+  const std::string new_label = "b/" + cur.shown;
+  diff::UnifiedDiff d;
+  if (change->windows) {
+    d = diff::unified_windows(before.substr(change->bom), after.substr(change->bom), *change->windows,
+                              old_label, new_label);
+  } else {
+    d = diff::unified_texts(without_bom(before), without_bom(after), old_label, new_label);
+  }
   change->result.diff = std::move(d.text);
   change->result.added = d.added;
   change->result.removed = d.removed;
@@ -211,7 +230,7 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
   auto run = [&]() -> Result<protocol::ReadTextResult> {
     protocol::ReadTextResult r;
     r.fingerprint = editd::fingerprint(*bytes);
-    auto doc = text::Document::decode(std::move(*bytes));
+    auto doc = text::Document::decode(*bytes);
     if (!doc) {
       Error e = doc.error();
       e.data["path"] = ctx.backend.display_path(*canonical);
@@ -223,7 +242,7 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
     std::size_t end = total;
     if (p.limit && start - 1 + *p.limit < total) end = start - 1 + *p.limit;
     std::size_t from = doc->line_offset(start - 1), to = doc->line_offset(end);
-    r.content = doc->body().substr(from, to - from);
+    r.content = std::string(doc->body().substr(from, to - from));
     r.total_lines = total;
     r.line = start;
     r.line_count = end >= start ? end - start + 1 : 0;
@@ -263,8 +282,11 @@ Operations::Awaitable Operations::write_text(RequestContext& ctx, protocol::Writ
     if (!doc) return doc.error();
     std::string_view content = p.content;
     if (doc->bom() && content.starts_with(text::kBom)) content.remove_prefix(text::kBom.size());
-    c.bytes = text::render(*doc, text::normalize_eol(content), {.keep_final_newline = false});
-    return c;
+    const std::string normalized_content = text::normalize_eol(content);
+    splice::Options options;
+    options.final_newline = normalized_content.ends_with('\n');
+    text::Normalized norm(*doc);
+    return spliced(*doc, splice::rewrite(*doc, norm.view(), normalized_content, options), std::move(c));
   });
 }
 
@@ -292,16 +314,17 @@ Operations::Awaitable Operations::insert(RequestContext& ctx, protocol::InsertPa
     if (p.line > doc->line_count()) return line_out_of_range(p.line, doc->line_count(), "line");
     std::string block = text::normalize_eol(p.text);
     if (block.back() != '\n') block.push_back('\n');
-    std::string normalized = doc->normalized();
-    std::size_t at = offset_of_line(normalized, p.line);
-    std::size_t inserted = text::count_lines(block);
+    text::Normalized norm(*doc);
+    const std::string_view normalized = norm.view();
+    const std::size_t at = offset_of_line(normalized, p.line);
+    const std::size_t inserted = text::count_lines(block);
     if (at == normalized.size() && !normalized.empty() && normalized.back() != '\n')
       block.insert(block.begin(), '\n');
-    normalized.insert(at, block);
+    std::vector<splice::Edit> edits;
+    edits.push_back({at, at, std::move(block)});
     Change c;
-    c.bytes = text::render(*doc, normalized);
     c.result.lines = std::vector<protocol::LineRange>{{p.line + 1, p.line + inserted}};
-    return c;
+    return spliced(*doc, splice::plan(*doc, normalized, std::move(edits)), std::move(c));
   });
 }
 
@@ -316,27 +339,26 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
   co_return co_await mutate(ctx, p, false, [&p, mode](const Current& cur) -> Result<Change> {
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
-    std::string normalized = doc->normalized();
+    text::Normalized norm(*doc);
     std::string old_text = text::normalize_eol(p.old_text);
     std::string new_text = text::normalize_eol(p.new_text);
-    match::Request req{normalized, old_text, new_text, mode, p.replace_all,
+    match::Request req{norm.view(), old_text, new_text, mode, p.replace_all,
                        p.expected_replacements};
     auto plan = match::plan_replace(req);
     if (!plan) {
       Error e = plan.error();
       e.data["path"] = cur.shown;
-      if (e.kind == ErrorKind::kNoMatch && cur.outdated_fingerprint) 
+      if (e.kind == ErrorKind::kNoMatch && cur.outdated_fingerprint)
         add_outdated_hint(e, *cur.outdated_fingerprint, cur.fingerprint);
       return e;
     }
     Change c;
-    c.bytes = text::render(*doc, plan->result);
     c.result.replacements = plan->replacements;
     c.result.matched_by = plan->tier;
     std::vector<protocol::LineRange> lines;
     for (const auto& l : plan->lines) lines.push_back({l.start_line, l.end_line});
     c.result.lines = std::move(lines);
-    return c;
+    return spliced(*doc, splice::plan(*doc, norm.view(), std::move(plan->edits)), std::move(c));
   });
 }
 

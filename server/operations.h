@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "backends/fs_backend.h"
+#include "edit/splice.h"
+#include "edit/unified_diff.h"
 #include "protocol/methods.h"
 #include "server/lock_chain.h"
 #include "server/options.h"
@@ -101,8 +103,15 @@ class Operations {
   struct Change {
     std::string bytes;
     protocol::MutationResult result;
+    // Where the bodies (after `bom` bytes of BOM in both) differ, when the
+    // transform knows; else the diff compares the whole bodies.
+    std::optional<std::vector<diff::Window>> windows;
+    std::size_t bom = 0;
   };
   using Transform = std::function<Result<Change>(const Current&)>;
+  // `change` with the bytes and windows of `splices` applied to `doc`.
+  static Result<Change> spliced(const text::Document& doc,
+                                const std::vector<splice::Splice>& splices, Change change);
 
   Awaitable mutate(RequestContext& ctx, const protocol::MutationParams& p, bool may_be_missing,
                    const Transform& transform);

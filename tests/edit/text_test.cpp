@@ -2,14 +2,18 @@
 
 #include <doctest/doctest.h>
 
+#include <deque>
+
 using namespace editd;
 using namespace editd::text;
 
 namespace {
+// A Document views its bytes: keep them alive for the whole test run.
 Document doc(std::string s) {
-  auto d = Document::decode(std::move(s));
+  static std::deque<std::string> kept;
+  auto d = Document::decode(kept.emplace_back(std::move(s)));
   REQUIRE(d.has_value());
-  return std::move(*d);
+  return *d;
 }
 }  // namespace
 
@@ -28,7 +32,6 @@ TEST_CASE("a BOM is stripped from the body and remembered") {
   Document d = doc("\xEF\xBB\xBFhello\n");
   CHECK(d.bom());
   CHECK(d.body() == "hello\n");
-  CHECK(render(d, "bye\n") == "\xEF\xBB\xBF" "bye\n");
 }
 
 TEST_CASE("NUL bytes and invalid UTF-8 are not text") {
@@ -58,34 +61,26 @@ TEST_CASE("the dominant ending is the more common one, LF on a tie") {
 }
 
 TEST_CASE("normalized folds CRLF but keeps lone CR") {
-  CHECK(doc("a\r\nb\rc\r\n").normalized() == "a\nb\rc\n");
+  Document d = doc("a\r\nb\rc\r\n");
+  CHECK(Normalized(d).view() == "a\nb\rc\n");
   CHECK(normalize_eol("x\r\ny\r") == "x\ny\r");
 }
 
-TEST_CASE("render keeps each unchanged line's own ending and gives new lines the dominant one") {
-  Document d = doc("one\r\ntwo\nthree\r\nfour\r\n");
-  std::string edited = "one\ntwo\nNEW\nthree\nfour\n";
-  CHECK(render(d, edited) == "one\r\ntwo\nNEW\r\nthree\r\nfour\r\n");
+TEST_CASE("the normalized view of a body without CRLF is the body itself") {
+  Document d = doc("a\nb\rc\n");
+  Normalized n(d);
+  CHECK(n.view().data() == d.body().data());
 }
 
-TEST_CASE("render preserves a missing final newline through an edit") {
-  Document d = doc("a\nb");
-  CHECK(render(d, "a\nb\nc") == "a\nb\nc");
-  CHECK(render(d, "a\nb\nc\n") == "a\nb\nc");
-  Document with = doc("a\nb\n");
-  CHECK(render(with, "a\nc") == "a\nc\n");
-}
-
-TEST_CASE("render takes the edited text's final newline when told to") {
-  Document d = doc("a\nb");
-  CHECK(render(d, "x\n", {.keep_final_newline = false}) == "x\n");
-  Document crlf = doc("a\r\nb\r\n");
-  CHECK(render(crlf, "x\ny", {.keep_final_newline = false}) == "x\r\ny");
-}
-
-TEST_CASE("a line that was last without an ending gets one when lines follow it") {
-  Document d = doc("x\r\ny");
-  CHECK(render(d, "x\ny\nz") == "x\r\ny\r\nz");
+TEST_CASE("line offsets and counts come from one scan of the body") {
+  Document d = doc("one\r\ntwo\nthree");
+  CHECK(d.line_count() == 3);
+  CHECK(d.crlf_count() == 1);
+  CHECK_FALSE(d.final_newline());
+  CHECK(d.line_offset(0) == 0);
+  CHECK(d.line_offset(1) == 5);
+  CHECK(d.line_offset(2) == 9);
+  CHECK(d.line_offset(3) == d.body().size());
 }
 
 TEST_CASE("split_lines does not invent a trailing empty line") {

@@ -1,0 +1,234 @@
+#include "edit/unified_diff.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace editd::diff {
+
+namespace {
+
+// True where a range may end without cutting a line: the start or the end of
+// the text, or just after a "\n".
+bool at_line_boundary(std::string_view s, std::size_t pos) {
+  return pos == 0 || pos == s.size() || s[pos - 1] == '\n';
+}
+
+std::size_t count_newlines(std::string_view s) {
+  std::size_t n = 0;
+  const char* p = s.data();
+  const char* end = p + s.size();
+  while (p < end) {
+    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    if (nl == nullptr) break;
+    ++n;
+    p = static_cast<const char*>(nl) + 1;
+  }
+  return n;
+}
+
+// Lines of `s` with their "\n" (the last one may lack it).
+std::vector<std::string_view> pieces(std::string_view s) {
+  std::vector<std::string_view> out;
+  std::size_t start = 0;
+  while (start < s.size()) {
+    std::size_t nl = s.find('\n', start);
+    std::size_t end = nl == std::string_view::npos ? s.size() : nl + 1;
+    out.push_back(s.substr(start, end - start));
+    start = end;
+  }
+  return out;
+}
+
+// Windows widened to whole lines on both sides and merged where they meet.
+std::vector<Window> widen(std::string_view a, std::string_view b, const std::vector<Window>& in) {
+  std::vector<Window> out;
+  std::size_t i = 0;
+  auto back_to_line_start = [&](Window w) {
+    std::size_t start = w.old_begin == 0 ? 0 : a.rfind('\n', w.old_begin - 1);
+    start = start == std::string_view::npos || w.old_begin == 0 ? 0 : start + 1;
+    const std::size_t d = w.old_begin - start;
+    w.old_begin -= d;
+    w.new_begin -= d;
+    return w;
+  };
+  while (i < in.size()) {
+    Window cur = back_to_line_start(in[i++]);
+    while (true) {
+      // Forward, through text both sides share, until both end a line.
+      while (!(at_line_boundary(a, cur.old_end) && at_line_boundary(b, cur.new_end))) {
+        std::size_t nl = a.find('\n', cur.old_end);
+        std::size_t target = nl == std::string_view::npos ? a.size() : nl + 1;
+        if (i < in.size() && in[i].old_begin < target) {
+          cur.old_end = in[i].old_end;
+          cur.new_end = in[i].new_end;
+          ++i;
+          continue;
+        }
+        const std::size_t d = target - cur.old_end;
+        cur.old_end += d;
+        cur.new_end += d;
+      }
+      if (i < in.size() && back_to_line_start(in[i]).old_begin <= cur.old_end) {
+        cur.old_end = in[i].old_end;
+        cur.new_end = in[i].new_end;
+        ++i;
+        continue;
+      }
+      break;
+    }
+    out.push_back(cur);
+  }
+  return out;
+}
+
+std::string range(std::size_t start, std::size_t count) {
+  // GNU style: a one-line range omits its count; an empty range names the line before it.
+  if (count == 1) return std::to_string(start + 1);
+  return std::to_string(count == 0 ? start : start + 1) + "," + std::to_string(count);
+}
+
+// A widened window with its lines and where they start.
+struct Span {
+  std::size_t old_line = 0;  // 0-based first line in the old text
+  std::size_t new_line = 0;
+  std::vector<std::string_view> old_lines, new_lines;
+  std::size_t old_begin = 0, old_end = 0;  // bytes in the old text
+};
+
+class Printer {
+ public:
+  explicit Printer(UnifiedDiff& out) : out_(out) {}
+
+  void line(char tag, std::string_view l) {
+    out_.text.push_back(tag);
+    const bool newline = !l.empty() && l.back() == '\n';
+    out_.text.append(l);
+    if (!newline) out_.text.append("\n\\ No newline at end of file\n");
+  }
+
+ private:
+  UnifiedDiff& out_;
+};
+
+// Up to `n` whole lines of `a` that end at `pos` (a line start).
+std::vector<std::string_view> lines_before(std::string_view a, std::size_t pos, std::size_t n,
+                                           std::size_t floor) {
+  std::vector<std::string_view> out;
+  std::size_t end = pos;
+  while (out.size() < n && end > floor) {
+    std::size_t start = end - 1 == 0 ? 0 : a.rfind('\n', end - 2);
+    start = start == std::string_view::npos || end - 1 == 0 ? 0 : start + 1;
+    start = std::max(start, floor);
+    out.push_back(a.substr(start, end - start));
+    end = start;
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+// Up to `n` whole lines of `a` from `pos` (a line start), not past `ceiling`.
+std::vector<std::string_view> lines_after(std::string_view a, std::size_t pos, std::size_t n,
+                                          std::size_t ceiling) {
+  std::vector<std::string_view> out;
+  while (out.size() < n && pos < ceiling) {
+    std::size_t nl = a.find('\n', pos);
+    std::size_t end = nl == std::string_view::npos ? a.size() : nl + 1;
+    end = std::min(end, ceiling);
+    out.push_back(a.substr(pos, end - pos));
+    pos = end;
+  }
+  return out;
+}
+
+}  // namespace
+
+UnifiedDiff unified_windows(std::string_view a, std::string_view b,
+                            const std::vector<Window>& windows, std::string_view old_label,
+                            std::string_view new_label, int context) {
+  UnifiedDiff out;
+  std::vector<Span> spans;
+  {
+    std::size_t counted = 0, line = 0;
+    long shift = 0;  // new line index minus old line index, before the current window
+    for (const Window& w : widen(a, b, windows)) {
+      if (w.old_begin == w.old_end && w.new_begin == w.new_end) continue;
+      line += count_newlines(a.substr(counted, w.old_begin - counted));
+      counted = w.old_begin;
+      Span s;
+      s.old_line = line;
+      s.new_line = static_cast<std::size_t>(static_cast<long>(line) + shift);
+      s.old_lines = pieces(a.substr(w.old_begin, w.old_end - w.old_begin));
+      s.new_lines = pieces(b.substr(w.new_begin, w.new_end - w.new_begin));
+      s.old_begin = w.old_begin;
+      s.old_end = w.old_end;
+      shift += static_cast<long>(s.new_lines.size()) - static_cast<long>(s.old_lines.size());
+      if (s.old_lines == s.new_lines) continue;
+      spans.push_back(std::move(s));
+    }
+  }
+  if (spans.empty()) return out;
+
+  out.text.append("--- ").append(old_label).append("\n");
+  out.text.append("+++ ").append(new_label).append("\n");
+  Printer print(out);
+  const std::size_t ctx = static_cast<std::size_t>(context);
+  std::size_t i = 0;
+  std::string body;
+  while (i < spans.size()) {
+    // Spans whose gaps are at most 2 * context lines share a hunk.
+    std::size_t j = i;
+    while (j + 1 < spans.size() &&
+           spans[j + 1].old_line - (spans[j].old_line + spans[j].old_lines.size()) <= 2 * ctx)
+      ++j;
+    std::vector<std::string_view> before = lines_before(a, spans[i].old_begin, ctx, 0);
+    std::vector<std::string_view> after = lines_after(a, spans[j].old_end, ctx, a.size());
+    const std::size_t old_start = spans[i].old_line - before.size();
+    const std::size_t new_start = spans[i].new_line - before.size();
+    std::size_t old_count = before.size() + after.size(), new_count = old_count;
+    for (std::size_t k = i; k <= j; ++k) {
+      old_count += spans[k].old_lines.size();
+      new_count += spans[k].new_lines.size();
+      if (k < j) {
+        std::size_t gap = spans[k + 1].old_line - (spans[k].old_line + spans[k].old_lines.size());
+        old_count += gap;
+        new_count += gap;
+      }
+    }
+    out.text.append("@@ -" + range(old_start, old_count) + " +" + range(new_start, new_count) +
+                    " @@\n");
+    for (std::string_view l : before) print.line(' ', l);
+    for (std::size_t k = i; k <= j; ++k) {
+      const Span& s = spans[k];
+      std::size_t x = 0;
+      for (const Block& blk : diff_lines(s.old_lines, s.new_lines)) {
+        for (; x < blk.a_begin; ++x) print.line(' ', s.old_lines[x]);
+        for (std::size_t r = blk.a_begin; r < blk.a_end; ++r) print.line('-', s.old_lines[r]);
+        for (std::size_t r = blk.b_begin; r < blk.b_end; ++r) print.line('+', s.new_lines[r]);
+        out.removed += blk.a_end - blk.a_begin;
+        out.added += blk.b_end - blk.b_begin;
+        x = blk.a_end;
+      }
+      for (; x < s.old_lines.size(); ++x) print.line(' ', s.old_lines[x]);
+      if (k < j)
+        for (std::string_view l : lines_after(a, s.old_end, ~std::size_t{0}, spans[k + 1].old_begin))
+          print.line(' ', l);
+    }
+    for (std::string_view l : after) print.line(' ', l);
+    i = j + 1;
+  }
+  return out;
+}
+
+UnifiedDiff unified_texts(std::string_view a, std::string_view b, std::string_view old_label,
+                          std::string_view new_label, int context) {
+  if (a == b) return {};
+  const std::size_t n = std::min(a.size(), b.size());
+  std::size_t pre = 0;
+  while (pre < n && a[pre] == b[pre]) ++pre;
+  std::size_t suf = 0;
+  while (suf < n - pre && a[a.size() - 1 - suf] == b[b.size() - 1 - suf]) ++suf;
+  return unified_windows(a, b, {{pre, a.size() - suf, pre, b.size() - suf}}, old_label, new_label,
+                         context);
+}
+
+}  // namespace editd::diff
