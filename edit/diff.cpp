@@ -2,65 +2,155 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <unordered_map>
 
 namespace editd::diff {
 namespace {
 
-// Work limit for the Myers search of the middle part (snake steps plus
-// diagonals visited): about a few tens of milliseconds.
+// Work limit shared by all searches of one diff_lines call (snake steps plus
+// diagonals visited): on the order of a tenth of a second.
 constexpr std::int64_t kWorkBudget = 30'000'000;
 
-// Myers' forward search over a[0,n) and b[0,m) (ids). Returns the matched pairs
-// in increasing order, or nullopt when the budget ran out.
-std::optional<std::vector<std::pair<std::size_t, std::size_t>>> myers(const std::int32_t* a,
-                                                                      std::int64_t n,
-                                                                      const std::int32_t* b,
-                                                                      std::int64_t m) {
-  const std::int64_t max = n + m;
-  std::vector<std::int64_t> v(2 * max + 3, 0);
-  const std::int64_t off = max + 1;
-  // trace[d] holds v[k] for k in [-d-1, d+1] at the start of round d.
-  std::vector<std::vector<std::int64_t>> trace;
-  std::int64_t work = 0;
-  bool done = false;
-  for (std::int64_t d = 0; d <= max && !done; ++d) {
-    trace.emplace_back(v.begin() + (off - d - 1), v.begin() + (off + d + 2));
-    for (std::int64_t k = -d; k <= d; k += 2) {
-      std::int64_t x = (k == -d || (k != d && v[off + k - 1] < v[off + k + 1]))
-                           ? v[off + k + 1]
-                           : v[off + k - 1] + 1;
-      std::int64_t y = x - k;
-      while (x < n && y < m && a[x] == b[y]) ++x, ++y, ++work;
-      v[off + k] = x;
-      if (x >= n && y >= m) {
-        done = true;
-        break;
+// Linear-space Myers (1986, section 4b) over interned lines: find the middle of
+// an optimal path, then solve the two halves. Points are (x, y) with x indexing
+// a and y indexing b; the diagonal of (x, y) is x - y. Changed regions are
+// appended to `out` in order, offset by `base`, adjacent ones merged.
+class Differ {
+ public:
+  Differ(const std::vector<std::int32_t>& a, const std::vector<std::int32_t>& b, std::size_t base,
+         std::vector<Block>& out)
+      : a_(a.data()),
+        b_(b.data()),
+        // Diagonals of every subproblem, with one sentinel on each side, lie in
+        // [-|b| - 1, |a| + 1].
+        offset_(static_cast<std::ptrdiff_t>(b.size()) + 1),
+        fwd_(a.size() + b.size() + 3),
+        bwd_(a.size() + b.size() + 3),
+        base_(base),
+        out_(out) {}
+
+  // Appends the changes turning a[xoff, xlim) into b[yoff, ylim).
+  void compare(std::ptrdiff_t xoff, std::ptrdiff_t xlim, std::ptrdiff_t yoff, std::ptrdiff_t ylim) {
+    while (xoff < xlim && yoff < ylim && a_[xoff] == b_[yoff]) ++xoff, ++yoff;
+    while (xoff < xlim && yoff < ylim && a_[xlim - 1] == b_[ylim - 1]) --xlim, --ylim;
+    if (xoff == xlim && yoff == ylim) return;
+    if (xoff == xlim || yoff == ylim || work_ > kWorkBudget) {
+      emit(xoff, xlim, yoff, ylim);
+      return;
+    }
+    std::optional<Point> mid = split(xoff, xlim, yoff, ylim);
+    if (!mid) {
+      emit(xoff, xlim, yoff, ylim);
+      return;
+    }
+    // Both halves cost strictly less than the whole (which costs at least 2
+    // here), so the recursion depth is logarithmic in the edit distance.
+    compare(xoff, mid->x, yoff, mid->y);
+    compare(mid->x, xlim, mid->y, ylim);
+  }
+
+ private:
+  struct Point {
+    std::ptrdiff_t x, y;
+  };
+
+  // A point on an optimal path from (xoff, yoff) to (xlim, ylim), or nullopt
+  // when the budget ran out. Needs a non-empty box with no common prefix or
+  // suffix. The forward and backward searches hold, per diagonal, the furthest
+  // x reached with the current cost; like GNU diff's diag(), the searched
+  // diagonals grow by one each round until they hit the box, with sentinels
+  // just outside them.
+  std::optional<Point> split(std::ptrdiff_t xoff, std::ptrdiff_t xlim, std::ptrdiff_t yoff,
+                             std::ptrdiff_t ylim) {
+    constexpr std::ptrdiff_t kNone = std::numeric_limits<std::ptrdiff_t>::max();
+    const std::int32_t* const a = a_;
+    const std::int32_t* const b = b_;
+    // Counted locally: the stores into fd and bd could alias work_.
+    std::int64_t work = work_;
+    auto done = [&](std::optional<Point> mid) {
+      work_ = work;
+      return mid;
+    };
+    std::ptrdiff_t* fd = fwd_.data() + offset_;
+    std::ptrdiff_t* bd = bwd_.data() + offset_;
+    const std::ptrdiff_t dmin = xoff - ylim, dmax = xlim - yoff;
+    const std::ptrdiff_t fmid = xoff - yoff, bmid = xlim - ylim;
+    // With an odd delta the paths first meet on a forward step, otherwise on a
+    // backward one.
+    const bool odd = ((fmid - bmid) & 1) != 0;
+    std::ptrdiff_t fmin = fmid, fmax = fmid, bmin = bmid, bmax = bmid;
+    fd[fmid] = xoff;
+    bd[bmid] = xlim;
+    for (;;) {
+      if (fmin > dmin) {
+        fd[--fmin - 1] = -1;
+      } else {
+        ++fmin;
       }
-      if (++work > kWorkBudget) return std::nullopt;
+      if (fmax < dmax) {
+        fd[++fmax + 1] = -1;
+      } else {
+        --fmax;
+      }
+      for (std::ptrdiff_t d = fmax; d >= fmin; d -= 2) {
+        const std::ptrdiff_t lo = fd[d - 1], hi = fd[d + 1];
+        // A step off the box's right or bottom edge stays on the edge instead.
+        std::ptrdiff_t x = std::min({lo < hi ? hi : lo + 1, xlim, ylim + d});
+        std::ptrdiff_t y = x - d;
+        const std::ptrdiff_t x0 = x;
+        while (x < xlim && y < ylim && a[x] == b[y]) ++x, ++y;
+        work += 1 + (x - x0);
+        fd[d] = x;
+        if (odd && bmin <= d && d <= bmax && bd[d] <= x) return done(Point{x, y});
+        if (work > kWorkBudget) return done(std::nullopt);
+      }
+
+      if (bmin > dmin) {
+        bd[--bmin - 1] = kNone;
+      } else {
+        ++bmin;
+      }
+      if (bmax < dmax) {
+        bd[++bmax + 1] = kNone;
+      } else {
+        --bmax;
+      }
+      for (std::ptrdiff_t d = bmax; d >= bmin; d -= 2) {
+        const std::ptrdiff_t lo = bd[d - 1], hi = bd[d + 1];
+        // Likewise for the left and top edges.
+        std::ptrdiff_t x = std::max({lo < hi ? lo : hi - 1, xoff, yoff + d});
+        std::ptrdiff_t y = x - d;
+        const std::ptrdiff_t x0 = x;
+        while (x > xoff && y > yoff && a[x - 1] == b[y - 1]) --x, --y;
+        work += 1 + (x0 - x);
+        bd[d] = x;
+        if (!odd && fmin <= d && d <= fmax && x <= fd[d]) return done(Point{x, y});
+        if (work > kWorkBudget) return done(std::nullopt);
+      }
     }
   }
-  std::vector<std::pair<std::size_t, std::size_t>> pairs;
-  std::int64_t x = n, y = m;
-  for (std::int64_t d = static_cast<std::int64_t>(trace.size()) - 1; d >= 0; --d) {
-    const auto& t = trace[d];
-    auto at = [&](std::int64_t k) { return t[k + d + 1]; };
-    std::int64_t k = x - y;
-    std::int64_t prev_k = (k == -d || (k != d && at(k - 1) < at(k + 1))) ? k + 1 : k - 1;
-    std::int64_t prev_x = at(prev_k);
-    std::int64_t prev_y = prev_x - prev_k;
-    while (x > prev_x && y > prev_y && x > 0 && y > 0) {
-      --x, --y;
-      pairs.emplace_back(x, y);
+
+  void emit(std::ptrdiff_t xoff, std::ptrdiff_t xlim, std::ptrdiff_t yoff, std::ptrdiff_t ylim) {
+    Block block{base_ + static_cast<std::size_t>(xoff), base_ + static_cast<std::size_t>(xlim),
+                base_ + static_cast<std::size_t>(yoff), base_ + static_cast<std::size_t>(ylim)};
+    if (!out_.empty() && out_.back().a_end == block.a_begin && out_.back().b_end == block.b_begin) {
+      out_.back().a_end = block.a_end;
+      out_.back().b_end = block.b_end;
+    } else {
+      out_.push_back(block);
     }
-    x = prev_x;
-    y = prev_y;
-    if (x <= 0 && y <= 0) break;
   }
-  std::reverse(pairs.begin(), pairs.end());
-  return pairs;
-}
+
+  const std::int32_t* a_;
+  const std::int32_t* b_;
+  std::ptrdiff_t offset_;
+  std::vector<std::ptrdiff_t> fwd_, bwd_;
+  std::int64_t work_ = 0;
+  std::size_t base_;
+  std::vector<Block>& out_;
+};
 
 }  // namespace
 
@@ -82,6 +172,7 @@ std::vector<Block> diff_lines(const std::vector<std::string_view>& a,
   // Intern the middle lines so that the search compares integers.
   std::unordered_map<std::string_view, std::int32_t> ids;
   std::vector<std::int32_t> ia, ib;
+  ids.reserve((a_end - pre) + (b_end - pre));
   ia.reserve(a_end - pre);
   ib.reserve(b_end - pre);
   auto id = [&](std::string_view s) {
@@ -90,105 +181,10 @@ std::vector<Block> diff_lines(const std::vector<std::string_view>& a,
   for (std::size_t i = pre; i < a_end; ++i) ia.push_back(id(a[i]));
   for (std::size_t i = pre; i < b_end; ++i) ib.push_back(id(b[i]));
 
-  auto pairs = myers(ia.data(), ia.size(), ib.data(), ib.size());
-  if (!pairs) {
-    blocks.push_back({pre, a_end, pre, b_end});
-    return blocks;
-  }
-  std::size_t x = 0, y = 0;
-  for (auto [px, py] : *pairs) {
-    if (px != x || py != y) blocks.push_back({pre + x, pre + px, pre + y, pre + py});
-    x = px + 1;
-    y = py + 1;
-  }
-  if (x != ia.size() || y != ib.size())
-    blocks.push_back({pre + x, pre + ia.size(), pre + y, pre + ib.size()});
+  Differ(ia, ib, pre, blocks)
+      .compare(0, static_cast<std::ptrdiff_t>(ia.size()), 0,
+               static_cast<std::ptrdiff_t>(ib.size()));
   return blocks;
-}
-
-namespace {
-
-struct Side {
-  std::vector<std::string_view> lines;  // without "\n"
-  bool final_newline = true;
-};
-
-Side split(std::string_view s) {
-  Side side;
-  std::size_t start = 0;
-  while (start < s.size()) {
-    std::size_t nl = s.find('\n', start);
-    if (nl == std::string_view::npos) {
-      side.lines.push_back(s.substr(start));
-      side.final_newline = false;
-      break;
-    }
-    side.lines.push_back(s.substr(start, nl - start));
-    start = nl + 1;
-  }
-  return side;
-}
-
-std::string range(std::size_t start, std::size_t count) {
-  // GNU style: a one-line range omits its count; an empty range names the line before it.
-  if (count == 1) return std::to_string(start + 1);
-  return std::to_string(count == 0 ? start : start + 1) + "," + std::to_string(count);
-}
-
-}  // namespace
-
-UnifiedDiff unified(std::string_view old_text, std::string_view new_text,
-                    std::string_view old_label, std::string_view new_label, int context) {
-  UnifiedDiff out;
-  if (old_text == new_text) return out;
-  Side a = split(old_text), b = split(new_text);
-  // A last line without "\n" differs from the same text with one: compare with a marker.
-  std::string a_last, b_last;
-  if (!a.final_newline) {
-    a_last = std::string(a.lines.back()) + '\0';
-    a.lines.back() = a_last;
-  }
-  if (!b.final_newline) {
-    b_last = std::string(b.lines.back()) + '\0';
-    b.lines.back() = b_last;
-  }
-  std::vector<Block> blocks = diff_lines(a.lines, b.lines);
-  auto print = [&](char tag, std::string_view line) {
-    out.text.push_back(tag);
-    bool no_newline = !line.empty() && line.back() == '\0';
-    if (no_newline) line.remove_suffix(1);
-    out.text.append(line);
-    out.text.push_back('\n');
-    if (no_newline) out.text.append("\\ No newline at end of file\n");
-  };
-
-  out.text.append("--- ").append(old_label).append("\n");
-  out.text.append("+++ ").append(new_label).append("\n");
-  const std::size_t ctx = static_cast<std::size_t>(context);
-  std::size_t i = 0;
-  while (i < blocks.size()) {
-    // Group blocks whose gaps are at most 2 * context lines.
-    std::size_t j = i;
-    while (j + 1 < blocks.size() && blocks[j + 1].a_begin - blocks[j].a_end <= 2 * ctx) ++j;
-    std::size_t a_start = blocks[i].a_begin > ctx ? blocks[i].a_begin - ctx : 0;
-    std::size_t b_start = blocks[i].b_begin - (blocks[i].a_begin - a_start);
-    std::size_t a_stop = std::min(a.lines.size(), blocks[j].a_end + ctx);
-    std::size_t b_stop = blocks[j].b_end + (a_stop - blocks[j].a_end);
-    out.text.append("@@ -" + range(a_start, a_stop - a_start) + " +" +
-                    range(b_start, b_stop - b_start) + " @@\n");
-    std::size_t x = a_start;
-    for (std::size_t k = i; k <= j; ++k) {
-      for (; x < blocks[k].a_begin; ++x) print(' ', a.lines[x]);
-      for (std::size_t r = blocks[k].a_begin; r < blocks[k].a_end; ++r) print('-', a.lines[r]);
-      for (std::size_t r = blocks[k].b_begin; r < blocks[k].b_end; ++r) print('+', b.lines[r]);
-      out.removed += blocks[k].a_end - blocks[k].a_begin;
-      out.added += blocks[k].b_end - blocks[k].b_begin;
-      x = blocks[k].a_end;
-    }
-    for (; x < a_stop; ++x) print(' ', a.lines[x]);
-    i = j + 1;
-  }
-  return out;
 }
 
 }  // namespace editd::diff

@@ -1,10 +1,12 @@
-// Line diffs: the edit script between two texts, and the unified diff that every
-// mutation returns.
+// Line diffs: the edit script between two lists of lines (unified_diff.h
+// prints it).
 //
-// diff_lines is Myers' O(ND) algorithm after trimming the common prefix and
-// suffix, with a work budget: past it, the remaining middle is reported as one
-// changed block, so a diff is never quadratic in the file size (it is then
-// correct, only not minimal).
+// diff_lines is Myers' O(ND) algorithm in its linear-space form: it finds the
+// middle of a shortest edit script and recurses on both halves, so memory is
+// O(N + M) whatever the distance. One work budget (about 30M steps) covers the
+// whole call: past it, each part not yet solved is reported as one changed
+// block, so the time stays bounded and the script stays correct, only no
+// longer minimal.
 #pragma once
 
 #include <cstddef>
@@ -15,25 +17,13 @@
 namespace editd::diff {
 
 // A changed region: a[a_begin, a_end) was replaced by b[b_begin, b_end). Lines
-// between consecutive blocks are equal. Blocks are sorted and disjoint.
+// between consecutive blocks are equal. Blocks are sorted, disjoint and never
+// adjacent (at least one equal line separates two blocks).
 struct Block {
   std::size_t a_begin, a_end, b_begin, b_end;
 };
 
 std::vector<Block> diff_lines(const std::vector<std::string_view>& a,
                               const std::vector<std::string_view>& b);
-
-struct UnifiedDiff {
-  std::string text;     // "" when the texts are equal
-  std::size_t added = 0;
-  std::size_t removed = 0;
-};
-
-// A unified diff with `context` lines of context. Texts are split on "\n"; a
-// CR before it stays part of the line. A side without a final newline gets
-// "\ No newline at end of file". Labels are written as given after "--- " and
-// "+++ " (e.g. "a/src/x.c", "/dev/null").
-UnifiedDiff unified(std::string_view old_text, std::string_view new_text,
-                    std::string_view old_label, std::string_view new_label, int context = 3);
 
 }  // namespace editd::diff

@@ -87,12 +87,13 @@ std::string range(std::size_t start, std::size_t count) {
   return std::to_string(count == 0 ? start : start + 1) + "," + std::to_string(count);
 }
 
-// A widened window with its lines and where they start.
-struct Span {
-  std::size_t old_line = 0;  // 0-based first line in the old text
-  std::size_t new_line = 0;
-  std::vector<std::string_view> old_lines, new_lines;
-  std::size_t old_begin = 0, old_end = 0;  // bytes in the old text
+// A changed run of lines: old lines [old_line, old_line + removed.size()) at
+// bytes [old_byte, old_byte_end) of the old text became `added`, which start
+// at new line `new_line`. Lines between two changes are equal on both sides.
+struct Change {
+  std::size_t old_line = 0, new_line = 0;
+  std::size_t old_byte = 0, old_byte_end = 0;
+  std::vector<std::string_view> removed, added;
 };
 
 class Printer {
@@ -146,7 +147,9 @@ UnifiedDiff unified_windows(std::string_view a, std::string_view b,
                             const std::vector<Window>& windows, std::string_view old_label,
                             std::string_view new_label, int context) {
   UnifiedDiff out;
-  std::vector<Span> spans;
+  // Each widened window's lines are diffed; the changed runs, in whole-file
+  // line numbers, are what the hunks are made of.
+  std::vector<Change> changes;
   {
     std::size_t counted = 0, line = 0;
     long shift = 0;  // new line index minus old line index, before the current window
@@ -154,63 +157,59 @@ UnifiedDiff unified_windows(std::string_view a, std::string_view b,
       if (w.old_begin == w.old_end && w.new_begin == w.new_end) continue;
       line += count_newlines(a.substr(counted, w.old_begin - counted));
       counted = w.old_begin;
-      Span s;
-      s.old_line = line;
-      s.new_line = static_cast<std::size_t>(static_cast<long>(line) + shift);
-      s.old_lines = pieces(a.substr(w.old_begin, w.old_end - w.old_begin));
-      s.new_lines = pieces(b.substr(w.new_begin, w.new_end - w.new_begin));
-      s.old_begin = w.old_begin;
-      s.old_end = w.old_end;
-      shift += static_cast<long>(s.new_lines.size()) - static_cast<long>(s.old_lines.size());
-      if (s.old_lines == s.new_lines) continue;
-      spans.push_back(std::move(s));
+      const std::vector<std::string_view> old_lines = pieces(a.substr(w.old_begin, w.old_end - w.old_begin));
+      const std::vector<std::string_view> new_lines = pieces(b.substr(w.new_begin, w.new_end - w.new_begin));
+      std::size_t x = 0, byte = w.old_begin;
+      for (const Block& blk : diff_lines(old_lines, new_lines)) {
+        for (; x < blk.a_begin; ++x) byte += old_lines[x].size();
+        Change c;
+        c.old_line = line + blk.a_begin;
+        c.new_line = static_cast<std::size_t>(static_cast<long>(line + blk.b_begin) + shift);
+        c.old_byte = byte;
+        for (; x < blk.a_end; ++x) {
+          c.removed.push_back(old_lines[x]);
+          byte += old_lines[x].size();
+        }
+        c.old_byte_end = byte;
+        c.added.assign(new_lines.begin() + static_cast<std::ptrdiff_t>(blk.b_begin),
+                       new_lines.begin() + static_cast<std::ptrdiff_t>(blk.b_end));
+        changes.push_back(std::move(c));
+      }
+      shift += static_cast<long>(new_lines.size()) - static_cast<long>(old_lines.size());
     }
   }
-  if (spans.empty()) return out;
+  if (changes.empty()) return out;
 
   out.text.append("--- ").append(old_label).append("\n");
   out.text.append("+++ ").append(new_label).append("\n");
   Printer print(out);
   const std::size_t ctx = static_cast<std::size_t>(context);
+  auto old_end_line = [](const Change& c) { return c.old_line + c.removed.size(); };
   std::size_t i = 0;
-  std::string body;
-  while (i < spans.size()) {
-    // Spans whose gaps are at most 2 * context lines share a hunk.
+  while (i < changes.size()) {
+    // Changes whose gaps are at most 2 * context lines share a hunk.
     std::size_t j = i;
-    while (j + 1 < spans.size() &&
-           spans[j + 1].old_line - (spans[j].old_line + spans[j].old_lines.size()) <= 2 * ctx)
+    while (j + 1 < changes.size() && changes[j + 1].old_line - old_end_line(changes[j]) <= 2 * ctx)
       ++j;
-    std::vector<std::string_view> before = lines_before(a, spans[i].old_begin, ctx, 0);
-    std::vector<std::string_view> after = lines_after(a, spans[j].old_end, ctx, a.size());
-    const std::size_t old_start = spans[i].old_line - before.size();
-    const std::size_t new_start = spans[i].new_line - before.size();
-    std::size_t old_count = before.size() + after.size(), new_count = old_count;
-    for (std::size_t k = i; k <= j; ++k) {
-      old_count += spans[k].old_lines.size();
-      new_count += spans[k].new_lines.size();
-      if (k < j) {
-        std::size_t gap = spans[k + 1].old_line - (spans[k].old_line + spans[k].old_lines.size());
-        old_count += gap;
-        new_count += gap;
-      }
-    }
+    const std::vector<std::string_view> before = lines_before(a, changes[i].old_byte, ctx, 0);
+    const std::vector<std::string_view> after =
+        lines_after(a, changes[j].old_byte_end, ctx, a.size());
+    const std::size_t old_start = changes[i].old_line - before.size();
+    const std::size_t new_start = changes[i].new_line - before.size();
+    const std::size_t span = old_end_line(changes[j]) + after.size() - old_start;
+    std::size_t old_count = span, new_count = span;
+    for (std::size_t k = i; k <= j; ++k) new_count = new_count + changes[k].added.size() - changes[k].removed.size();
     out.text.append("@@ -" + range(old_start, old_count) + " +" + range(new_start, new_count) +
                     " @@\n");
     for (std::string_view l : before) print.line(' ', l);
     for (std::size_t k = i; k <= j; ++k) {
-      const Span& s = spans[k];
-      std::size_t x = 0;
-      for (const Block& blk : diff_lines(s.old_lines, s.new_lines)) {
-        for (; x < blk.a_begin; ++x) print.line(' ', s.old_lines[x]);
-        for (std::size_t r = blk.a_begin; r < blk.a_end; ++r) print.line('-', s.old_lines[r]);
-        for (std::size_t r = blk.b_begin; r < blk.b_end; ++r) print.line('+', s.new_lines[r]);
-        out.removed += blk.a_end - blk.a_begin;
-        out.added += blk.b_end - blk.b_begin;
-        x = blk.a_end;
-      }
-      for (; x < s.old_lines.size(); ++x) print.line(' ', s.old_lines[x]);
+      const Change& c = changes[k];
+      for (std::string_view l : c.removed) print.line('-', l);
+      for (std::string_view l : c.added) print.line('+', l);
+      out.removed += c.removed.size();
+      out.added += c.added.size();
       if (k < j)
-        for (std::string_view l : lines_after(a, s.old_end, ~std::size_t{0}, spans[k + 1].old_begin))
+        for (std::string_view l : lines_after(a, c.old_byte_end, ~std::size_t{0}, changes[k + 1].old_byte))
           print.line(' ', l);
     }
     for (std::string_view l : after) print.line(' ', l);

@@ -18,6 +18,12 @@
 
 namespace editd::diff {
 
+struct UnifiedDiff {
+  std::string text;  // "" when the texts are equal
+  std::size_t added = 0;
+  std::size_t removed = 0;
+};
+
 struct Window {
   std::size_t old_begin = 0, old_end = 0;
   std::size_t new_begin = 0, new_end = 0;
