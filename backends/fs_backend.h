@@ -80,6 +80,40 @@ class FsBackend {
   // Removes an empty directory. not_found if missing, io (data.errno
   // "ENOTEMPTY") when it holds anything, denied when read-only.
   virtual boost::asio::awaitable<Result<void>> remove_directory(std::string canonical) = 0;
+
+  // Cross-process exclusion for read-modify-write cycles. The lock chains
+  // (server/lock_chain.h) serialise one process; lock() extends that to every
+  // process that shares the medium (two editd on one root, or on a root and a
+  // subdirectory of it): it waits until no other process holds any of
+  // `canonicals` (sorted, unique) and holds them until the returned handle is
+  // destroyed. A caller takes its lock chains first, then lock(), then reads,
+  // checks fingerprints, writes, and only then releases. The default (media
+  // that one process owns: memory, an ACP client) holds nothing. io on failure.
+  class Lock {
+   public:
+    virtual ~Lock() = default;
+  };
+  virtual boost::asio::awaitable<Result<std::unique_ptr<Lock>>> lock(
+      std::vector<std::string> canonicals);
+
+  // One step of a multi-file change.
+  struct BatchOp {
+    enum class Kind { kWrite, kRemove };
+    Kind kind = Kind::kWrite;
+    std::string canonical;
+    std::string bytes;  // kWrite: the new content
+  };
+
+  // Applies `ops` (each path at most once) as one change. On success every op
+  // is applied. On failure the error (kinds as write() and remove()) names
+  // data.path, and `applied` holds the indices of the ops that did take effect,
+  // for the caller to undo; the backend never undoes them itself. Crash safety
+  // (kill -9, power loss) is the backend's: a medium that can journal (the
+  // local disk) makes a change interrupted at any point come out whole or not
+  // at all when a backend is next made over it. The default runs write() and
+  // remove() in order and stops at the first failure.
+  virtual boost::asio::awaitable<Result<void>> apply_batch(std::vector<BatchOp> ops,
+                                                           std::vector<std::size_t>& applied);
 };
 
 }  // namespace editd

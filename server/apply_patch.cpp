@@ -157,6 +157,25 @@ std::vector<Step> plan_steps(const std::vector<patch::FileOutcome>& outcomes,
   return steps;
 }
 
+// The step a failed batch names (data.path), else the first one that did not
+// take effect.
+const Step& failed_step(const std::vector<Step>& steps, const std::vector<std::size_t>& applied,
+                        const Error& e, const FsBackend& backend) {
+  auto was_applied = [&](std::size_t i) {
+    return std::find(applied.begin(), applied.end(), i) != applied.end();
+  };
+  if (e.data.is_object() && e.data.contains("path") && e.data["path"].is_string()) {
+    const std::string path = e.data["path"].get<std::string>();
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      if (!was_applied(i) && (steps[i].shown == path || steps[i].canonical == path ||
+                              backend.display_path(steps[i].canonical) == path))
+        return steps[i];
+  }
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (!was_applied(i)) return steps[i];
+  return steps.back();
+}
+
 // The ACP diff of one step: whole-file texts, the new text empty for a deletion.
 FileChange change_of(const Step& s) {
   return file_change(s.canonical, s.previous, s.kind == Step::Kind::kWrite ? s.bytes : "");
@@ -190,8 +209,10 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   for (const auto& [shown, c] : canonical) keys.push_back(c);
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  LockChains::Guard guard = co_await locks_.lock(std::move(keys));
+  LockChains::Guard guard = co_await locks_.lock(keys);
   if (auto c = check_cancel(ctx); !c) co_return c.error();
+  auto held = co_await ctx.backend.lock(std::move(keys));
+  if (!held) co_return held.error();
 
   // Read every touched file; check what the caller expects of each.
   std::map<std::string, Touched> touched;
@@ -250,20 +271,22 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
         if (std::find(made_dirs.begin(), made_dirs.end(), d) == made_dirs.end())
           made_dirs.push_back(std::move(d));
 
-  std::size_t done = 0;
-  Result<void> status;
-  for (; done < steps.size() && status; ++done) {
-    const Step& s = steps[done];
-    if (s.kind == Step::Kind::kWrite)
-      status = co_await ctx.backend.write(s.canonical, s.bytes);
-    else
-      status = co_await ctx.backend.remove(s.canonical);
-  }
+  // What the connection will know of each written file, before the bytes move.
+  std::vector<std::string> written_fingerprints;
+  for (const Step& s : steps)
+    written_fingerprints.push_back(s.kind == Step::Kind::kWrite ? editd::fingerprint(s.bytes) : "");
+  std::vector<FsBackend::BatchOp> ops;
+  for (const Step& s : steps)
+    ops.push_back({s.kind == Step::Kind::kWrite ? FsBackend::BatchOp::Kind::kWrite
+                                                : FsBackend::BatchOp::Kind::kRemove,
+                   s.canonical, s.kind == Step::Kind::kWrite ? s.bytes : std::string()});
+  std::vector<std::size_t> applied;
+  Result<void> status = co_await ctx.backend.apply_batch(std::move(ops), applied);
   if (!status) {
-    // Undo steps[0, done - 1) newest first; steps[done - 1] is the one that failed.
+    // Undo what took effect, newest first.
     std::vector<std::string> not_restored;
-    for (std::size_t i = done - 1; i-- > 0;) {
-      const Step& s = steps[i];
+    for (auto i = applied.rbegin(); i != applied.rend(); ++i) {
+      const Step& s = steps[*i];
       Result<void> undo;
       if (s.previous)
         undo = co_await ctx.backend.write(s.canonical, *s.previous);
@@ -276,14 +299,16 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
       if (!undo && undo.error().kind != ErrorKind::kNotFound)
         not_restored.push_back(ctx.backend.display_path(*d) + "/");
     }
-    co_return step_failed(status.error(), steps[done - 1], not_restored);
+    co_return step_failed(status.error(), failed_step(steps, applied, status.error(), ctx.backend),
+                          not_restored);
   }
 
-  for (const Step& s : steps) {
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
     if (ctx.changes) ctx.changes->push_back(change_of(s));
     if (!ctx.known) continue;
     if (s.kind == Step::Kind::kWrite)
-      (*ctx.known)[s.canonical] = editd::fingerprint(s.bytes);
+      (*ctx.known)[s.canonical] = written_fingerprints[i];
     else
       ctx.known->erase(s.canonical);
   }

@@ -160,6 +160,9 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   if (!canonical) co_return canonical.error();
   LockChains::Guard guard = co_await lock_one(*canonical);
   if (auto c = check_cancel(ctx); !c) co_return c.error();
+  // Other processes on the same files wait from here until the write is done.
+  auto held = co_await ctx.backend.lock(std::vector<std::string>(1, *canonical));
+  if (!held) co_return held.error();
 
   Current cur;
   cur.canonical = *canonical;

@@ -1,0 +1,26 @@
+#include "backends/fs_backend.h"
+
+namespace editd {
+
+boost::asio::awaitable<Result<std::unique_ptr<FsBackend::Lock>>> FsBackend::lock(
+    std::vector<std::string> canonicals) {
+  co_return std::make_unique<Lock>();
+}
+
+boost::asio::awaitable<Result<void>> FsBackend::apply_batch(std::vector<BatchOp> ops,
+                                                            std::vector<std::size_t>& applied) {
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    BatchOp& op = ops[i];
+    // No co_await inside ?: (GCC 12 destroys the temporaries twice).
+    Result<void> r;
+    if (op.kind == BatchOp::Kind::kWrite)
+      r = co_await write(op.canonical, std::move(op.bytes));
+    else
+      r = co_await remove(op.canonical);
+    if (!r) co_return r;
+    applied.push_back(i);
+  }
+  co_return Result<void>();
+}
+
+}  // namespace editd
