@@ -1,6 +1,7 @@
 // apply(): runs a parsed patch against an in-memory copy of its inputs.
 #include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <set>
 
 #include "edit/splice.h"
@@ -16,6 +17,9 @@ namespace {
 
 using Kind = ChunkLine::Kind;
 using State = FileInput::State;
+
+// Where a unified hunk's line number is taken to be when it is larger.
+constexpr std::size_t kFarLine = static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max() / 4);
 
 struct VirtualFile {
   State state = State::kMissing;
@@ -35,11 +39,28 @@ struct Updated {
   std::size_t bom = 0;
 };
 
+// One run of removed and added lines between context lines: old lines
+// [line, line + count) become `added`.
+struct Group {
+  std::size_t line = 0;
+  std::size_t count = 0;
+  std::vector<std::string> added;
+};
+
+// Where a chunk landed: old lines [start, start + old_len), and its groups
+// (context lines are not part of any: they keep the file's bytes untouched).
 struct Replacement {
   std::size_t start;
   std::size_t old_len;
-  std::vector<std::string> lines;
+  std::vector<Group> groups;
 };
+
+// A chunk without old lines: all its lines added at `pos`.
+Replacement insertion(std::size_t pos, const std::vector<const ChunkLine*>& ops) {
+  Replacement r{pos, 0, {Group{pos, 0, {}}}};
+  for (const ChunkLine* l : ops) r.groups.back().added.push_back(l->text);
+  return r;
+}
 
 Error path_error(ErrorKind kind, const std::string& path, std::string message) {
   return Error(kind, std::move(message), {{"path", path}});
@@ -153,8 +174,7 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
       if (old_lines.empty()) {
         // A pure addition goes after the anchor line, or at the end of the file.
         std::size_t pos = anchor_line ? from : n;
-        replacements.push_back({pos, 0, {}});
-        for (const ChunkLine* l : ops) replacements.back().lines.push_back(l->text);
+        replacements.push_back(insertion(pos, ops));
         if (anchor_line) cursor = from;
         continue;
       }
@@ -188,18 +208,20 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
       }
     } else {
       // Line numbers are hints: the search starts there, shifted by how far
-      // off the previous hunk was, and moves outwards.
+      // off the previous hunk was, and moves outwards. A line number far past
+      // any file is capped, so that |offset| stays below kFarLine + n and the
+      // signed arithmetic cannot overflow.
       std::size_t base = cursor;
       if (chunk.old_start) {
         base = *chunk.old_start;
         if (!(chunk.old_count && *chunk.old_count == 0) && base > 0) --base;
       }
+      base = std::min(base, kFarLine);
       std::ptrdiff_t hinted = static_cast<std::ptrdiff_t>(base) + offset;
       std::size_t hint = static_cast<std::size_t>(std::max<std::ptrdiff_t>(hinted, 0));
       if (old_lines.empty()) {
         std::size_t pos = std::clamp(hint, cursor, n);
-        replacements.push_back({pos, 0, {}});
-        for (const ChunkLine* l : ops) replacements.back().lines.push_back(l->text);
+        replacements.push_back(insertion(pos, ops));
         cursor = pos;
         markers_set_final_newline(pos);
         continue;
@@ -216,10 +238,21 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
 
     Replacement r{*at, old_lines.size(), {}};
     std::size_t old_index = *at;
+    bool in_group = false;
     for (const ChunkLine* l : ops) {
-      if (l->kind == Kind::kContext) r.lines.emplace_back(lines[old_index]);
-      if (l->kind == Kind::kAdded) r.lines.push_back(l->text);
-      if (l->kind != Kind::kAdded) ++old_index;
+      if (l->kind == Kind::kContext) {
+        in_group = false;
+        ++old_index;
+        continue;
+      }
+      if (!in_group) r.groups.push_back({old_index, 0, {}});
+      in_group = true;
+      if (l->kind == Kind::kRemoved) {
+        ++r.groups.back().count;
+        ++old_index;
+      } else {
+        r.groups.back().added.push_back(l->text);
+      }
     }
     cursor = *at + old_lines.size();
     markers_set_final_newline(cursor);
@@ -242,18 +275,20 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
   };
   std::vector<splice::Edit> edits;
   for (const Replacement& r : replacements) {
-    splice::Edit e;
-    e.begin = start_of(r.start);
-    e.end = start_of(r.start + r.old_len);
-    e.crlf_literal = true;
-    // Lines added after a last line without a final newline start with one.
-    if (e.begin == text.size() && !text.empty() && text.back() != '\n' && !r.lines.empty())
-      e.text.push_back('\n');
-    for (const std::string& l : r.lines) {
-      e.text.append(l);
-      e.text.push_back('\n');
+    for (const Group& g : r.groups) {
+      splice::Edit e;
+      e.begin = start_of(g.line);
+      e.end = start_of(g.line + g.count);
+      e.crlf_literal = true;
+      // Lines added after a last line without a final newline start with one.
+      if (e.begin == text.size() && !text.empty() && text.back() != '\n' && !g.added.empty())
+        e.text.push_back('\n');
+      for (const std::string& l : g.added) {
+        e.text.append(l);
+        e.text.push_back('\n');
+      }
+      edits.push_back(std::move(e));
     }
-    edits.push_back(std::move(e));
   }
   splice::Options options;
   options.final_newline = final_newline;

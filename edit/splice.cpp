@@ -71,7 +71,7 @@ void refine(std::string_view norm, const Edit& e, std::vector<Change>& out) {
   for (std::size_t i = 0; i + 1 < os.size(); ++i) a.push_back(norm.substr(os[i], os[i + 1] - os[i]));
   for (std::size_t i = 0; i + 1 < rs.size(); ++i) {
     std::string_view line = std::string_view(e.text).substr(rs[i], rs[i + 1] - rs[i]);
-    if (e.crlf_literal && line.ends_with("\r\n")) {
+    if (line.ends_with('\n') && literal_newline(e, rs[i + 1] - 1)) {
       marked.push_back(std::string(line) + '\0');
       line = marked.back();
     }
@@ -153,45 +153,50 @@ std::optional<char> last_char_after(std::string_view norm, const std::vector<Edi
   return norm[pos - 1];
 }
 
-// Rule 4: the body ends with a line break exactly when it should.
-void fix_final_newline(const text::Document& doc, std::string_view norm, std::vector<Edit>& edits,
-                       const Options& options) {
-  if (norm.empty()) return;
+// Rule 4: what the new body's end needs so that it ends with a line break
+// exactly when it should. Decided on the edits; done on the splices, after rule
+// 2, so that the break added or removed is never matched against the file's.
+enum class FinalBreak { kKeep, kAppend, kStrip };
+
+FinalBreak final_break(const text::Document& doc, std::string_view norm,
+                       const std::vector<Edit>& edits, const Options& options) {
+  if (norm.empty()) return FinalBreak::kKeep;
   const bool want = options.final_newline.value_or(doc.final_newline());
   const std::optional<char> last = last_char_after(norm, edits);
-  if (!last) return;
-  const bool has = *last == '\n';
-  if (want == has) return;
-  if (want) {
-    if (!edits.empty() && edits.back().end == norm.size())
-      edits.back().text.push_back('\n');
-    else
-      edits.push_back({norm.size(), norm.size(), "\n"});
-    return;
-  }
-  // Remove the last line break: from the edit that wrote it, or from the file.
-  std::size_t i = edits.size(), pos = norm.size();
-  for (; i > 0 && edits[i - 1].end == pos; --i) {
-    Edit& e = edits[i - 1];
-    if (!e.text.empty()) {
-      e.text.pop_back();
-      if (e.crlf_literal && e.text.ends_with('\r')) e.text.pop_back();
+  if (!last || want == (*last == '\n')) return FinalBreak::kKeep;
+  return want ? FinalBreak::kAppend : FinalBreak::kStrip;
+}
+
+// Removes the new body's last line break (a CRLF whole) from `splices`.
+void strip_final_break(std::string_view body, std::vector<Splice>& splices) {
+  std::size_t end = body.size();
+  std::size_t chain = splices.size();  // first splice of the run that reaches `end`
+  for (std::size_t i = splices.size(); i-- > 0 && splices[i].end == end;) {
+    std::string& bytes = splices[i].bytes;
+    if (!bytes.empty()) {
+      if (bytes.back() == '\n') bytes.pop_back();
+      if (!bytes.empty() && bytes.back() == '\r') bytes.pop_back();
       return;
     }
-    pos = e.begin;
+    end = splices[i].begin;
+    chain = i;
   }
-  // norm[pos - 1] is the "\n", and no edit covers it.
-  if (i < edits.size())
-    edits[i].begin = pos - 1;
-  else
-    edits.push_back({pos - 1, pos, ""});
+  if (end == 0 || body[end - 1] != '\n') return;
+  const std::size_t floor = chain == 0 ? 0 : splices[chain - 1].end;
+  std::size_t begin = end - 1;
+  if (begin > floor && body[begin - 1] == '\r') --begin;
+  if (chain < splices.size()) {
+    splices[chain].begin = begin;
+  } else {
+    splices.push_back({begin, end, ""});
+  }
 }
 
 }  // namespace
 
 std::vector<Splice> plan(const text::Document& doc, std::string_view norm, std::vector<Edit> edits,
                          const Options& options) {
-  fix_final_newline(doc, norm, edits, options);
+  const FinalBreak fix = final_break(doc, norm, edits, options);
   const std::string_view eol = text::eol_bytes(doc.dominant_eol());
   OffsetMap map(doc);
   std::vector<Splice> splices;
@@ -208,6 +213,16 @@ std::vector<Splice> plan(const text::Document& doc, std::string_view norm, std::
       splices.push_back(std::move(s));
     }
   }
+  if (fix == FinalBreak::kAppend) {
+    const std::size_t end = doc.body().size();
+    if (splices.empty() || splices.back().end != end) splices.push_back({end, end, ""});
+    splices.back().bytes.append(eol);
+  } else if (fix == FinalBreak::kStrip) {
+    strip_final_break(doc.body(), splices);
+    while (!splices.empty() && splices.back().begin == splices.back().end &&
+           splices.back().bytes.empty())
+      splices.pop_back();
+  }
   return splices;
 }
 
@@ -216,13 +231,8 @@ std::vector<Splice> rewrite(const text::Document& doc, std::string_view norm,
   Edit whole{0, norm.size(), std::string(content)};
   std::vector<Edit> edits;
   edits.push_back(std::move(whole));
-  fix_final_newline(doc, norm, edits, options);
-  if (edits.size() != 1) {
-    // Only an added "\n" at the end can make a second edit; fold it in.
-    edits.front().text += edits.back().text;
-    edits.front().end = edits.back().end;
-    edits.resize(1);
-  }
+  if (final_break(doc, norm, edits, options) == FinalBreak::kAppend)
+    edits.front().text.push_back('\n');
   const Edit& e = edits.front();
   const std::string_view r = e.text;
   // Whole lines common to the start and to the end keep their stored bytes.

@@ -147,6 +147,7 @@ UnifiedDiff unified_windows(std::string_view a, std::string_view b,
                             const std::vector<Window>& windows, std::string_view old_label,
                             std::string_view new_label, int context) {
   UnifiedDiff out;
+  if (a == b) return out;
   // Each widened window's lines are diffed; the changed runs, in whole-file
   // line numbers, are what the hunks are made of.
   std::vector<Change> changes;
