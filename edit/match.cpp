@@ -11,7 +11,10 @@
 #include <unordered_map>
 #include <utility>
 
+#include "edit/chars.h"
 #include "edit/diff.h"
+#include "edit/line_numbers.h"
+#include "edit/reindent.h"
 #include "edit/similarity.h"
 #include "edit/text.h"
 
@@ -41,36 +44,18 @@ namespace {
 using Lines = std::vector<std::string_view>;
 
 // ---------------------------------------------------------------------------
-// Characters and lines.
+// Characters and lines (character classes and folding: chars.h).
 
-bool is_blank_char(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r'; }
-
-std::string_view rtrim(std::string_view s) {
-  while (!s.empty() && is_blank_char(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-std::string_view ltrim(std::string_view s) {
-  while (!s.empty() && is_blank_char(s.front())) s.remove_prefix(1);
-  return s;
-}
-
-std::string_view trim(std::string_view s) { return ltrim(rtrim(s)); }
-
-bool is_blank(std::string_view s) { return trim(s).empty(); }
-
-std::string_view leading_ws(std::string_view s) { return s.substr(0, s.size() - ltrim(s).size()); }
+using chars::count_newlines;
+using chars::fold_unicode;
+using chars::is_ascii;
+using chars::is_blank;
+using chars::is_blank_char;
+using chars::leading_ws;
+using chars::rtrim;
+using chars::trim;
 
 std::uint64_t hash_of(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
-
-bool is_ascii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return (static_cast<unsigned char>(c) & 0x80) == 0; });
-}
-
-std::size_t count_newlines(std::string_view s) {
-  return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
-}
 
 // Code points that are not whitespace.
 std::size_t non_blank_chars(std::string_view s) {
@@ -83,9 +68,6 @@ std::size_t non_blank_chars(std::string_view s) {
   return n;
 }
 
-// Similarities are reported to three decimals, never rounded up to 1.
-double round_down(double similarity) { return std::floor(similarity * 1000.0 + 1e-9) / 1000.0; }
-
 nlohmann::json closest_json(const Closest& c) {
   return {{"startLine", c.lines.start_line},
           {"endLine", c.lines.end_line},
@@ -93,74 +75,7 @@ nlohmann::json closest_json(const Closest& c) {
           {"similarity", c.similarity}};
 }
 
-std::string join(const Lines& lines, std::size_t begin, std::size_t end) {
-  std::string out;
-  for (std::size_t i = begin; i < end; ++i) {
-    if (i > begin) out += '\n';
-    out += lines[i];
-  }
-  return out;
-}
-
-// Appends `in` with typographic punctuation and special spaces folded to ASCII.
-void fold_unicode(std::string_view in, std::string& out) {
-  for (std::size_t i = 0; i < in.size();) {
-    auto b0 = static_cast<unsigned char>(in[i]);
-    if (b0 < 0x80) {
-      out += in[i++];
-      continue;
-    }
-    if (b0 == 0xC2 && i + 1 < in.size() && static_cast<unsigned char>(in[i + 1]) == 0xA0) {
-      out += ' ';  // U+00A0 no-break space
-      i += 2;
-      continue;
-    }
-    if ((b0 == 0xE2 || b0 == 0xE3 || b0 == 0xEF) && i + 2 < in.size()) {
-      auto b1 = static_cast<unsigned char>(in[i + 1]);
-      auto b2 = static_cast<unsigned char>(in[i + 2]);
-      std::string_view folded;
-      bool known = true;
-      if (b0 == 0xE2 && b1 == 0x80) {
-        if (b2 >= 0x80 && b2 <= 0x8A)
-          folded = " ";  // U+2000..U+200A spaces
-        else if (b2 == 0x8B)
-          folded = "";  // U+200B zero width space
-        else if (b2 >= 0x90 && b2 <= 0x95)
-          folded = "-";  // U+2010..U+2015 dashes
-        else if (b2 >= 0x98 && b2 <= 0x9B)
-          folded = "'";  // U+2018..U+201B single quotes
-        else if (b2 >= 0x9C && b2 <= 0x9F)
-          folded = "\"";  // U+201C..U+201F double quotes
-        else if (b2 == 0xA6)
-          folded = "...";  // U+2026 ellipsis
-        else if (b2 == 0xAF)
-          folded = " ";  // U+202F narrow no-break space
-        else if (b2 == 0xB2)
-          folded = "'";  // U+2032 prime
-        else if (b2 == 0xB3)
-          folded = "\"";  // U+2033 double prime
-        else
-          known = false;
-      } else if (b0 == 0xE2 && b1 == 0x81 && b2 == 0x9F) {
-        folded = " ";  // U+205F medium mathematical space
-      } else if (b0 == 0xE2 && b1 == 0x88 && b2 == 0x92) {
-        folded = "-";  // U+2212 minus sign
-      } else if (b0 == 0xE3 && b1 == 0x80 && b2 == 0x80) {
-        folded = " ";  // U+3000 ideographic space
-      } else if (b0 == 0xEF && b1 == 0xBB && b2 == 0xBF) {
-        folded = "";  // U+FEFF zero width no-break space
-      } else {
-        known = false;
-      }
-      if (known) {
-        out += folded;
-        i += 3;
-        continue;
-      }
-    }
-    out += in[i++];
-  }
-}
+using text::join_lines;
 
 // How each tier compares one line of the file with one line of oldText.
 enum class Norm { kRstrip, kTrim, kUnicode, kBlankRuns };
@@ -278,105 +193,6 @@ std::vector<Hit> find_exact(std::string_view text, std::string_view needle,
   return hits;
 }
 
-// Maps the indentation of the model's lines onto the file's, learnt from the
-// lines of a matched window: each indentation of oldText that lines up with one
-// of the file becomes that one, deeper ones add the file's own unit (tabs or
-// spaces), shallower ones remove it. Lines indented alike are never indented
-// twice.
-class Reindenter {
- public:
-  Reindenter(const Lines& old_lines, const Lines& file_lines, const Lines& new_lines) {
-    std::vector<std::size_t> model_widths, file_widths;
-    bool file_tabs = false;
-    for (std::size_t j = 0; j < old_lines.size(); ++j) {
-      if (is_blank(old_lines[j]) || is_blank(file_lines[j])) continue;
-      std::string_view o = leading_ws(old_lines[j]), f = leading_ws(file_lines[j]);
-      map_.emplace(o, f);
-      file_tabs = file_tabs || f.find('\t') != std::string_view::npos;
-      file_widths.push_back(width(f));
-    }
-    for (const Lines* lines : {&old_lines, &new_lines})
-      for (std::string_view l : *lines)
-        if (!is_blank(l)) model_widths.push_back(width(leading_ws(l)));
-    model_unit_ = unit_of(model_widths).value_or(4);
-    if (file_tabs) {
-      file_unit_ = "\t";
-    } else {
-      file_unit_ = std::string(unit_of(file_widths).value_or(model_unit_), ' ');
-    }
-  }
-
-  std::string apply(std::string_view line) const {
-    if (map_.empty() || is_blank(line)) return std::string(line);
-    std::string_view indent = leading_ws(line);
-    std::string_view rest = line.substr(indent.size());
-    if (auto it = map_.find(indent); it != map_.end())
-      return std::string(it->second) + std::string(rest);
-    // The deepest known indentation that this one extends.
-    const std::pair<const std::string_view, std::string_view>* base = nullptr;
-    for (const auto& kv : map_)
-      if (indent.starts_with(kv.first) && (base == nullptr || kv.first.size() > base->first.size()))
-        base = &kv;
-    if (base != nullptr)
-      return std::string(base->second) + levels(width(indent.substr(base->first.size()))) +
-             std::string(rest);
-    // Shallower than (or unlike) every known one: measure from the shallowest.
-    base = &*std::min_element(map_.begin(), map_.end(), [](const auto& a, const auto& b) {
-      return width(a.first) < width(b.first);
-    });
-    const auto delta = static_cast<long>(width(indent)) - static_cast<long>(width(base->first));
-    std::string out(base->second);
-    if (delta >= 0) return out + levels(static_cast<std::size_t>(delta)) + std::string(rest);
-    for (long n = (-delta + static_cast<long>(model_unit_) - 1) / static_cast<long>(model_unit_);
-         n > 0 && !out.empty(); --n) {
-      if (out.back() == '\t') {
-        out.pop_back();
-      } else {
-        std::size_t spaces = 0;
-        while (spaces < out.size() && spaces < file_unit_.size() &&
-               out[out.size() - 1 - spaces] == ' ')
-          ++spaces;
-        out.resize(out.size() - std::max<std::size_t>(spaces, 1));
-      }
-    }
-    return out + std::string(rest);
-  }
-
- private:
-  static std::size_t width(std::string_view ws) {
-    std::size_t w = 0;
-    for (char c : ws) w += c == '\t' ? 4 : 1;
-    return w;
-  }
-
-  // The indentation step: the smallest difference between distinct widths,
-  // else the smallest non-zero width.
-  static std::optional<std::size_t> unit_of(std::vector<std::size_t> widths) {
-    std::sort(widths.begin(), widths.end());
-    widths.erase(std::unique(widths.begin(), widths.end()), widths.end());
-    std::optional<std::size_t> unit;
-    for (std::size_t i = 1; i < widths.size(); ++i) {
-      std::size_t d = widths[i] - widths[i - 1];
-      if (!unit || d < *unit) unit = d;
-    }
-    if (!unit)
-      for (std::size_t w : widths)
-        if (w > 0) unit = w;
-    return unit;
-  }
-
-  // `columns` of the model's indentation in the file's units.
-  std::string levels(std::size_t columns) const {
-    std::string out;
-    for (std::size_t i = 0; i < columns / model_unit_; ++i) out += file_unit_;
-    out.append(columns % model_unit_, ' ');
-    return out;
-  }
-
-  std::map<std::string_view, std::string_view> map_;
-  std::size_t model_unit_ = 4;
-  std::string file_unit_ = "    ";
-};
 
 // ---------------------------------------------------------------------------
 // Tiers.
@@ -487,9 +303,9 @@ std::optional<Texts> strip_padding(std::string_view old_text, std::string_view n
   while (new_tail < tail && new_lead + new_tail < n.size() && is_blank(n[n.size() - 1 - new_tail]))
     ++new_tail;
   Texts t;
-  t.old_text = join(o, lead, o.size() - tail);
+  t.old_text = join_lines(o, lead, o.size() - tail);
   if (tail == 0 && old_text.ends_with('\n')) t.old_text += '\n';
-  t.new_text = join(n, new_lead, n.size() - new_tail);
+  t.new_text = join_lines(n, new_lead, n.size() - new_tail);
   if (new_tail == 0 && new_text.ends_with('\n') && !t.new_text.empty()) t.new_text += '\n';
   if (new_tail == 0 && tail > 0 && !t.new_text.empty() && new_text.ends_with('\n'))
     t.new_text.pop_back();  // oldText lost its final newline with its padding; so does newText
@@ -679,7 +495,7 @@ class Ladder {
         Lines window(lines.begin() + static_cast<std::ptrdiff_t>(s),
                      lines.begin() + static_cast<std::ptrdiff_t>(s + k));
         Closest c{
-            {s + 1, s + k}, join(lines, s, s + k), round_down(similarity::lines_ratio(window, o))};
+            {s + 1, s + k}, join_lines(lines, s, s + k), round_down(similarity::lines_ratio(window, o))};
         data["closest"] = closest_json(c);
         data["hint"] = "oldText resembles lines " + std::to_string(s + 1) + "-" +
                        std::to_string(s + k) + ", but line " + line_no +
@@ -722,58 +538,6 @@ LadderResult run_ladder(Ladder& ladder, Pred runs) {
   return {};
 }
 
-// ---------------------------------------------------------------------------
-// Line-number prefixes: "12: ", "12:", "12\t" or "12→", after optional spaces.
-
-struct Prefix {
-  std::size_t length;
-  std::uint64_t number;
-};
-
-std::optional<Prefix> line_number_prefix(std::string_view line) {
-  std::size_t i = 0;
-  while (i < line.size() && line[i] == ' ') ++i;
-  std::size_t digits = i;
-  std::uint64_t number = 0;
-  while (i < line.size() && line[i] >= '0' && line[i] <= '9' && i - digits < 9)
-    number = number * 10 + static_cast<std::uint64_t>(line[i++] - '0');
-  if (i == digits) return std::nullopt;
-  std::string_view rest = line.substr(i);
-  if (rest.starts_with(": ")) return Prefix{i + 2, number};
-  if (rest.starts_with(":") || rest.starts_with("\t")) return Prefix{i + 1, number};
-  if (rest.starts_with("\xE2\x86\x92")) return Prefix{i + 3, number};
-  return std::nullopt;
-}
-
-enum class Numbering { kNone, kSome, kEvery };
-
-Numbering numbering(std::string_view s) {
-  Lines lines = text::split_lines(s);
-  std::size_t with = 0;
-  std::optional<std::uint64_t> previous;
-  bool consecutive = true;
-  for (std::string_view l : lines) {
-    auto p = line_number_prefix(l);
-    if (!p) continue;
-    ++with;
-    if (previous && p->number != *previous + 1) consecutive = false;
-    previous = p->number;
-  }
-  if (with == 0) return Numbering::kNone;
-  return with == lines.size() && consecutive ? Numbering::kEvery : Numbering::kSome;
-}
-
-std::string strip_numbers(std::string_view s) {
-  std::string out;
-  Lines lines = text::split_lines(s);
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    if (i > 0) out += '\n';
-    auto p = line_number_prefix(lines[i]);
-    out += p ? lines[i].substr(p->length) : lines[i];
-  }
-  if (s.ends_with('\n')) out += '\n';
-  return out;
-}
 
 // ---------------------------------------------------------------------------
 // Outcomes.
@@ -989,125 +753,6 @@ Result<Plan> plan_replace(const Request& request) {
     data["hint"] = hint;
   }
   return Error(ErrorKind::kNoMatch, message, std::move(data));
-}
-
-// ---------------------------------------------------------------------------
-// The closest region: windows of the file as long as the needle are voted for
-// by lines equal after trimming (weighted by rarity) and by shared identifier
-// tokens; the best few are scored line by line with banded edit distances.
-
-namespace {
-
-constexpr std::size_t kCandidates = 8;
-// Pairs of (file line, needle line) one trimmed line or token may vote for; more
-// common ones carry little information and are skipped.
-constexpr std::size_t kMaxVotesPerKey = 4096;
-// Files with at most this many windows are scored in full when nothing votes.
-constexpr std::size_t kScoreAllWindows = 512;
-
-bool is_token_char(char c) {
-  auto u = static_cast<unsigned char>(c);
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
-         u >= 0x80;
-}
-
-template <class F>
-void for_each_token(std::string_view line, F f) {
-  for (std::size_t i = 0; i < line.size();) {
-    if (!is_token_char(line[i])) {
-      ++i;
-      continue;
-    }
-    std::size_t j = i;
-    while (j < line.size() && is_token_char(line[j])) ++j;
-    if (j - i >= 2) f(line.substr(i, j - i));
-    i = j;
-  }
-}
-
-// Adds votes for windows from matches of keys: for each key, the file lines
-// that carry it and the needle lines that carry it.
-void vote(std::vector<double>& votes,
-          const std::unordered_map<std::uint64_t, std::vector<std::size_t>>& needle_lines,
-          const std::vector<std::pair<std::size_t, std::uint64_t>>& file_hits, double weight) {
-  std::unordered_map<std::uint64_t, std::size_t> freq;
-  for (const auto& [line, key] : file_hits) ++freq[key];
-  const std::size_t last_start = votes.size() - 1;
-  for (const auto& [line, key] : file_hits) {
-    const auto& js = needle_lines.at(key);
-    const std::size_t f = freq[key];
-    if (f * js.size() > kMaxVotesPerKey) continue;
-    const double w = weight / static_cast<double>(f);
-    for (std::size_t j : js) {
-      std::size_t s = line >= j ? line - j : 0;
-      votes[std::min(s, last_start)] += w;
-    }
-  }
-}
-
-}  // namespace
-
-std::optional<Closest> closest_region(std::string_view text, std::string_view needle) {
-  Lines lines = text::split_lines(text);
-  if (lines.empty()) return std::nullopt;
-  Lines want = text::split_lines(needle);
-  if (want.empty()) want.push_back("");
-  const std::size_t k = std::min(want.size(), lines.size());
-  const std::size_t starts = lines.size() - k + 1;
-  std::vector<double> votes(starts, 0.0);
-
-  std::unordered_map<std::uint64_t, std::vector<std::size_t>> by_line, by_token;
-  for (std::size_t j = 0; j < want.size(); ++j) {
-    std::string_view t = trim(want[j]);
-    if (!t.empty()) by_line[hash_of(t)].push_back(j);
-    for_each_token(want[j], [&](std::string_view tok) {
-      auto& js = by_token[hash_of(tok)];
-      if (js.empty() || js.back() != j) js.push_back(j);
-    });
-  }
-  std::vector<std::pair<std::size_t, std::uint64_t>> line_hits, token_hits;
-  for (std::size_t i = 0; i < lines.size(); ++i) {
-    std::string_view t = trim(lines[i]);
-    if (t.empty()) continue;
-    if (!by_line.empty())
-      if (std::uint64_t h = hash_of(t); by_line.count(h)) line_hits.push_back({i, h});
-    if (!by_token.empty())
-      for_each_token(t, [&](std::string_view tok) {
-        if (std::uint64_t h = hash_of(tok); by_token.count(h)) token_hits.push_back({i, h});
-      });
-  }
-  vote(votes, by_line, line_hits, 1.0);
-  vote(votes, by_token, token_hits, 0.2);
-
-  std::vector<std::size_t> candidates;
-  for (std::size_t s = 0; s < starts; ++s)
-    if (votes[s] > 0) candidates.push_back(s);
-  if (candidates.size() > kCandidates) {
-    std::stable_sort(candidates.begin(), candidates.end(),
-                     [&](std::size_t a, std::size_t b) { return votes[a] > votes[b]; });
-    candidates.resize(kCandidates);
-    std::sort(candidates.begin(), candidates.end());
-  }
-  if (candidates.empty()) {
-    for (std::size_t s = 0; s < std::min(starts, kScoreAllWindows); ++s) candidates.push_back(s);
-  }
-
-  std::size_t best = candidates.front();
-  double best_score = -1;
-  for (std::size_t s : candidates) {
-    Lines window(lines.begin() + static_cast<std::ptrdiff_t>(s),
-                 lines.begin() + static_cast<std::ptrdiff_t>(s + k));
-    double score = similarity::lines_ratio(window, want);
-    if (score > best_score) {
-      best_score = score;
-      best = s;
-    }
-  }
-  Closest c;
-  c.lines = {best + 1, best + k};
-  c.text = join(lines, best, best + k);
-  c.similarity = round_down(best_score);
-  return c;
 }
 
 }  // namespace editd::match

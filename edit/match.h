@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "edit/closest.h"
 #include "edit/splice.h"
 #include "protocol/error.h"
 
@@ -64,11 +65,6 @@ struct Request {
   std::optional<std::size_t> expected_replacements;
 };
 
-struct LineRange {
-  std::size_t start_line;  // 1-based
-  std::size_t end_line;    // 1-based, inclusive
-};
-
 struct Plan {
   std::vector<splice::Edit> edits;  // one per replacement, ascending, on the request's text
   std::string tier;                  // which tier matched, e.g. "exact"; see docs/protocol.md
@@ -87,14 +83,5 @@ struct Plan {
 //   hit count differs from expected_replacements (then data.expected and
 //   data.found too).
 Result<Plan> plan_replace(const Request& request);
-
-// The region of `text` most similar to `needle` (same number of lines), found
-// in bounded time. nullopt when text is empty.
-struct Closest {
-  LineRange lines;
-  std::string text;
-  double similarity;  // 0..1
-};
-std::optional<Closest> closest_region(std::string_view text, std::string_view needle);
 
 }  // namespace editd::match

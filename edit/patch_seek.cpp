@@ -3,32 +3,14 @@
 #include <algorithm>
 #include <string>
 
+#include "edit/chars.h"
+
 namespace editd::patch::seek {
 
 namespace {
 
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-std::string_view trim_end(std::string_view s) {
-  while (!s.empty() && is_space(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-std::string_view trim(std::string_view s) {
-  s = trim_end(s);
-  while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
-  return s;
-}
-
-// The ASCII stand-in for a code point the last tier folds, or 0.
-char ascii_for(char32_t c) {
-  if ((c >= 0x2010 && c <= 0x2015) || c == 0x2212) return '-';
-  if (c >= 0x2018 && c <= 0x201B) return '\'';
-  if (c >= 0x201C && c <= 0x201F) return '"';
-  if (c == 0x00A0 || (c >= 0x2002 && c <= 0x200A) || c == 0x202F || c == 0x205F || c == 0x3000)
-    return ' ';
-  return 0;
-}
+using chars::rtrim;
+using chars::trim;
 
 // Compares `lines` against `pattern` at each position a search visits, tier by
 // tier; the folded forms are built once, when the last tier is reached.
@@ -50,7 +32,7 @@ class Matcher {
       case Tier::kExact:
         return lines_[line] == pattern_[k];
       case Tier::kTrimEnd:
-        return trim_end(lines_[line]) == trim_end(pattern_[k]);
+        return rtrim(lines_[line]) == rtrim(pattern_[k]);
       case Tier::kTrim:
         return trim(lines_[line]) == trim(pattern_[k]);
       case Tier::kFold:
@@ -79,28 +61,7 @@ constexpr Tier kTiers[] = {Tier::kExact, Tier::kTrimEnd, Tier::kTrim, Tier::kFol
 
 }  // namespace
 
-std::string fold(std::string_view line) {
-  std::string out;
-  out.reserve(line.size());
-  std::size_t i = 0;
-  while (i < line.size()) {
-    auto c = static_cast<unsigned char>(line[i]);
-    std::size_t len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-    if (len == 1 || i + len > line.size()) {
-      out.push_back(line[i++]);
-      continue;
-    }
-    char32_t cp = c & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07);
-    for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (line[i + k] & 0x3F);
-    if (char a = ascii_for(cp)) {
-      out.push_back(a);
-    } else {
-      out.append(line.substr(i, len));
-    }
-    i += len;
-  }
-  return std::string(trim(out));
-}
+std::string fold(std::string_view line) { return chars::fold(line); }
 
 std::optional<Hit> forward(const Lines& lines, const Lines& pattern, std::size_t from,
                            bool end_of_file) {

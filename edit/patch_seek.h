@@ -2,8 +2,8 @@
 //
 // Matching runs in tiers, from strict to forgiving, as Codex's apply_patch does:
 // exact, then trailing whitespace ignored, then leading and trailing whitespace
-// ignored, then also typographic punctuation and odd spaces folded to ASCII
-// (dashes to '-', curly quotes to ' and ", NBSP and friends to ' '). The first
+// ignored, then also typographic punctuation and odd spaces folded to ASCII by
+// the table str_replace's unicode tier uses (chars::fold_unicode). The first
 // tier with any hit decides. Lines are LF-normalized and carry no "\n".
 #pragma once
 
@@ -37,8 +37,8 @@ std::optional<Hit> forward(const Lines& lines, const Lines& pattern, std::size_t
 std::optional<Hit> nearest(const Lines& lines, const Lines& pattern, std::size_t from,
                            std::size_t hint);
 
-// Folds typographic punctuation and odd spaces to ASCII and trims, as the last
-// tier compares lines.
+// Folds typographic punctuation and odd spaces to ASCII (chars::fold_unicode)
+// and trims, as the last tier compares lines.
 std::string fold(std::string_view line);
 
 }  // namespace editd::patch::seek

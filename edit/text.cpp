@@ -172,6 +172,16 @@ std::vector<std::string_view> split_lines(std::string_view s) {
   return lines;
 }
 
+std::string join_lines(const std::vector<std::string_view>& lines, std::size_t begin,
+                       std::size_t end) {
+  std::string out;
+  for (std::size_t i = begin; i < end; ++i) {
+    if (i > begin) out += '\n';
+    out += lines[i];
+  }
+  return out;
+}
+
 std::size_t count_lines(std::string_view s) {
   if (s.empty()) return 0;
   std::size_t n = static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));

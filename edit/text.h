@@ -91,6 +91,10 @@ std::string normalize_eol(std::string_view s);
 // last line and does not start another ("" -> {}, "a\n" -> {"a"}, "a\nb" -> {"a","b"}).
 std::vector<std::string_view> split_lines(std::string_view s);
 
+// lines[begin, end) joined with "\n" (no final one).
+std::string join_lines(const std::vector<std::string_view>& lines, std::size_t begin,
+                       std::size_t end);
+
 // Number of lines as read_text counts them (see Document::line_count).
 std::size_t count_lines(std::string_view s);
 

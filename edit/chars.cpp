@@ -1,0 +1,92 @@
+#include "edit/chars.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace editd::chars {
+
+bool is_ascii(std::string_view s) {
+  return std::all_of(s.begin(), s.end(),
+                     [](char c) { return (static_cast<unsigned char>(c) & 0x80) == 0; });
+}
+
+std::size_t count_newlines(std::string_view s) {
+  std::size_t n = 0;
+  const char* p = s.data();
+  const char* end = p + s.size();
+  while (p < end) {
+    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    if (nl == nullptr) break;
+    ++n;
+    p = static_cast<const char*>(nl) + 1;
+  }
+  return n;
+}
+
+void fold_unicode(std::string_view in, std::string& out) {
+  for (std::size_t i = 0; i < in.size();) {
+    auto b0 = static_cast<unsigned char>(in[i]);
+    if (b0 < 0x80) {
+      out += in[i++];
+      continue;
+    }
+    if (b0 == 0xC2 && i + 1 < in.size() && static_cast<unsigned char>(in[i + 1]) == 0xA0) {
+      out += ' ';  // U+00A0 no-break space
+      i += 2;
+      continue;
+    }
+    if ((b0 == 0xE2 || b0 == 0xE3 || b0 == 0xEF) && i + 2 < in.size()) {
+      auto b1 = static_cast<unsigned char>(in[i + 1]);
+      auto b2 = static_cast<unsigned char>(in[i + 2]);
+      std::string_view folded;
+      bool known = true;
+      if (b0 == 0xE2 && b1 == 0x80) {
+        if (b2 >= 0x80 && b2 <= 0x8A)
+          folded = " ";  // U+2000..U+200A spaces
+        else if (b2 == 0x8B)
+          folded = "";  // U+200B zero width space
+        else if (b2 >= 0x90 && b2 <= 0x95)
+          folded = "-";  // U+2010..U+2015 dashes
+        else if (b2 >= 0x98 && b2 <= 0x9B)
+          folded = "'";  // U+2018..U+201B single quotes
+        else if (b2 >= 0x9C && b2 <= 0x9F)
+          folded = "\"";  // U+201C..U+201F double quotes
+        else if (b2 == 0xA6)
+          folded = "...";  // U+2026 ellipsis
+        else if (b2 == 0xAF)
+          folded = " ";  // U+202F narrow no-break space
+        else if (b2 == 0xB2)
+          folded = "'";  // U+2032 prime
+        else if (b2 == 0xB3)
+          folded = "\"";  // U+2033 double prime
+        else
+          known = false;
+      } else if (b0 == 0xE2 && b1 == 0x81 && b2 == 0x9F) {
+        folded = " ";  // U+205F medium mathematical space
+      } else if (b0 == 0xE2 && b1 == 0x88 && b2 == 0x92) {
+        folded = "-";  // U+2212 minus sign
+      } else if (b0 == 0xE3 && b1 == 0x80 && b2 == 0x80) {
+        folded = " ";  // U+3000 ideographic space
+      } else if (b0 == 0xEF && b1 == 0xBB && b2 == 0xBF) {
+        folded = "";  // U+FEFF zero width no-break space
+      } else {
+        known = false;
+      }
+      if (known) {
+        out += folded;
+        i += 3;
+        continue;
+      }
+    }
+    out += in[i++];
+  }
+}
+
+std::string fold(std::string_view line) {
+  std::string out;
+  out.reserve(line.size());
+  fold_unicode(line, out);
+  return std::string(trim(out));
+}
+
+}  // namespace editd::chars

@@ -1,0 +1,52 @@
+// Character classes and folding shared by every forgiving comparison: what
+// counts as blank, trimming, and the one table that folds typographic
+// punctuation and special spaces to ASCII. str_replace's unicode tier and
+// apply_patch's last seek tier both fold with fold_unicode(), so they forgive
+// exactly the same characters (docs/protocol.md, Matching, lists them).
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace editd::chars {
+
+// Space, tab, form feed, vertical tab and CR: blanks within a line.
+inline bool is_blank_char(char c) {
+  return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r';
+}
+
+inline std::string_view rtrim(std::string_view s) {
+  while (!s.empty() && is_blank_char(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+inline std::string_view ltrim(std::string_view s) {
+  while (!s.empty() && is_blank_char(s.front())) s.remove_prefix(1);
+  return s;
+}
+
+inline std::string_view trim(std::string_view s) { return ltrim(rtrim(s)); }
+
+inline bool is_blank(std::string_view s) { return trim(s).empty(); }
+
+// The blanks that start `s`.
+inline std::string_view leading_ws(std::string_view s) {
+  return s.substr(0, s.size() - ltrim(s).size());
+}
+
+bool is_ascii(std::string_view s);
+
+// Number of "\n" in `s`.
+std::size_t count_newlines(std::string_view s);
+
+// Appends `in` with typographic punctuation and special spaces folded to ASCII:
+// dashes and the minus sign to '-', curly single quotes and the prime to ',
+// curly double quotes and the double prime to ", the ellipsis to "...", no-break
+// and other special spaces to ' ', zero-width spaces (U+200B, U+FEFF) to nothing.
+void fold_unicode(std::string_view in, std::string& out);
+
+// `line` folded, then trimmed.
+std::string fold(std::string_view line);
+
+}  // namespace editd::chars
