@@ -4,9 +4,6 @@
 // records them with the command that produced them.
 //
 // usage: editd_bench [EDITD_BINARY]
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -18,67 +15,14 @@
 #include <string>
 #include <vector>
 
-extern char** environ;
+#include "bench/child.h"
 
 namespace {
 
+using editd::bench::Child;
 using nlohmann::json;
 using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
-
-class Child {
- public:
-  Child(const std::string& binary, const std::string& root) {
-    int in[2], out[2];
-    if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) std::abort();
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in[0], 0);
-    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    std::vector<std::string> args{binary, "--root", root, "--log-level", "warn"};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    if (::posix_spawn(&pid_, binary.c_str(), &fa, nullptr, argv.data(), environ) != 0) std::abort();
-    posix_spawn_file_actions_destroy(&fa);
-    ::close(in[0]);
-    ::close(out[1]);
-    to_ = in[1];
-    from_ = out[0];
-  }
-  ~Child() {
-    ::close(to_);
-    int st;
-    ::waitpid(pid_, &st, 0);
-    ::close(from_);
-  }
-  void send(const std::string& line) {
-    std::string_view d = line;
-    while (!d.empty()) {
-      ssize_t n = ::write(to_, d.data(), d.size());
-      if (n <= 0) std::abort();
-      d.remove_prefix(static_cast<std::size_t>(n));
-    }
-  }
-  std::string line() {
-    while (true) {
-      if (auto nl = buf_.find('\n'); nl != std::string::npos) {
-        std::string l = buf_.substr(0, nl);
-        buf_.erase(0, nl + 1);
-        return l;
-      }
-      char chunk[65536];
-      ssize_t n = ::read(from_, chunk, sizeof chunk);
-      if (n <= 0) std::abort();
-      buf_.append(chunk, static_cast<std::size_t>(n));
-    }
-  }
-
- private:
-  pid_t pid_;
-  int to_, from_;
-  std::string buf_;
-};
 
 std::string request(int id, const std::string& method, json params) {
   return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}}.dump() + "\n";
