@@ -1,16 +1,30 @@
 # editd: the two commands a new user needs on a fresh Debian machine.
 #   make run    install missing packages, build, serve on stdio with . as the root
-#   make test   the same set-up, then the whole test suite (ctest)
+#   make test   the same set-up, then the whole test suite (ctest) and a short
+#               run of every fuzz target over its seed corpus
 #   make bench  build and run the benchmarks (never part of the tests)
+#   make fuzz   run every fuzz target for FUZZ_SECONDS (default 60) each
+#   make sanitize-test   the whole test suite built with ASan and UBSan
 
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
 JOBS ?= 2
+# libFuzzer targets (clang, ASan+UBSan) and the sanitizer build of the suite
+# each have their own build directory.
+FUZZ_BUILD_DIR ?= build-fuzz
+SANITIZE_BUILD_DIR ?= build-asan
+FUZZ_SECONDS ?= 60
+FUZZ_SMOKE_SECONDS ?= 4
+# The sanitizer build keeps assertions (no NDEBUG) and only line tables: it
+# builds the whole tree a second time, so it is kept cheap.
+SANITIZE_CXX_FLAGS ?= -O1 -g1
 DEBIAN_PACKAGES := cmake g++ make pkg-config libboost1.81-dev nlohmann-json3-dev \
-                   libspdlog-dev libfmt-dev libxxhash-dev doctest-dev
+                   libspdlog-dev libfmt-dev libxxhash-dev doctest-dev \
+                   clang libclang-rt-14-dev llvm
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build run test bench clean
+.PHONY: all deps configure build run acp-client-deps test bench clean fuzz-build fuzz fuzz-smoke \
+        sanitize-test
 
 all: build
 
@@ -42,13 +56,44 @@ run: build
 # The ACP client test's npm packages (package-lock.json), installed again only when the lock changes.
 ACP_CLIENT := tests/clients/acp
 
-test: build
+acp-client-deps:
 	@[ $(ACP_CLIENT)/node_modules/.package-lock.json -nt $(ACP_CLIENT)/package-lock.json ] || \
 	  npm ci --prefix $(ACP_CLIENT) --no-audit --no-fund
+
+test: build acp-client-deps
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
+	$(MAKE) fuzz-smoke
+
+# Fuzzing (tests/fuzz): clang with libFuzzer, ASan and UBSan, only the pure layers.
+$(FUZZ_BUILD_DIR)/CMakeCache.txt: | deps
+	cmake -S . -B $(FUZZ_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DCMAKE_CXX_COMPILER=clang++ -DEDITD_FUZZ=ON
+
+fuzz-build: deps $(FUZZ_BUILD_DIR)/CMakeCache.txt
+	cmake --build $(FUZZ_BUILD_DIR) -j$(JOBS) --target fuzz_targets
+
+fuzz: fuzz-build
+	tests/fuzz/run.sh $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS)
+
+fuzz-smoke: fuzz-build
+	tests/fuzz/run.sh $(FUZZ_BUILD_DIR) $(FUZZ_SMOKE_SECONDS)
+
+# The whole suite with AddressSanitizer and UndefinedBehaviorSanitizer (any UB
+# is fatal), in its own build directory. A test binary that hangs (a fork in a
+# threaded process can deadlock in the sanitizer's allocator) fails after 10 min.
+$(SANITIZE_BUILD_DIR)/CMakeCache.txt: | deps
+	cmake -S . -B $(SANITIZE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDITD_SANITIZE=ON \
+	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_CXX_FLAGS)"
+
+sanitize-test: deps acp-client-deps $(SANITIZE_BUILD_DIR)/CMakeCache.txt
+	cmake --build $(SANITIZE_BUILD_DIR) -j$(JOBS) --target test_binaries
+	cd $(SANITIZE_BUILD_DIR) && \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	  ctest --output-on-failure -j$(JOBS) --timeout 600
 
 bench: build
 	bench/run.sh $(BUILD_DIR)
 
 clean:
-	rm -rf $(BUILD_DIR)
+	rm -rf $(BUILD_DIR) $(FUZZ_BUILD_DIR) $(SANITIZE_BUILD_DIR)

@@ -12,7 +12,10 @@
 //
 // Paths: resolve() turns a client path into the canonical absolute path that
 // identifies the file (the lock chain key and the argument to every other
-// method). Other methods take only canonical paths.
+// method). Other methods take only canonical paths. A backend that follows
+// links in resolve() follows none that appear later: a method whose path has
+// changed into a link since fails with io (data.errno "ELOOP") instead of
+// reaching wherever the link points.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
@@ -58,13 +61,16 @@ class FsBackend {
 
   // Replaces or creates the file with `bytes`, atomically where the medium
   // allows (readers see the old or the new content, never a mix), keeping an
-  // existing file's mode bits and creating missing parent directories.
-  // denied when the backend is read-only; too_large past the size limit;
-  // is_directory when the path is a directory; io otherwise.
+  // existing file's mode bits and creating missing parent directories. A
+  // failed write leaves nothing behind: no partial file, no directory it made.
+  // denied when the backend is read-only, or when the medium's user may not
+  // write the file (data.errno "EACCES"; nothing changes); too_large past the
+  // size limit; is_directory when the path is a directory; io otherwise.
   virtual boost::asio::awaitable<Result<void>> write(std::string canonical, std::string bytes) = 0;
 
   // Deletes a regular file. not_found if missing, is_directory for a directory,
-  // denied when read-only.
+  // denied when read-only or when the medium's user may not write the file
+  // (data.errno "EACCES").
   virtual boost::asio::awaitable<Result<void>> remove(std::string canonical) = 0;
 
   // False when the medium has no way to delete a file (remove() then always

@@ -2,36 +2,41 @@
 
 #include <fcntl.h>
 #include <limits.h>
+#include <spdlog/spdlog.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <map>
+#include <set>
+#include <thread>
 #include <vector>
 
+#include "backends/beneath.h"
+#include "backends/journal.h"
 #include "backends/offload.h"
+#include "backends/runtime_dir.h"
+#include "backends/stripe_lock.h"
 
 namespace editd {
 namespace {
 
-Error posix_error(std::string_view op, const std::string& path, int err) {
-  return Error(ErrorKind::kIo,
-               std::string(op) + " " + path + ": " + std::strerror(err),
-               {{"errno", errno_name(err)}, {"path", path}});
-}
+namespace asio = boost::asio;
+using BatchOp = FsBackend::BatchOp;
 
-std::vector<std::string> split_components(std::string_view p) {
-  std::vector<std::string> out;
-  std::size_t i = 0;
-  while (i < p.size()) {
-    std::size_t j = p.find('/', i);
-    if (j == std::string_view::npos) j = p.size();
-    if (j > i) out.emplace_back(p.substr(i, j - i));
-    i = j + 1;
-  }
-  return out;
+Error posix_error(std::string_view op, const std::string& path, int err) {
+  return Error(ErrorKind::kIo, std::string(op) + " " + path + ": " + std::strerror(err),
+               {{"errno", errno_name(err)}, {"path", path}});
 }
 
 std::string parent_of(const std::string& p) {
@@ -52,19 +57,164 @@ mode_t current_umask() {
   return mask;
 }
 
-// Syncs a directory so that a rename or unlink in it is durable.
-void sync_dir(const std::string& dir) {
-  int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd >= 0) {
-    ::fsync(fd);
-    ::close(fd);
-  }
+Error not_found(const std::string& shown) {
+  return Error(ErrorKind::kNotFound, "not found: " + shown, {{"path", shown}});
 }
+
+Error is_directory(const std::string& shown) {
+  return Error(ErrorKind::kIsDirectory, shown + " is a directory", {{"path", shown}});
+}
+
+Error not_regular(const std::string& shown) {
+  return Error(ErrorKind::kNotText, shown + " is not a regular file (FIFO, socket or device)",
+               {{"path", shown}, {"reason", "special"}});
+}
+
+// A component of the path became a symbolic link after resolve(): the
+// request would now lead somewhere else, perhaps outside the root.
+Error changed(const std::string& shown) {
+  return Error(ErrorKind::kIo,
+               shown +
+                   " changed while editd was using it (a symbolic link appeared on its way); "
+                   "nothing was read or written: send the request again",
+               {{"errno", "ELOOP"}, {"path", shown}});
+}
+
+Error read_only_error(std::string_view verb, const std::string& shown) {
+  return Error(ErrorKind::kDenied,
+               "the server is read-only (--read-only): not " + std::string(verb) + " " + shown,
+               {{"path", shown}});
+}
+
+Error not_writable(const std::string& shown, mode_t mode) {
+  char octal[8];
+  std::snprintf(octal, sizeof octal, "%04o", static_cast<unsigned>(mode & 07777));
+  return Error(ErrorKind::kDenied,
+               shown + " may not be written by the OS user editd runs as (mode " + octal +
+                   "): editd changes only files that this user may write; make it writable "
+                   "first if it is meant to change",
+               {{"path", shown}, {"errno", "EACCES"}, {"mode", octal}});
+}
+
+// Whether the OS user may replace or delete the file `name` of `dir`, as the
+// kernel would judge a write to it (root passes for any mode).
+bool may_write(int dir, const std::string& name) {
+  if (::faccessat(dir, name.c_str(), W_OK, AT_EACCESS) == 0) return true;
+  // EROFS and the like: the write itself reports them.
+  return errno != EACCES && errno != EPERM;
+}
+
+// Runs fn() on a thread of its own and resumes the caller on its executor
+// with fn's result: for a wait that lasts as long as another process holds a
+// lock, which must not occupy a thread of the shared pool (see stripe_lock.h).
+// Not a coroutine, for the reasons given in offload.h.
+template <class F>
+auto on_own_thread(F fn) {
+  using R = std::invoke_result_t<F&>;
+  return asio::async_initiate<const asio::use_awaitable_t<>, void(R)>(
+      [](auto handler, F fn) {
+        std::thread([fn = std::move(fn), handler = std::move(handler)]() mutable {
+          auto run = [&]() -> R {
+            try {
+              return fn();
+            } catch (const std::exception& e) {
+              return Error(ErrorKind::kInternal, std::string("internal error: ") + e.what());
+            }
+          };
+          R result = run();
+          auto ex = asio::get_associated_executor(handler);
+          asio::post(ex, [handler = std::move(handler), result = std::move(result)]() mutable {
+            std::move(handler)(std::move(result));
+          });
+        }).detach();
+      },
+      asio::use_awaitable, std::move(fn));
+}
+
+// Takes stripes in order, waiting for other processes; gives back what it took
+// when one fails.
+struct AcquireStripes {
+  std::shared_ptr<StripeLocks> locks;
+  std::vector<std::uint32_t> stripes;
+
+  Result<std::vector<std::uint32_t>> operator()() {
+    std::vector<std::uint32_t> held;
+    for (std::uint32_t s : stripes) {
+      Result<void> r = locks->acquire(s);
+      if (!r) {
+        for (std::uint32_t h : held) locks->release(h);
+        return r.error();
+      }
+      held.push_back(s);
+    }
+    return held;
+  }
+};
+
+class StripeLock final : public FsBackend::Lock {
+ public:
+  explicit StripeLock(std::shared_ptr<StripeLocks> locks) : locks_(std::move(locks)) {}
+  ~StripeLock() override {
+    for (std::uint32_t s : held_) locks_->release(s);
+  }
+  void add(std::uint32_t s) { held_.push_back(s); }
+
+ private:
+  std::shared_ptr<StripeLocks> locks_;
+  std::vector<std::uint32_t> held_;
+};
+
+// A canonical path taken apart relative to the root.
+struct Target {
+  std::string rel;   // "" for the root itself
+  std::string dir;   // the parent, relative ("" for the root)
+  std::string name;  // the last component ("" for the root itself)
+  std::string shown;
+};
+
+// A temporary file being written, held (flock) by this process.
+struct Staged {
+  Fd fd;
+  std::string name;
+  ino_t ino = 0;
+};
+
+// A failed system call: errno and what was being done, for the message.
+struct Failure {
+  int err = 0;
+  const char* op = "";
+};
 
 class LocalBackend final : public FsBackend {
  public:
-  LocalBackend(LocalBackendOptions options, boost::asio::thread_pool& pool)
-      : options_(std::move(options)), pool_(pool) {}
+  LocalBackend(LocalBackendOptions options, asio::thread_pool& pool, Beneath root)
+      : options_(std::move(options)), pool_(pool), root_(std::move(root)), journals_(root_) {}
+
+  // Opens the per-user state and recovers what killed writers left.
+  void start() {
+    if (options_.read_only) {
+      locks_ = std::make_shared<StripeLocks>(Fd(), "");
+      registry_ = std::make_unique<TempRegistry>();
+      return;
+    }
+    RuntimeDir runtime;
+    Fd lock_file;
+    int err = RuntimeDir::open(options_.runtime_dir, runtime);
+    if (!err) err = runtime.open_lock_file(lock_file);
+    struct stat st;
+    if (err || ::fstat(root_.root_fd(), &st) != 0) {
+      spdlog::warn(
+          "editd: the state directory {} is unusable ({}): other editd processes are not kept "
+          "off the files this one edits, and temporary files of killed writes are not cleaned",
+          runtime.path().empty() ? options_.runtime_dir : runtime.path(), std::strerror(err));
+      locks_ = std::make_shared<StripeLocks>(Fd(), "");
+      registry_ = std::make_unique<TempRegistry>();
+    } else {
+      locks_ = std::make_shared<StripeLocks>(std::move(lock_file), runtime.path() + "/locks");
+      registry_ = std::make_unique<TempRegistry>(runtime, options_.root, st.st_dev, st.st_ino);
+    }
+    recover();
+  }
 
   Result<std::string> resolve(const std::string& path) const override { return resolve_sync(path); }
 
@@ -78,60 +228,87 @@ class LocalBackend final : public FsBackend {
     return canonical;
   }
 
-  boost::asio::awaitable<Result<FileStat>> stat(std::string canonical) override {
-    return offload(pool_, [canonical = std::move(canonical)]() -> Result<FileStat> {
-      struct stat st;
-      if (::stat(canonical.c_str(), &st) != 0) {
-        if (errno == ENOENT || errno == ENOTDIR) return FileStat{};
-        return posix_error("stat", canonical, errno);
-      }
-      FileStat out;
-      out.size = static_cast<std::uint64_t>(st.st_size);
-      out.type = S_ISREG(st.st_mode)   ? FileStat::Type::kFile
-                 : S_ISDIR(st.st_mode) ? FileStat::Type::kDirectory
-                                       : FileStat::Type::kOther;
-      return out;
-    });
+  asio::awaitable<Result<FileStat>> stat(std::string canonical) override {
+    return offload(pool_,
+                   [this, canonical = std::move(canonical)] { return stat_sync(canonical); });
   }
 
-  boost::asio::awaitable<Result<std::string>> read(std::string canonical) override {
-    return offload(pool_, [this, canonical = std::move(canonical)] { return read_sync(canonical); });
+  asio::awaitable<Result<std::string>> read(std::string canonical) override {
+    return offload(pool_,
+                   [this, canonical = std::move(canonical)] { return read_sync(canonical); });
   }
 
-  boost::asio::awaitable<Result<void>> write(std::string canonical, std::string bytes) override {
+  asio::awaitable<Result<void>> write(std::string canonical, std::string bytes) override {
     return offload(pool_, [this, canonical = std::move(canonical), bytes = std::move(bytes)] {
       return write_sync(canonical, bytes);
     });
   }
 
-  boost::asio::awaitable<Result<void>> remove(std::string canonical) override {
-    return offload(pool_, [this, canonical = std::move(canonical)] { return remove_sync(canonical); });
+  asio::awaitable<Result<void>> remove(std::string canonical) override {
+    return offload(pool_,
+                   [this, canonical = std::move(canonical)] { return remove_sync(canonical); });
   }
 
   std::vector<std::string> missing_directories(const std::string& canonical) const override {
+    auto t = target_of(canonical);
+    if (!t || t->name.empty()) return {};
+    Fd cur;
+    if (root_.open_dir("", cur) != 0) return {};
     std::vector<std::string> missing;
-    struct stat st;
-    for (std::string dir = parent_of(canonical); dir != "/" && dir != options_.root;
-         dir = parent_of(dir)) {
-      if (::stat(dir.c_str(), &st) == 0 || errno != ENOENT) break;
-      missing.insert(missing.begin(), dir);
+    std::string abs = options_.root;
+    for (const std::string& part : split_relative(t->dir)) {
+      abs = join(abs, part);
+      if (!missing.empty()) {
+        missing.push_back(abs);
+        continue;
+      }
+      Fd child;
+      int err = root_.open_child_dir(cur.get(), part, child);
+      if (err == ENOENT) {
+        missing.push_back(abs);
+      } else if (err) {
+        return {};
+      } else {
+        cur = std::move(child);
+      }
     }
     return missing;
   }
 
-  boost::asio::awaitable<Result<void>> remove_directory(std::string canonical) override {
-    return offload(pool_, [this, canonical = std::move(canonical)]() -> Result<void> {
-      const std::string shown = display_path(canonical);
-      if (options_.read_only)
-        return Error(ErrorKind::kDenied,
-                     "the server is read-only (--read-only): not removing " + shown,
-                     {{"path", shown}});
-      if (::rmdir(canonical.c_str()) != 0) {
-        if (errno == ENOENT) return Error(ErrorKind::kNotFound, "not found: " + shown, {{"path", shown}});
-        return posix_error("rmdir", shown, errno);
-      }
-      sync_dir(parent_of(canonical));
-      return {};
+  asio::awaitable<Result<void>> remove_directory(std::string canonical) override {
+    return offload(pool_, [this, canonical = std::move(canonical)] {
+      return remove_directory_sync(canonical);
+    });
+  }
+
+  asio::awaitable<Result<std::unique_ptr<Lock>>> lock(
+      std::vector<std::string> canonicals) override {
+    std::vector<std::uint32_t> want;
+    for (const std::string& c : canonicals) want.push_back(StripeLocks::stripe_of(c));
+    std::sort(want.begin(), want.end());
+    want.erase(std::unique(want.begin(), want.end()), want.end());
+    auto held = std::make_unique<StripeLock>(locks_);
+    std::size_t i = 0;
+    for (; i < want.size(); ++i) {
+      Result<bool> got = locks_->try_acquire(want[i]);
+      if (!got) co_return got.error();
+      if (!*got) break;
+      held->add(want[i]);
+    }
+    if (i < want.size()) {
+      AcquireStripes rest{locks_, std::vector<std::uint32_t>(want.begin() + i, want.end())};
+      Result<std::vector<std::uint32_t>> got = co_await on_own_thread(std::move(rest));
+      if (!got) co_return got.error();
+      for (std::uint32_t s : *got) held->add(s);
+    }
+    std::unique_ptr<Lock> out = std::move(held);
+    co_return out;
+  }
+
+  asio::awaitable<Result<void>> apply_batch(std::vector<BatchOp> ops,
+                                            std::vector<std::size_t>& applied) override {
+    return offload(pool_, [this, ops = std::move(ops), &applied]() mutable {
+      return batch_sync(ops, applied);
     });
   }
 
@@ -139,7 +316,7 @@ class LocalBackend final : public FsBackend {
   Result<std::string> resolve_sync(const std::string& path) const {
     std::string start = path.front() == '/' ? path : join(options_.root, path);
     std::deque<std::string> pending;
-    for (auto& c : split_components(start)) pending.push_back(std::move(c));
+    for (auto& c : split_relative(start)) pending.push_back(std::move(c));
     std::string out = "/";
     int hops = 0;
     while (!pending.empty()) {
@@ -178,7 +355,7 @@ class LocalBackend final : public FsBackend {
         if (n < 0) return posix_error("readlink", path, errno);
         std::string target(buf.data(), static_cast<std::size_t>(n));
         if (!target.empty() && target.front() == '/') out = "/";
-        auto parts = split_components(target);
+        auto parts = split_relative(target);
         pending.insert(pending.begin(), parts.begin(), parts.end());
         continue;
       }
@@ -204,50 +381,41 @@ class LocalBackend final : public FsBackend {
     return p.size() > root.size() && p.compare(0, root.size(), root) == 0 && p[root.size()] == '/';
   }
 
-  Result<std::string> read_sync(const std::string& canonical) const {
-    const std::string shown = display_path(canonical);
-    struct stat st;
-    if (::stat(canonical.c_str(), &st) != 0) {
-      if (errno == ENOENT || errno == ENOTDIR)
-        return Error(ErrorKind::kNotFound, "not found: " + shown, {{"path", shown}});
-      return posix_error("stat", shown, errno);
-    }
-    if (S_ISDIR(st.st_mode))
-      return Error(ErrorKind::kIsDirectory, shown + " is a directory", {{"path", shown}});
-    if (!S_ISREG(st.st_mode))
-      return Error(ErrorKind::kNotText, shown + " is not a regular file (FIFO, socket or device)",
-                   {{"path", shown}, {"reason", "special"}});
-    if (static_cast<std::uint64_t>(st.st_size) > options_.max_file_bytes)
-      return too_large(shown, st.st_size);
-    int fd = ::open(canonical.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0) return posix_error("open", shown, errno);
-    struct Closer {
-      int fd;
-      ~Closer() { ::close(fd); }
-    } closer{fd};
-    if (::fstat(fd, &st) != 0) return posix_error("fstat", shown, errno);
-    if (!S_ISREG(st.st_mode))
-      return Error(ErrorKind::kNotText, shown + " is not a regular file", {{"path", shown}});
-    std::string out;
-    out.resize(static_cast<std::size_t>(st.st_size));
-    std::size_t got = 0;
-    while (true) {
-      if (got == out.size()) {
-        // The file may have grown since fstat.
-        if (out.size() >= options_.max_file_bytes + 1) break;
-        out.resize(std::min<std::uint64_t>(out.size() + 65536, options_.max_file_bytes + 1));
-      }
-      ssize_t n = ::read(fd, out.data() + got, out.size() - got);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return posix_error("read", shown, errno);
-      }
-      if (n == 0) break;
-      got += static_cast<std::size_t>(n);
-    }
-    out.resize(got);
-    if (got > options_.max_file_bytes) return too_large(shown, got);
-    return out;
+  // `canonical` relative to the root. Anything but a canonical path inside the
+  // root (resolve()'s output) is outside_root.
+  Result<Target> target_of(const std::string& canonical) const {
+    Target t;
+    t.shown = display_path(canonical);
+    const std::string& root = options_.root;
+    if (canonical == root) return t;
+    std::string_view rel;
+    if (root == "/" && canonical.size() > 1 && canonical[0] == '/')
+      rel = std::string_view(canonical).substr(1);
+    else if (canonical.size() > root.size() + 1 && canonical.compare(0, root.size(), root) == 0 &&
+             canonical[root.size()] == '/')
+      rel = std::string_view(canonical).substr(root.size() + 1);
+    std::vector<std::string> parts = split_relative(rel);
+    bool canonical_form =
+        !rel.empty() && rel.back() != '/' && rel.find("//") == std::string_view::npos;
+    for (const std::string& p : parts) canonical_form = canonical_form && p != "." && p != "..";
+    if (!canonical_form)
+      return Error(ErrorKind::kOutsideRoot,
+                   "path " + canonical + " is not a canonical path inside the root " + root,
+                   {{"path", canonical}, {"root", root}});
+    t.rel = std::string(rel);
+    t.dir = parent_relative(rel);
+    t.name = leaf_of(rel);
+    return t;
+  }
+
+  // The error of a failed open or lookup on the way to `t`.
+  static Error path_error(const Target& t, int err, std::string_view op) {
+    if (err == ENOENT) return not_found(t.shown);
+    if (err == ENOTDIR)
+      return Error(ErrorKind::kNotFound, "not found: " + t.shown + " (a parent is not a directory)",
+                   {{"path", t.shown}});
+    if (err == ELOOP) return changed(t.shown);
+    return posix_error(op, t.shown, err);
   }
 
   Error too_large(const std::string& shown, std::uint64_t size) const {
@@ -257,94 +425,475 @@ class LocalBackend final : public FsBackend {
                  {{"path", shown}, {"size", size}, {"limit", options_.max_file_bytes}});
   }
 
-  Result<void> make_parents(const std::string& dir) const {
+  InjectedFault fault(LocalSyscall call, const std::string& name) const {
+    return options_.inject ? options_.inject(call, name) : InjectedFault{};
+  }
+  int injected(LocalSyscall call, const std::string& name) const { return fault(call, name).err; }
+
+  int record(journal::Journal* j, const std::string& line) const {
+    if (!j || !j->open()) return 0;
+    if (int err = injected(LocalSyscall::kJournal, line)) return err;
+    return j->append(line);
+  }
+
+  Result<FileStat> stat_sync(const std::string& canonical) const {
+    auto t = target_of(canonical);
+    if (!t) return t.error();
     struct stat st;
-    if (::stat(dir.c_str(), &st) == 0) {
-      if (S_ISDIR(st.st_mode)) return {};
-      return Error(ErrorKind::kNotFound, display_path(dir) + " is not a directory",
-                   {{"path", display_path(dir)}});
+    if (t->name.empty()) {
+      if (::fstat(root_.root_fd(), &st) != 0) return posix_error("stat", t->shown, errno);
+    } else {
+      Fd dir;
+      int err = root_.open_dir(t->dir, dir);
+      if (err == ENOENT || err == ENOTDIR) return FileStat{};
+      if (err) return path_error(*t, err, "stat");
+      if (::fstatat(dir.get(), t->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ENOENT) return FileStat{};
+        return posix_error("stat", t->shown, errno);
+      }
     }
-    if (errno != ENOENT) return posix_error("stat", display_path(dir), errno);
-    if (auto r = make_parents(parent_of(dir)); !r) return r;
-    if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
-      return posix_error("mkdir", display_path(dir), errno);
+    FileStat out;
+    out.size = static_cast<std::uint64_t>(st.st_size);
+    out.type = S_ISREG(st.st_mode)   ? FileStat::Type::kFile
+               : S_ISDIR(st.st_mode) ? FileStat::Type::kDirectory
+                                     : FileStat::Type::kOther;
+    return out;
+  }
+
+  Result<std::string> read_sync(const std::string& canonical) const {
+    auto t = target_of(canonical);
+    if (!t) return t.error();
+    const std::string& shown = t->shown;
+    if (t->name.empty()) return is_directory(shown);
+    Fd dir;
+    if (int err = root_.open_dir(t->dir, dir)) return path_error(*t, err, "open");
+    struct stat st;
+    if (::fstatat(dir.get(), t->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+      return path_error(*t, errno, "stat");
+    if (S_ISDIR(st.st_mode)) return is_directory(shown);
+    if (S_ISLNK(st.st_mode)) return changed(shown);
+    // Never opened: a FIFO would block, a device may act on open.
+    if (!S_ISREG(st.st_mode)) return not_regular(shown);
+    if (static_cast<std::uint64_t>(st.st_size) > options_.max_file_bytes)
+      return too_large(shown, st.st_size);
+    Fd fd(::openat(dir.get(), t->name.c_str(),
+                   O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW));
+    if (!fd.valid()) return path_error(*t, errno, "open");
+    if (::fstat(fd.get(), &st) != 0) return posix_error("fstat", shown, errno);
+    if (!S_ISREG(st.st_mode)) return not_regular(shown);
+    if (static_cast<std::uint64_t>(st.st_size) > options_.max_file_bytes)
+      return too_large(shown, st.st_size);
+    std::string out(static_cast<std::size_t>(st.st_size), '\0');
+    std::size_t got = 0;
+    while (got < out.size()) {
+      ssize_t n = ::read(fd.get(), out.data() + got, out.size() - got);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return posix_error("read", shown, errno);
+      }
+      if (n == 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    out.resize(got);
+    return out;
+  }
+
+  // Opens directory `rel`, making the missing ones (each recorded in `j` first,
+  // then appended to `made`, outermost first). 0 or errno.
+  int make_dirs(const std::string& rel, Fd& out, std::vector<std::string>& made,
+                journal::Journal* j) const {
+    int err = root_.open_dir(rel, out);
+    if (err != ENOENT) return err;
+    Fd cur;
+    if ((err = root_.open_dir("", cur))) return err;
+    std::string sofar;
+    for (const std::string& part : split_relative(rel)) {
+      std::string next = sofar.empty() ? part : sofar + "/" + part;
+      Fd child;
+      err = root_.open_child_dir(cur.get(), part, child);
+      if (err == ENOENT) {
+        if ((err = record(j, "dir " + journal::escape(next)))) return err;
+        if ((err = injected(LocalSyscall::kMkdir, next))) return err;
+        if (::mkdirat(cur.get(), part.c_str(), 0777) == 0)
+          made.push_back(next);
+        else if (errno != EEXIST)
+          return errno;
+        err = root_.open_child_dir(cur.get(), part, child);
+      }
+      if (err) return err;
+      cur = std::move(child);
+      sofar = std::move(next);
+    }
+    out = std::move(cur);
+    return 0;
+  }
+
+  // Removes the directories of `made` that are empty, innermost first.
+  void remove_dirs(const std::vector<std::string>& made) const {
+    for (auto d = made.rbegin(); d != made.rend(); ++d) {
+      Fd parent;
+      if (root_.open_dir(parent_relative(*d), parent) == 0)
+        ::unlinkat(parent.get(), leaf_of(*d).c_str(), AT_REMOVEDIR);
+    }
+  }
+
+  // Makes the entries of `made` durable in their parents.
+  void sync_made(const std::vector<std::string>& made) const {
+    for (const std::string& d : made) {
+      Fd parent;
+      if (root_.open_dir(parent_relative(d), parent) == 0) sync_directory(parent.get());
+    }
+  }
+
+  // What write() and apply_batch() check of an existing target: `exists` and
+  // `st` say what is there.
+  Result<void> check_write_target(int dir, const Target& t, struct stat& st, bool& exists) const {
+    exists = ::fstatat(dir, t.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+    if (!exists) {
+      if (errno == ENOENT) return {};
+      return posix_error("stat", t.shown, errno);
+    }
+    if (S_ISDIR(st.st_mode)) return is_directory(t.shown);
+    if (S_ISLNK(st.st_mode)) return changed(t.shown);
+    if (!S_ISREG(st.st_mode))
+      return Error(ErrorKind::kNotText, t.shown + " is not a regular file", {{"path", t.shown}});
+    if (!may_write(dir, t.name)) return not_writable(t.shown, st.st_mode);
+    return {};
+  }
+
+  Result<void> check_removal(int dir, const Target& t, struct stat& st) const {
+    if (::fstatat(dir, t.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+      return path_error(t, errno, "stat");
+    if (S_ISDIR(st.st_mode)) return is_directory(t.shown);
+    if (S_ISLNK(st.st_mode)) return changed(t.shown);
+    if (!may_write(dir, t.name)) return not_writable(t.shown, st.st_mode);
+    return {};
+  }
+
+  // Creates a temporary file beside `t` (recorded in `j` first) and locks it.
+  Failure create_temp(int dir, const Target& t, Staged& out, journal::Journal* j) const {
+    static constexpr const char* kCreate = "create a temporary file for";
+    for (int attempt = 0; attempt < 100; ++attempt) {
+      std::string name = journal::temp_name(t.name);
+      if (int err = record(j, "tmp " + journal::dir_field(t.dir) + " " + journal::escape(name)))
+        return {err, "write the journal entry for"};
+      if (int err = injected(LocalSyscall::kCreateTemp, name)) return {err, kCreate};
+      Fd fd(::openat(dir, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+      if (!fd.valid()) {
+        if (errno == EEXIST) continue;
+        return {errno, kCreate};
+      }
+      // Held until the rename: recovery leaves the temporary files of live writers alone.
+      while (::flock(fd.get(), LOCK_EX) != 0) {
+        if (errno == EINTR) continue;
+        int err = errno;
+        ::unlinkat(dir, name.c_str(), 0);
+        return {err, "lock the temporary file of"};
+      }
+      struct stat st;
+      if (::fstat(fd.get(), &st) != 0) {
+        int err = errno;
+        ::unlinkat(dir, name.c_str(), 0);
+        return {err, "stat the temporary file of"};
+      }
+      if (st.st_nlink == 0) continue;  // a recovery took it for a dead writer's
+      out.fd = std::move(fd);
+      out.name = std::move(name);
+      out.ino = st.st_ino;
+      return {};
+    }
+    return {EEXIST, kCreate};
+  }
+
+  // Writes `bytes` into the temporary file, with the mode (and owner, where
+  // allowed) of `existing`, or the umask's for a new file.
+  Failure fill_temp(Staged& s, const std::string& bytes, const struct stat* existing) const {
+    std::size_t done = 0;
+    while (done < bytes.size()) {
+      InjectedFault f = fault(LocalSyscall::kWrite, s.name);
+      if (f.err) return {f.err, "write"};
+      std::size_t want = std::max<std::size_t>(1, std::min(bytes.size() - done, f.max_bytes));
+      ssize_t n = ::write(s.fd.get(), bytes.data() + done, want);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return {errno, "write"};
+      }
+      done += static_cast<std::size_t>(n);
+    }
+    mode_t mode = existing ? (existing->st_mode & 07777) : (0666 & ~current_umask());
+    if (::fchmod(s.fd.get(), mode) != 0) return {errno, "chmod"};
+    if (existing && (existing->st_uid != ::geteuid() || existing->st_gid != ::getegid()))
+      (void)::fchown(s.fd.get(), existing->st_uid,
+                     existing->st_gid);  // best effort: keep the owner
+    return {};
+  }
+
+  Failure sync_temp(Staged& s) const {
+    if (int err = injected(LocalSyscall::kFsync, s.name)) return {err, "fsync"};
+    while (::fsync(s.fd.get()) != 0)
+      if (errno != EINTR) return {errno, "fsync"};
     return {};
   }
 
   Result<void> write_sync(const std::string& canonical, const std::string& bytes) const {
-    const std::string shown = display_path(canonical);
-    if (options_.read_only)
-      return Error(ErrorKind::kDenied, "the server is read-only (--read-only): not writing " + shown,
-                   {{"path", shown}});
+    auto t = target_of(canonical);
+    if (!t) return t.error();
+    const std::string& shown = t->shown;
+    if (options_.read_only) return read_only_error("writing", shown);
     if (bytes.size() > options_.max_file_bytes) return too_large(shown, bytes.size());
-    const std::string dir = parent_of(canonical);
-    if (auto r = make_parents(dir); !r) return r;
+    if (t->name.empty()) return is_directory(shown);
 
+    Fd dir;
+    std::vector<std::string> made;
+    if (int err = make_dirs(t->dir, dir, made, nullptr)) {
+      remove_dirs(made);
+      return path_error(*t, err, "create the directories of");
+    }
     struct stat st;
-    bool exists = ::stat(canonical.c_str(), &st) == 0;
-    if (exists && S_ISDIR(st.st_mode))
-      return Error(ErrorKind::kIsDirectory, shown + " is a directory", {{"path", shown}});
-    if (exists && !S_ISREG(st.st_mode))
-      return Error(ErrorKind::kNotText, shown + " is not a regular file", {{"path", shown}});
-
-    std::string name = canonical.substr(canonical.rfind('/') + 1);
-    std::string tmp = join(dir, "." + name.substr(0, 200) + ".editd-XXXXXX");
-    int fd = ::mkostemp(tmp.data(), O_CLOEXEC);
-    if (fd < 0) return posix_error("create temporary file in", display_path(dir), errno);
-    auto fail = [&](std::string_view op) {
-      int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      return posix_error(op, shown, err);
-    };
-    std::size_t done = 0;
-    while (done < bytes.size()) {
-      ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return fail("write");
-      }
-      done += static_cast<std::size_t>(n);
+    bool exists = false;
+    if (auto r = check_write_target(dir.get(), *t, st, exists); !r) {
+      remove_dirs(made);
+      return r;
     }
-    mode_t mode = exists ? (st.st_mode & 07777) : (0666 & ~current_umask());
-    if (::fchmod(fd, mode) != 0) return fail("chmod");
-    if (exists && (st.st_uid != ::geteuid() || st.st_gid != ::getegid()))
-      (void)::fchown(fd, st.st_uid, st.st_gid);  // best effort: keep the owner when allowed
-    if (::fsync(fd) != 0) return fail("fsync");
-    if (::close(fd) != 0) {
-      int err = errno;
-      ::unlink(tmp.c_str());
-      return posix_error("close", shown, err);
+    registry_->add(t->dir);
+    Staged tmp;
+    Failure f = create_temp(dir.get(), *t, tmp, nullptr);
+    if (!f.err) f = fill_temp(tmp, bytes, exists ? &st : nullptr);
+    if (!f.err) f = sync_temp(tmp);
+    if (!f.err) {
+      f.op = "rename";
+      f.err = injected(LocalSyscall::kRename, t->name);
+      if (!f.err && ::renameat(dir.get(), tmp.name.c_str(), dir.get(), t->name.c_str()) != 0)
+        f.err = errno;
     }
-    if (::rename(tmp.c_str(), canonical.c_str()) != 0) {
-      int err = errno;
-      ::unlink(tmp.c_str());
-      return posix_error("rename", shown, err);
+    if (f.err) {
+      if (!tmp.name.empty()) ::unlinkat(dir.get(), tmp.name.c_str(), 0);
+      remove_dirs(made);
+      return posix_error(f.op, shown, f.err);
     }
-    sync_dir(dir);
+    sync_directory(dir.get());
+    sync_made(made);
     return {};
   }
 
   Result<void> remove_sync(const std::string& canonical) const {
-    const std::string shown = display_path(canonical);
-    if (options_.read_only)
-      return Error(ErrorKind::kDenied, "the server is read-only (--read-only): not deleting " + shown,
-                   {{"path", shown}});
+    auto t = target_of(canonical);
+    if (!t) return t.error();
+    const std::string& shown = t->shown;
+    if (options_.read_only) return read_only_error("deleting", shown);
+    if (t->name.empty()) return is_directory(shown);
+    Fd dir;
+    if (int err = root_.open_dir(t->dir, dir)) return path_error(*t, err, "unlink");
     struct stat st;
-    if (::lstat(canonical.c_str(), &st) != 0) {
-      if (errno == ENOENT || errno == ENOTDIR)
-        return Error(ErrorKind::kNotFound, "not found: " + shown, {{"path", shown}});
-      return posix_error("stat", shown, errno);
-    }
-    if (S_ISDIR(st.st_mode))
-      return Error(ErrorKind::kIsDirectory, shown + " is a directory", {{"path", shown}});
-    if (::unlink(canonical.c_str()) != 0) return posix_error("unlink", shown, errno);
-    sync_dir(parent_of(canonical));
+    if (auto r = check_removal(dir.get(), *t, st); !r) return r;
+    int err = injected(LocalSyscall::kUnlink, t->name);
+    if (!err && ::unlinkat(dir.get(), t->name.c_str(), 0) != 0) err = errno;
+    if (err) return posix_error("unlink", shown, err);
+    sync_directory(dir.get());
     return {};
   }
 
+  Result<void> remove_directory_sync(const std::string& canonical) const {
+    auto t = target_of(canonical);
+    if (!t) return t.error();
+    const std::string& shown = t->shown;
+    if (options_.read_only) return read_only_error("removing", shown);
+    if (t->name.empty()) return posix_error("rmdir", shown, EBUSY);
+    Fd dir;
+    if (int err = root_.open_dir(t->dir, dir)) return path_error(*t, err, "rmdir");
+    if (::unlinkat(dir.get(), t->name.c_str(), AT_REMOVEDIR) != 0) {
+      int err = errno;
+      if (err == ENOENT) return not_found(shown);
+      return posix_error("rmdir", shown, err == EEXIST ? ENOTEMPTY : err);
+    }
+    sync_directory(dir.get());
+    return {};
+  }
+
+  // apply_batch: check everything, stage every write, journal, commit, apply
+  // (see backends/journal.h for what a crash at each point leaves).
+  Result<void> batch_sync(std::vector<BatchOp>& ops, std::vector<std::size_t>& applied) {
+    struct Item {
+      const BatchOp* op = nullptr;
+      Target t;
+      bool write = false;
+      bool exists = false;
+      struct stat st {};
+      Staged temp;
+      bool renamed = false;
+    };
+    std::vector<Item> items;
+    for (const BatchOp& op : ops) {
+      auto t = target_of(op.canonical);
+      if (!t) return t.error();
+      Item& it = items.emplace_back();
+      it.op = &op;
+      it.t = std::move(*t);
+      it.write = op.kind == BatchOp::Kind::kWrite;
+    }
+    if (items.empty()) return {};
+    if (options_.read_only)
+      return read_only_error(items[0].write ? "writing" : "deleting", items[0].t.shown);
+
+    // 1. Every check, before anything changes.
+    std::map<std::string, Fd> dirs;  // relative directory -> descriptor
+    for (Item& it : items) {
+      const std::string& shown = it.t.shown;
+      if (it.write && it.op->bytes.size() > options_.max_file_bytes)
+        return too_large(shown, it.op->bytes.size());
+      if (it.t.name.empty()) return is_directory(shown);
+      auto d = dirs.find(it.t.dir);
+      if (d == dirs.end()) {
+        Fd fd;
+        int err = root_.open_dir(it.t.dir, fd);
+        if (err == ENOENT && it.write) continue;  // made while staging
+        if (err) return path_error(it.t, err, it.write ? "open the directory of" : "unlink");
+        d = dirs.emplace(it.t.dir, std::move(fd)).first;
+      }
+      Result<void> ok = it.write ? check_write_target(d->second.get(), it.t, it.st, it.exists)
+                                 : check_removal(d->second.get(), it.t, it.st);
+      if (!ok) return ok;
+    }
+
+    // 2. Stage every write in a temporary file beside its target.
+    journal::Journal j;
+    if (int err = journals_.begin(j))
+      spdlog::debug("apply_batch without a journal: {}/.editd: {}", options_.root,
+                    std::strerror(err));
+    std::vector<std::string> made;
+    auto unstage = [&] {
+      for (Item& it : items) {
+        if (it.temp.name.empty() || it.renamed) continue;
+        if (auto d = dirs.find(it.t.dir); d != dirs.end())
+          ::unlinkat(d->second.get(), it.temp.name.c_str(), 0);
+        it.temp.fd.reset();
+      }
+      remove_dirs(made);
+      if (j.open()) journals_.end(j);
+    };
+    for (Item& it : items) {
+      if (!it.write) continue;
+      auto d = dirs.find(it.t.dir);
+      if (d == dirs.end()) {
+        Fd fd;
+        if (int err = make_dirs(it.t.dir, fd, made, &j)) {
+          unstage();
+          return path_error(it.t, err, "create the directories of");
+        }
+        d = dirs.emplace(it.t.dir, std::move(fd)).first;
+      }
+      registry_->add(it.t.dir);
+      Failure f = create_temp(d->second.get(), it.t, it.temp, &j);
+      if (!f.err) f = fill_temp(it.temp, it.op->bytes, it.exists ? &it.st : nullptr);
+      if (f.err) {
+        unstage();
+        return posix_error(f.op, it.t.shown, f.err);
+      }
+      // Start the writeback now; the fsyncs below then mostly wait for it.
+      ::sync_file_range(it.temp.fd.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
+    }
+    for (Item& it : items) {
+      if (!it.write) continue;
+      if (Failure f = sync_temp(it.temp); f.err) {
+        unstage();
+        return posix_error(f.op, it.t.shown, f.err);
+      }
+    }
+    std::set<std::string> holding;  // directories whose entries must be durable first
+    for (Item& it : items)
+      if (it.write) holding.insert(it.t.dir);
+    for (const std::string& m : made) holding.insert(parent_relative(m));
+    for (const std::string& d : holding) {
+      Fd fd;
+      if (root_.open_dir(d, fd) == 0) sync_directory(fd.get());
+    }
+
+    // 3. Commit: from here on, a crash means the change is rolled forward.
+    if (j.open()) {
+      std::size_t records = 0;
+      for (Item& it : items) {
+        std::string rec =
+            it.write ? "mv " + journal::dir_field(it.t.dir) + " " + journal::escape(it.temp.name) +
+                           " " + journal::escape(it.t.name) + " " + std::to_string(it.temp.ino) +
+                           " " + (it.exists ? std::to_string(it.st.st_ino) : std::string("-"))
+                     : "rm " + journal::dir_field(it.t.dir) + " " + journal::escape(it.t.name) +
+                           " " + std::to_string(it.st.st_ino);
+        if (int err = record(&j, rec)) {
+          unstage();
+          return posix_error("write the journal entry for", it.t.shown, err);
+        }
+        ++records;
+      }
+      int err = injected(LocalSyscall::kJournal, "commit");
+      if (!err) err = j.commit(records);
+      if (err) {
+        unstage();
+        return posix_error("commit the journal of the change to", items[0].t.shown, err);
+      }
+    }
+
+    // 4. Apply, in order.
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      Item& it = items[i];
+      int dir = dirs.at(it.t.dir).get();
+      Failure f;
+      if (it.write) {
+        f.op = "rename";
+        f.err = injected(LocalSyscall::kRename, it.t.name);
+        if (!f.err && ::renameat(dir, it.temp.name.c_str(), dir, it.t.name.c_str()) != 0)
+          f.err = errno;
+        it.renamed = f.err == 0;
+      } else {
+        f.op = "unlink";
+        f.err = injected(LocalSyscall::kUnlink, it.t.name);
+        if (!f.err && ::unlinkat(dir, it.t.name.c_str(), 0) != 0) f.err = errno;
+      }
+      if (f.err) {
+        // The caller undoes what took effect; recovery must not redo the rest.
+        if (j.open()) j.abort();
+        for (Item& rest : items) {
+          if (rest.temp.name.empty() || rest.renamed) continue;
+          ::unlinkat(dirs.at(rest.t.dir).get(), rest.temp.name.c_str(), 0);
+          rest.temp.fd.reset();
+        }
+        for (auto& [rel, fd] : dirs) sync_directory(fd.get());
+        if (j.open()) journals_.end(j);
+        return posix_error(f.op, it.t.shown, f.err);
+      }
+      applied.push_back(i);
+    }
+
+    // 5. Durable, then the journal goes.
+    for (auto& [rel, fd] : dirs) sync_directory(fd.get());
+    if (j.open()) journals_.end(j);
+    return {};
+  }
+
+  void recover() {
+    journal::Journals::Stats stats = journals_.recover(*locks_, options_.root);
+    int temps = stats.temps_removed;
+    registry_->recover([&](const std::string& rel) {
+      Fd dir;
+      if (root_.open_dir(rel, dir) == 0) temps += journal::remove_stale_temps(dir.get());
+    });
+    if (stats.rolled_forward || stats.rolled_back || temps)
+      spdlog::info(
+          "recovered {}: {} interrupted change(s) completed, {} undone, {} temporary file(s) "
+          "removed",
+          options_.root, stats.rolled_forward, stats.rolled_back, temps);
+    if (stats.left)
+      spdlog::info(
+          "{}/.editd/journal: {} journal(s) of running editd processes (or of another version) "
+          "left alone",
+          options_.root, stats.left);
+  }
+
   LocalBackendOptions options_;
-  boost::asio::thread_pool& pool_;
+  asio::thread_pool& pool_;
+  Beneath root_;
+  journal::Journals journals_;
+  std::shared_ptr<StripeLocks> locks_;
+  std::unique_ptr<TempRegistry> registry_;
 };
 
 }  // namespace
@@ -355,7 +904,7 @@ std::string errno_name(int err) {
 }
 
 Result<std::unique_ptr<FsBackend>> make_local_backend(LocalBackendOptions options,
-                                                      boost::asio::thread_pool& pool) {
+                                                      asio::thread_pool& pool) {
   char* real = ::realpath(options.root.c_str(), nullptr);
   if (!real) {
     int err = errno;
@@ -365,10 +914,15 @@ Result<std::unique_ptr<FsBackend>> make_local_backend(LocalBackendOptions option
   }
   options.root = real;
   std::free(real);
-  struct stat st;
-  if (::stat(options.root.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    return Error(ErrorKind::kNotFound, "root " + options.root + " is not a directory");
-  return std::unique_ptr<FsBackend>(new LocalBackend(std::move(options), pool));
+  Beneath root;
+  if (int err = Beneath::open(options.root, options.use_openat2, root)) {
+    if (err == ENOTDIR)
+      return Error(ErrorKind::kNotFound, "root " + options.root + " is not a directory");
+    return posix_error("open root", options.root, err);
+  }
+  auto backend = std::make_unique<LocalBackend>(std::move(options), pool, std::move(root));
+  backend->start();
+  return std::unique_ptr<FsBackend>(std::move(backend));
 }
 
 }  // namespace editd

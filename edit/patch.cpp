@@ -5,6 +5,7 @@
 
 #include "edit/patch_syntax.h"
 #include "edit/text.h"
+#include "protocol/params.h"
 
 namespace editd::patch {
 
@@ -48,6 +49,24 @@ std::string_view trim(std::string_view s) {
   s = trim_end(s);
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
   return s;
+}
+
+Result<void> check_path(const PatchLine& line, std::string_view path) {
+  std::optional<std::string> problem = protocol::path_problem(path);
+  if (!problem && !text::is_valid_utf8(path)) problem = "must be valid UTF-8";
+  if (!problem) return {};
+  return parse_error(line.number, "a file path (not empty, UTF-8, without NUL bytes)", line.text,
+                     "the path " + *problem);
+}
+
+Result<void> check_added(const PatchLine& line, std::string_view text, std::string_view path) {
+  auto ok = text::check_text(text, "the line added at patch line " + std::to_string(line.number));
+  if (ok) return {};
+  Error e = ok.error();
+  e.message += "; nothing was written";
+  e.data["line"] = line.number;
+  e.data["path"] = path;
+  return e;
 }
 
 }  // namespace detail

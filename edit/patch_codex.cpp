@@ -83,6 +83,7 @@ class CodexParser {
     std::string_view path = trim(trim(l.text).substr(marker.size()));
     if (path.empty())
       return parse_error(l.number, "a path after '" + std::string(marker) + " '", l.text);
+    if (auto ok = check_path(l, path); !ok) return ok.error();
     return std::string(path);
   }
 
@@ -95,6 +96,8 @@ class CodexParser {
     f.path = std::move(*path);
     ++i_;
     while (i_ < end_ && lines_[i_].text.starts_with('+')) {
+      if (auto ok = check_added(lines_[i_], lines_[i_].text.substr(1), f.path); !ok)
+        return ok.error();
       f.content.append(lines_[i_].text.substr(1));
       if (lines_[i_].cr) f.content.push_back('\r');
       f.content.push_back('\n');
@@ -136,7 +139,7 @@ class CodexParser {
         continue;
       }
       if (text.starts_with('*') || is_marker(text)) break;
-      auto chunk = parse_chunk(f.chunks.empty());
+      auto chunk = parse_chunk(f.chunks.empty(), f.move_to.value_or(f.path));
       if (!chunk) return chunk.error();
       f.chunks.push_back(std::move(*chunk));
     }
@@ -149,7 +152,8 @@ class CodexParser {
     return f;
   }
 
-  Result<Chunk> parse_chunk(bool first) {
+  // `path`: the file the chunk's added lines go to.
+  Result<Chunk> parse_chunk(bool first, std::string_view path) {
     Chunk c;
     const PatchLine& head = lines_[i_];
     c.patch_line = head.number;
@@ -183,6 +187,7 @@ class CodexParser {
       } else if (text[0] == '-') {
         line = {ChunkLine::Kind::kRemoved, std::string(text.substr(1))};
       } else if (text[0] == '+') {
+        if (auto ok = check_added(lines_[i_], text.substr(1), path); !ok) return ok.error();
         line = {ChunkLine::Kind::kAdded, std::string(text.substr(1))};
         if (lines_[i_].cr) line.text.push_back('\r');
       } else {

@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -30,6 +31,16 @@ Error parse_error(std::size_t line, std::string_view expected,
 
 std::string_view trim(std::string_view s);
 std::string_view trim_end(std::string_view s);
+
+// patch_parse at `line` when `path`, read from it, is not a path that a path
+// param could give: empty, with a NUL byte (protocol::path_problem) or not
+// UTF-8 (a JSON string always is).
+Result<void> check_path(const PatchLine& line, std::string_view path);
+
+// not_text (data.line, data.path, data.reason, data.offset within the line's
+// text) when `text`, a line the patch adds to `path`, holds a NUL byte or is
+// not UTF-8: editd would write a file that it then refuses to edit.
+Result<void> check_added(const PatchLine& line, std::string_view text, std::string_view path);
 
 // The Codex envelope: `lines` runs from `*** Begin Patch` to `*** End Patch`
 // inclusive, both already checked.

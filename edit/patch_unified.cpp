@@ -1,6 +1,7 @@
 // Unified diffs as `git diff` and `diff -u` write them (see docs/patch.md).
 #include <algorithm>
 #include <cctype>
+#include <limits>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -93,8 +94,9 @@ std::pair<std::string, std::string> git_header_paths(std::string_view rest) {
     a = std::string(rest.substr(0, q));
     std::string_view r = rest.substr(q + 1);
     b = unquote(r);
-  } else if (rest.size() % 2 == 1 && rest[rest.size() / 2] == ' ' &&
+  } else if (rest.size() >= 5 && rest.size() % 2 == 1 && rest[rest.size() / 2] == ' ' &&
              rest.substr(2, rest.size() / 2 - 2) == rest.substr(rest.size() / 2 + 3)) {
+    // `a/NAME b/NAME`: the same name on both sides, spaces and all.
     a = std::string(rest.substr(0, rest.size() / 2));
     b = std::string(rest.substr(rest.size() / 2 + 1));
   } else if (std::size_t sp = rest.find(" b/"); sp != std::string_view::npos) {
@@ -108,11 +110,15 @@ std::pair<std::string, std::string> git_header_paths(std::string_view rest) {
   return {a, b};
 }
 
-// Reads a decimal number at the front of `s`.
+// Reads a decimal number at the front of `s`; a number too large for size_t
+// reads as the largest size_t (line numbers are hints, see patch_apply.cpp).
 std::optional<std::size_t> number(std::string_view& s) {
+  constexpr std::size_t kMax = std::numeric_limits<std::size_t>::max();
   std::size_t n = 0, v = 0;
-  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n])))
-    v = v * 10 + (s[n++] - '0');
+  while (n < s.size() && std::isdigit(static_cast<unsigned char>(s[n]))) {
+    const std::size_t digit = static_cast<std::size_t>(s[n++] - '0');
+    v = v > (kMax - digit) / 10 ? kMax : v * 10 + digit;
+  }
   if (n == 0) return std::nullopt;
   s.remove_prefix(n);
   return v;
@@ -203,6 +209,8 @@ class UnifiedParser {
     std::optional<std::pair<std::string, std::string>> git_paths;
     std::optional<std::string> old_label, new_label, rename_from, rename_to;
     bool new_file = false, deleted_file = false, mode_change = false;
+    // The lines (indexes in lines_) that the old and the new path are read from.
+    std::size_t old_at = i_, new_at = i_, rename_from_at = i_, rename_to_at = i_;
 
     if (lines_[i_].text.starts_with("diff --git ")) {
       git_paths = git_header_paths(lines_[i_].text.substr(11));
@@ -222,12 +230,16 @@ class UnifiedParser {
           mode_change = true;
         } else if (t.starts_with("rename from ")) {
           rename_from = value("rename from ");
+          rename_from_at = i_;
         } else if (t.starts_with("rename to ")) {
           rename_to = value("rename to ");
+          rename_to_at = i_;
         } else if (t.starts_with("rename old ")) {
           rename_from = value("rename old ");
+          rename_from_at = i_;
         } else if (t.starts_with("rename new ")) {
           rename_to = value("rename new ");
+          rename_to_at = i_;
         } else if (t.starts_with("copy from ") || t.starts_with("copy to ")) {
           return unsupported("copies are not supported; use an added file");
         } else if (t.starts_with("Binary files ") || t.starts_with("GIT binary patch")) {
@@ -241,10 +253,18 @@ class UnifiedParser {
     if (file_header_at(i_)) {
       old_label = label_path(lines_[i_].text.substr(4));
       new_label = label_path(lines_[i_ + 1].text.substr(4));
+      old_at = i_;
+      new_at = i_ + 1;
       i_ += 2;
     }
+    // An added line that is not text: reported with the path it goes to.
+    std::optional<Error> not_text;
     while (i_ < lines_.size() && lines_[i_].text.starts_with("@@")) {
       auto chunk = parse_hunk();
+      if (!chunk && chunk.error().kind == ErrorKind::kNotText) {
+        not_text = chunk.error();
+        break;
+      }
       if (!chunk) return chunk.error();
       f.chunks.push_back(std::move(*chunk));
     }
@@ -257,9 +277,19 @@ class UnifiedParser {
       std::tie(old_path, new_path) = *git_paths;
     }
     strip_prefixes(old_path, new_path);
-    if (rename_from) old_path = *rename_from;
-    if (rename_to) new_path = *rename_to;
+    if (rename_from) {
+      old_path = *rename_from;
+      old_at = rename_from_at;
+    }
+    if (rename_to) {
+      new_path = *rename_to;
+      new_at = rename_to_at;
+    }
     const bool old_null = old_path == kDevNull, new_null = new_path == kDevNull;
+    if (not_text) {
+      not_text->data["path"] = new_null ? old_path : new_path;
+      return *not_text;
+    }
     if (new_file || old_null) {
       f.action = Action::kAdd;
       f.path = new_null ? old_path : new_path;
@@ -301,6 +331,11 @@ class UnifiedParser {
     if (f.path.empty())
       return parse_error(f.patch_line, "a file path ('--- a/<path>', '+++ b/<path>')",
                          lines_[f.patch_line - lines_.front().number].text);
+    const bool path_is_old = f.action == Action::kDelete || f.action == Action::kMove ||
+                             (f.action == Action::kAdd && new_null);
+    if (auto ok = check_path(lines_[path_is_old ? old_at : new_at], f.path); !ok) return ok.error();
+    if (f.move_to)
+      if (auto ok = check_path(lines_[new_at], *f.move_to); !ok) return ok.error();
     return std::optional<FilePatch>(std::move(f));
   }
 
@@ -344,7 +379,10 @@ class UnifiedParser {
                     : t[0] == '-' ? ChunkLine::Kind::kRemoved
                                   : ChunkLine::Kind::kAdded;
         line.text = std::string(t.substr(1));
-        if (line.kind == ChunkLine::Kind::kAdded && lines_[i_].cr) line.text.push_back('\r');
+        if (line.kind == ChunkLine::Kind::kAdded) {
+          if (auto ok = check_added(lines_[i_], line.text, {}); !ok) return ok.error();
+          if (lines_[i_].cr) line.text.push_back('\r');
+        }
       } else {
         break;
       }

@@ -2,11 +2,11 @@
 
 namespace editd::protocol {
 
+// The trailing "\r" is already dropped. A line of JSON whitespace alone is blank.
 void LineFramer::emit(const Sink& sink) {
   std::string line = std::move(partial_);
   partial_.clear();
-  if (!line.empty() && line.back() == '\r') line.pop_back();
-  if (line.find_first_not_of(" \t") == std::string::npos) return;
+  if (line.find_first_not_of(" \t\r") == std::string::npos) return;
   sink.line(std::move(line));
 }
 
@@ -15,8 +15,9 @@ void LineFramer::feed(std::string_view chunk, const Sink& sink) {
     std::size_t nl = chunk.find('\n');
     std::string_view piece = chunk.substr(0, nl);
     if (!discarding_) {
-      // One byte of slack for the "\r" of a CRLF.
-      if (partial_.size() + piece.size() > max_ + 1) {
+      // One byte of slack for the "\r" of a CRLF (written so that a limit of
+      // SIZE_MAX cannot wrap).
+      if (partial_.size() + piece.size() > max_ && partial_.size() + piece.size() - max_ > 1) {
         discarding_ = true;
         std::string().swap(partial_);
       } else {

@@ -1,10 +1,13 @@
 // Newline-delimited framing (as ACP uses): one JSON message per line.
 //
-// LineFramer turns arbitrary chunks of bytes into complete lines. A trailing
-// "\r" is dropped (CRLF tolerated) and blank lines are skipped. A line longer
+// LineFramer turns arbitrary chunks of bytes into complete lines. One trailing
+// "\r" is dropped (CRLF tolerated) and blank lines (spaces, tabs and CRs only)
+// are skipped. A line longer
 // than the limit is never buffered whole: once it passes the limit the framer
 // discards bytes until the next newline and reports one oversize event, so a
 // hostile or broken client cannot make the server allocate without bound.
+// Lines are bytes: a NUL or any other byte is passed on as it is (the message
+// layer decides what it means), only "\n" ends a line.
 #pragma once
 
 #include <cstddef>

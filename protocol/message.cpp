@@ -1,7 +1,10 @@
 #include "protocol/message.h"
 
+#include <algorithm>
 #include <cctype>
-#include <functional>
+#include <cstdint>
+#include <limits>
+#include <vector>
 
 namespace editd::protocol {
 namespace {
@@ -57,19 +60,28 @@ std::string mark_lone_surrogates(std::string_view line, bool& found) {
   return out;
 }
 
-// The top-level param whose value holds the surrogate mark, or "".
+bool holds_mark(const json& v) {
+  if (v.is_string())
+    return v.get_ref<const std::string&>().find(kSurrogateMarkUtf8) != std::string::npos;
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it)
+      if (it.key().find(kSurrogateMarkUtf8) != std::string::npos || holds_mark(it.value()))
+        return true;
+  } else if (v.is_array()) {
+    for (const auto& e : v)
+      if (holds_mark(e)) return true;
+  }
+  return false;
+}
+
+// The top-level param whose name or value holds the surrogate mark; "params"
+// when the name itself does (it cannot be shown), "" when none does.
 std::string param_with_mark(const json& params) {
-  std::function<bool(const json&)> has = [&](const json& v) {
-    if (v.is_string()) return v.get_ref<const std::string&>().find(kSurrogateMarkUtf8) !=
-                              std::string::npos;
-    if (v.is_structured())
-      for (const auto& e : v)
-        if (has(e)) return true;
-    return false;
-  };
-  if (params.is_object())
-    for (auto it = params.begin(); it != params.end(); ++it)
-      if (has(it.value())) return it.key();
+  if (!params.is_object()) return "";
+  for (auto it = params.begin(); it != params.end(); ++it) {
+    if (it.key().find(kSurrogateMarkUtf8) != std::string::npos) return "params";
+    if (holds_mark(it.value())) return it.key();
+  }
   return "";
 }
 
@@ -79,6 +91,36 @@ Incoming invalid(ErrorKind kind, std::string message, json id = nullptr) {
   in.id = std::move(id);
   in.error = Error(kind, std::move(message));
   return in;
+}
+
+// A response whose content cannot be handed to the call waiting for it.
+Incoming failed_response(json id, std::string message) {
+  Incoming in;
+  in.type = Incoming::Type::kResponse;
+  in.id = std::move(id);
+  in.error = Error(ErrorKind::kDelegateFailed, std::move(message));
+  return in;
+}
+
+// The client's error object of a response, as the Error its call fails with.
+// data.code is the client's code as sent (null when missing); the kind is
+// editd's kind for that code, delegate_failed for a code editd does not use or
+// one that is not an integer.
+Error client_error(const json& e) {
+  const json code = e.contains("code") ? e["code"] : json(nullptr);
+  std::string message = e.contains("message") && e["message"].is_string()
+                            ? e["message"].get<std::string>()
+                            : std::string("error");
+  json data = {{"code", code}};
+  if (e.contains("data")) data["data"] = e["data"];
+  ErrorKind kind = ErrorKind::kDelegateFailed;
+  // editd's codes are negative; nlohmann reads every positive integer as unsigned.
+  if (code.is_number_integer() && !code.is_number_unsigned()) {
+    const std::int64_t c = code.get<std::int64_t>();
+    if (c >= std::numeric_limits<int>::min() && c <= std::numeric_limits<int>::max())
+      kind = kind_from_code(static_cast<int>(c)).value_or(kind);
+  }
+  return Error(kind, std::move(message), std::move(data));
 }
 
 Incoming classify(json msg) {
@@ -105,16 +147,12 @@ Incoming classify(json msg) {
     Incoming in;
     in.type = Incoming::Type::kResponse;
     in.id = id;
-    if (auto e = msg.find("error"); e != msg.end() && e->is_object()) {
-      int code = e->value("code", -32603);
-      std::string message = e->contains("message") && (*e)["message"].is_string()
-                                ? (*e)["message"].get<std::string>()
-                                : std::string("error");
-      json data = {{"code", code}};
-      if (e->contains("data")) data["data"] = (*e)["data"];
-      in.error = Error(kind_from_code(code).value_or(ErrorKind::kDelegateFailed), message, data);
+    if (auto e = msg.find("error"); e != msg.end() && !e->is_null()) {
+      if (!e->is_object())
+        return failed_response(id, "the client answered with an error that is not an object");
+      in.error = client_error(*e);
     } else {
-      in.result = msg.contains("result") ? msg["result"] : json(nullptr);
+      in.result = msg.contains("result") ? std::move(msg["result"]) : json(nullptr);
     }
     return in;
   }
@@ -141,42 +179,161 @@ Incoming classify(json msg) {
   return in;
 }
 
+// A message parsed with lone surrogates marked (mark_lone_surrogates): refused
+// where the escape matters, as it was sent where it does not.
+Incoming refuse_lone_surrogates(Incoming in) {
+  const std::string why =
+      "contains a lone UTF-16 surrogate escape, which is not a Unicode character";
+  if (holds_mark(in.id))
+    return invalid(ErrorKind::kInvalidRequest,
+                   "'id' " + why + ": it could not be echoed exactly; use a valid string id");
+  switch (in.type) {
+    case Incoming::Type::kInvalid:
+    case Incoming::Type::kNotification:
+      return in;
+    case Incoming::Type::kResponse:
+      return failed_response(std::move(in.id), "the client's answer " + why);
+    case Incoming::Type::kRequest:
+      break;
+  }
+  if (in.method.find(kSurrogateMarkUtf8) != std::string::npos)
+    return invalid(ErrorKind::kInvalidRequest, "'method' " + why, std::move(in.id));
+  std::string param = param_with_mark(in.params);
+  if (param.empty()) return in;  // in a member editd ignores
+  Incoming bad;
+  bad.type = Incoming::Type::kInvalid;
+  bad.id = std::move(in.id);
+  bad.error = invalid_param(param, why);
+  return bad;
+}
+
+// The deepest nesting of arrays and objects, counting brackets outside
+// strings; counting stops once it passes `limit`. Up to the first lexical
+// error this is the nesting nlohmann's parser would build.
+std::size_t nesting(std::string_view line, std::size_t limit) {
+  std::size_t depth = 0, deepest = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+      if (deepest > limit) break;
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
+// Reads a line without building any value, to say why it does not parse.
+class ParseProblem final : public json::json_sax_t {
+ public:
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_object(std::size_t) override { return true; }
+  bool key(string_t&) override { return true; }
+  bool end_object() override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception& e) override {
+    detail = e.what();
+    number_overflow = e.id == 406;
+    return false;
+  }
+
+  std::string detail;
+  bool number_overflow = false;
+};
+
+Incoming unparsable(std::string_view line) {
+  ParseProblem problem;
+  json::sax_parse(line, &problem);
+  Incoming bad = invalid(ErrorKind::kParseError,
+                         problem.number_overflow
+                             ? "parse error: a number in the line is beyond the range of a "
+                               "double, which editd cannot represent"
+                             : "parse error: the line is not valid JSON");
+  if (!problem.detail.empty()) bad.error->data["detail"] = problem.detail;
+  return bad;
+}
+
+Incoming raw_nul(std::size_t offset) {
+  Incoming bad = invalid(ErrorKind::kParseError,
+                         "parse error: the line holds a raw NUL byte at byte offset " +
+                             std::to_string(offset) +
+                             ", which JSON does not allow (inside a string, write \\u0000)");
+  bad.error->data["offset"] = offset;
+  return bad;
+}
+
+// A line nested deeper than kMaxNesting: only its top-level scalars are built,
+// to echo the id.
+Incoming too_deep(std::string_view line) {
+  std::vector<std::string> keys;
+  auto shallow_only = [&keys](int depth, json::parse_event_t event, json& value) {
+    if (depth == 1 && event == json::parse_event_t::key && value.is_string())
+      keys.push_back(value.get<std::string>());
+    return depth == 0 || (event != json::parse_event_t::object_start &&
+                          event != json::parse_event_t::array_start);
+  };
+  json top = json::parse(line, shallow_only, /*allow_exceptions=*/false);
+  if (top.is_discarded()) return unparsable(line);
+  const std::string why = "nests arrays and objects more than " + std::to_string(kMaxNesting) +
+                          " levels deep, editd's limit";
+  json id = nullptr;
+  if (top.is_object())
+    if (auto it = top.find("id"); it != top.end() && is_valid_id(*it)) id = *it;
+  auto has = [&](std::string_view k) {
+    return std::find(keys.begin(), keys.end(), k) != keys.end();
+  };
+  if (top.is_object() && !has("method") && (has("result") || has("error")))
+    return failed_response(std::move(id), "the client's answer " + why);
+  Incoming bad = invalid(ErrorKind::kInvalidRequest, "the message " + why, std::move(id));
+  bad.error->data["limit"] = kMaxNesting;
+  return bad;
+}
+
+Incoming parse_line(std::string_view line) {
+  // nlohmann reads a NUL as the end of the input: the rest would be ignored.
+  if (std::size_t nul = line.find('\0'); nul != std::string_view::npos) return raw_nul(nul);
+  if (nesting(line, kMaxNesting) > kMaxNesting) return too_deep(line);
+  json msg = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (!msg.is_discarded()) return classify(std::move(msg));
+
+  // A lone surrogate escape is well-formed JSON text that nlohmann refuses:
+  // parse with a stand-in to answer with the offending member named.
+  bool found = false;
+  std::string marked = mark_lone_surrogates(line, found);
+  if (found) {
+    json again = json::parse(marked, nullptr, /*allow_exceptions=*/false);
+    if (!again.is_discarded()) return refuse_lone_surrogates(classify(std::move(again)));
+  }
+  return unparsable(line);
+}
+
 }  // namespace
 
 bool is_valid_id(const json& id) { return id.is_string() || id.is_number(); }
 
 Incoming parse_message(std::string_view line) {
-  json msg = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!msg.is_discarded()) return classify(std::move(msg));
-
-  // A lone surrogate escape is well-formed JSON text that nlohmann refuses:
-  // parse with a stand-in to answer invalid_params naming the param.
-  bool found = false;
-  std::string marked = mark_lone_surrogates(line, found);
-  if (found) {
-    json again = json::parse(marked, nullptr, false);
-    if (!again.is_discarded()) {
-      Incoming in = classify(std::move(again));
-      if (in.type != Incoming::Type::kRequest) return in;
-      std::string param = param_with_mark(in.params);
-      Incoming bad;
-      bad.type = Incoming::Type::kInvalid;
-      bad.id = in.id;
-      bad.error = invalid_param(param.empty() ? "params" : param,
-                                "contains a lone UTF-16 surrogate escape, which is not a "
-                                "Unicode character");
-      return bad;
-    }
-  }
-  std::string why;
   try {
-    (void)json::parse(line);
-  } catch (const json::parse_error& e) {
-    why = e.what();
+    return parse_line(line);
+  } catch (const std::exception& e) {
+    return invalid(ErrorKind::kInternal,
+                   std::string("internal error while reading the message: ") + e.what());
   }
-  Incoming bad = invalid(ErrorKind::kParseError, "parse error: the line is not valid JSON");
-  if (!why.empty()) bad.error->data["detail"] = why;
-  return bad;
 }
 
 json make_result(const json& id, json result) {

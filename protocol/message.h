@@ -1,13 +1,16 @@
 // JSON-RPC 2.0 messages: classifying an incoming line and building replies.
 //
-// parse_message never throws: every line becomes a request, a notification, a
-// response (to one of our own calls to the client) or an invalid message that
-// carries the error to answer with and the id to echo (null when no valid id
-// could be read). Ids are kept as JSON values and come back exactly, type
-// included. A reply holds only jsonrpc, id and result or error.
+// parse_message never throws: every line, whatever its bytes, becomes a
+// request, a notification, a response (to one of our own calls to the client)
+// or an invalid message that carries the error to answer with and the id to
+// echo (null when no valid id could be read). Ids are kept as JSON values and
+// come back exactly, type included. A reply holds only jsonrpc, id and result
+// or error.
 #pragma once
 
+#include <cstddef>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -27,6 +30,21 @@ struct Incoming {
   std::optional<Error> error;  // invalid: what to answer; response: the client's error
 };
 
+// The deepest nesting of arrays and objects a message may have; the message
+// object itself is level 1. Copying, printing and comparing JSON values recurse
+// once per level, so deeper messages are refused before any value is built.
+inline constexpr std::size_t kMaxNesting = 128;
+
+// The line is one message, without its line break. Refused lines:
+// - parse_error (id null): not JSON, a raw NUL byte anywhere (JSON has none;
+//   data.offset), a number beyond the range of a double (data.detail);
+// - invalid_request: nesting deeper than kMaxNesting (data.limit; the id is
+//   echoed when the top level holds a valid one), an id holding a lone UTF-16
+//   surrogate escape (id null: it cannot be echoed exactly), and the other
+//   shapes docs/protocol.md lists;
+// - invalid_params naming the param: a lone surrogate escape in a param.
+// A response (to a call of ours) that is too deep, holds a lone surrogate or
+// whose error is malformed becomes a response carrying delegate_failed.
 Incoming parse_message(std::string_view line);
 
 json make_result(const json& id, json result);

@@ -1,5 +1,8 @@
 #include "protocol/params.h"
 
+#include <cmath>
+#include <limits>
+
 namespace editd::protocol {
 
 const nlohmann::json* ParamDecoder::find(const char* name) const {
@@ -24,9 +27,14 @@ void ParamDecoder::optional_string(const char* name, std::optional<std::string>&
   out = v->get<std::string>();
 }
 
+std::optional<std::string> path_problem(std::string_view path) {
+  if (path.empty()) return "must not be empty";
+  if (path.find('\0') != std::string_view::npos) return "must not contain a NUL byte";
+  return std::nullopt;
+}
+
 static void check_path(ParamDecoder& d, const char* name, const std::string& p) {
-  if (p.empty()) d.fail(invalid_param(name, "must not be empty"));
-  else if (p.find('\0') != std::string::npos) d.fail(invalid_param(name, "must not contain a NUL byte"));
+  if (auto problem = path_problem(p)) d.fail(invalid_param(name, *problem));
 }
 
 void ParamDecoder::path(const char* name, std::string& out) {
@@ -50,19 +58,30 @@ void ParamDecoder::optional_integer(const char* name, std::optional<std::uint64_
                                     std::uint64_t min) {
   const nlohmann::json* v = find(name);
   if (!v) return;
-  bool integral = v->is_number_integer() ||
-                  (v->is_number_float() && v->get<double>() == static_cast<double>(static_cast<std::int64_t>(v->get<double>())));
-  if (!integral) return fail(invalid_param(name, "must be an integer"));
+  constexpr auto kMax = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+  const std::string too_small = "must be at least " + std::to_string(min);
+  const std::string too_large = "must be at most " + std::to_string(kMax);
+  std::uint64_t value = 0;
   if (v->is_number_unsigned()) {
-    out = v->get<std::uint64_t>();
+    value = v->get<std::uint64_t>();
+  } else if (v->is_number_integer()) {
+    const std::int64_t i = v->get<std::int64_t>();
+    if (i < 0) return fail(invalid_param(name, too_small));
+    value = static_cast<std::uint64_t>(i);
+  } else if (v->is_number_float()) {
+    // Range first: converting a double outside the target's range is undefined.
+    const double d = v->get<double>();
+    if (!std::isfinite(d) || std::trunc(d) != d)
+      return fail(invalid_param(name, "must be an integer"));
+    if (d < 0) return fail(invalid_param(name, too_small));
+    if (d > static_cast<double>(kMax)) return fail(invalid_param(name, too_large));
+    value = static_cast<std::uint64_t>(d);
   } else {
-    std::int64_t i = v->is_number_float() ? static_cast<std::int64_t>(v->get<double>())
-                                          : v->get<std::int64_t>();
-    if (i < 0 || static_cast<std::uint64_t>(i) < min)
-      return fail(invalid_param(name, "must be at least " + std::to_string(min)));
-    out = static_cast<std::uint64_t>(i);
+    return fail(invalid_param(name, "must be an integer"));
   }
-  if (*out < min) fail(invalid_param(name, "must be at least " + std::to_string(min)));
+  if (value > kMax) return fail(invalid_param(name, too_large));
+  if (value < min) return fail(invalid_param(name, too_small));
+  out = value;
 }
 
 void ParamDecoder::integer(const char* name, std::uint64_t& out, std::uint64_t min) {

@@ -10,10 +10,16 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "protocol/error.h"
 
 namespace editd::protocol {
+
+// Why `path` cannot name a file, as the end of an invalid_params message ("must
+// not be empty", "must not contain a NUL byte"); nullopt when it can. Every
+// path a request gives, in a param or inside a patch, passes this check.
+std::optional<std::string> path_problem(std::string_view path);
 
 class ParamDecoder {
  public:
@@ -25,7 +31,8 @@ class ParamDecoder {
   void string(const char* name, std::string& out);
   void optional_string(const char* name, std::optional<std::string>& out);
   void optional_bool(const char* name, bool& out);
-  // An integer >= min.
+  // An integer in [min, 2^63 - 1]; a number with an integral value (2.0, 1e3)
+  // counts as an integer.
   void integer(const char* name, std::uint64_t& out, std::uint64_t min);
   void optional_integer(const char* name, std::optional<std::uint64_t>& out, std::uint64_t min);
   // An object whose values are strings.

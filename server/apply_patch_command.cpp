@@ -54,7 +54,14 @@ int run_apply_patch(const ServerOptions& options, const std::optional<std::strin
   auto done = boost::asio::co_spawn(io, ops.apply_patch(ctx, std::move(params)),
                                     boost::asio::use_future);
   io.run();
-  Result<protocol::ApplyPatchResult> result = done.get();
+  // An exception is a bug; it is reported like any failure instead of aborting.
+  Result<protocol::ApplyPatchResult> result = Error();
+  try {
+    result = done.get();
+  } catch (const std::exception& e) {
+    result =
+        Error(ErrorKind::kInternal, std::string("editd apply-patch: internal error: ") + e.what());
+  }
   pool.join();
   if (!result) {
     std::cerr << result.error().message << "\n";

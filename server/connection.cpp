@@ -5,7 +5,6 @@
 #include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -27,6 +26,24 @@ namespace {
 
 constexpr int kMaxAuthFailures = 3;
 constexpr std::size_t kReadChunk = 64 * 1024;
+// The most the writer copies and hands to the stream at once.
+constexpr std::size_t kWriteSlice = 1 << 20;
+// How long a closing connection discards input while its client takes in the
+// last replies (Stream::finish).
+constexpr std::chrono::seconds kLinger{2};
+
+// The key of a request id in requests_, whatever bytes the id holds.
+std::string request_key(const json& id) { return protocol::serialize(id); }
+
+// "ok", or the kind of a reply's error, for logs.
+std::string outcome(const json& reply) {
+  auto error = reply.find("error");
+  if (error == reply.end()) return "ok";
+  auto data = error->find("data");
+  if (data == error->end() || !data->is_object()) return "error";
+  auto kind = data->find("kind");
+  return kind != data->end() && kind->is_string() ? kind->get<std::string>() : "error";
+}
 
 // Constant-time comparison: the time taken does not depend on where the strings differ.
 bool same_token(const std::string& a, const std::string& b) {
@@ -55,6 +72,25 @@ Error oversize_error(std::size_t limit) {
 
 Error internal_error(const std::string& what) {
   return Error(ErrorKind::kInternal, "internal error: " + what);
+}
+
+Error shutting_down() {
+  return Error(ErrorKind::kCancelled,
+               "editd is shutting down: the request was not started and changed nothing",
+               {{"reason", "shutdown"}});
+}
+
+// What goes out instead of a message that could not be encoded (memory ran
+// out): for a reply, an internal error with its id; else nothing.
+std::string unencodable_reply(const json& message, const std::string& what) {
+  auto id = message.find("id");
+  if (id == message.end() || message.contains("method")) return {};
+  try {
+    return protocol::serialize(
+        protocol::make_error(*id, internal_error("the reply could not be encoded: " + what)));
+  } catch (const std::exception&) {
+    return {};
+  }
 }
 
 Error connection_closed() {
@@ -221,8 +257,11 @@ Connection::Connection(ServerContext& server, std::unique_ptr<Stream> stream, Se
     : server_(server),
       stream_(std::move(stream)),
       settings_(settings),
+      reply_estimate_(server.options().max_queued_bytes),
+      last_progress_(std::chrono::steady_clock::now()),
       out_signal_(server.io()),
-      slot_signal_(server.io()) {
+      slot_signal_(server.io()),
+      stall_timer_(server.io()) {
   out_signal_.expires_at(std::chrono::steady_clock::time_point::max());
   slot_signal_.expires_at(std::chrono::steady_clock::time_point::max());
   authenticated_ = !settings_.needs_auth;
@@ -239,15 +278,59 @@ asio::awaitable<void> Connection::run() {
   auto self = shared_from_this();
   spdlog::debug("connection {} opened", stream_->peer());
   co_await (read_loop() && write_loop());
-  stream_->close();
+  if (!output_failed_) co_await stream_->finish(kLinger);
+  finished_ = true;
+  stall_timer_.cancel();
   spdlog::debug("connection {} closed", stream_->peer());
 }
 
 void Connection::stop() {
   if (!reading_) return;
   reading_ = false;
-  stream_->close();
+  stream_->cancel_read();
   wake(slot_signal_);
+}
+
+void Connection::shut_down() {
+  if (refusing_) return;
+  refusing_ = true;
+  for (const Incoming& in : parked_) refuse(in);
+  parked_.clear();
+  // The reader stays for the answers to calls of requests in flight.
+  if (inflight_ == 0) stream_->cancel_read();
+  wake(slot_signal_);
+}
+
+void Connection::cancel_uncommitted() {
+  for (auto& [key, state] : requests_)
+    if (!state->committed) state->cancelled = true;
+}
+
+void Connection::limit_stall(std::chrono::steady_clock::duration limit) {
+  if (stall_limit_ || finished_) return;
+  stall_limit_ = limit;
+  last_progress_ = std::max(last_progress_, std::chrono::steady_clock::now());
+  asio::co_spawn(server_.io(), watch_stall(),
+                 [](std::exception_ptr e) { log_failure("watching a connection's output", e); });
+}
+
+asio::awaitable<void> Connection::watch_stall() {
+  auto self = shared_from_this();
+  while (!finished_ && !output_failed_) {
+    const auto now = std::chrono::steady_clock::now();
+    if (queued_bytes_ > 0 && now - last_progress_ >= *stall_limit_) {
+      spdlog::warn("connection {}: the client took in too little of its replies in {} ms of "
+                   "shutdown: {} bytes dropped",
+                   stream_->peer(),
+                   std::chrono::duration_cast<std::chrono::milliseconds>(*stall_limit_).count(),
+                   queued_bytes_);
+      fail_output("stalled during shutdown");
+      stream_->abort();
+      break;
+    }
+    stall_timer_.expires_at((queued_bytes_ > 0 ? last_progress_ : now) + *stall_limit_);
+    auto [ignored] = co_await stall_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+  }
 }
 
 asio::awaitable<void> Connection::read_loop() {
@@ -259,10 +342,13 @@ asio::awaitable<void> Connection::read_loop() {
       [&](std::string line) { events.emplace_back(std::move(line)); },
       [&](std::size_t) { events.emplace_back(std::nullopt); }};
   bool eof = false;
-  while (reading_ && !eof) {
+  // After shut_down() the reader refuses requests and takes the answers to
+  // calls until no request it started is left.
+  while (reading_ && !eof && !(refusing_ && inflight_ == 0)) {
     boost::system::error_code ec;
     std::size_t n = co_await stream_->read_some(std::span<char>(buf), ec);
     if (!reading_) break;
+    if (ec == asio::error::operation_aborted) continue;
     events.clear();
     framer.feed(std::string_view(buf.data(), n), sink);
     if (ec) {
@@ -272,11 +358,10 @@ asio::awaitable<void> Connection::read_loop() {
     }
     for (auto& e : events) {
       if (!reading_) break;
-      if (!e) {
+      if (e)
+        on_line(std::move(*e));
+      else
         on_oversize(server_.options().max_message_bytes);
-        continue;
-      }
-      on_line(std::move(*e));
       co_await wait_for_slot();
     }
   }
@@ -299,25 +384,36 @@ asio::awaitable<void> Connection::read_loop() {
   wake(out_signal_);
 }
 
-// Back-pressure: reading waits while requests are parked, unless calls to the
-// client are waiting (their answers may come after the parked requests) and
-// no more than --max-inflight requests are parked.
+// Reading waits while the queued replies reach --max-queued-bytes, and while
+// requests are parked, unless calls to the client wait (their answers may come
+// after the parked requests) and no more than --max-inflight are parked.
 asio::awaitable<void> Connection::wait_for_slot() {
-  const std::size_t max = server_.options().max_inflight;
-  while (reading_ && !parked_.empty() && (pending_.empty() || parked_.size() > max)) {
+  const ServerOptions& o = server_.options();
+  while (reading_ && (queued_bytes_ >= o.max_queued_bytes ||
+                      (!parked_.empty() && (pending_.empty() || parked_.size() > o.max_inflight)))) {
     auto [ignored] = co_await slot_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
   }
 }
 
-// Starts parked requests, in the order they arrived, while slots are free.
+bool Connection::may_start() const {
+  const ServerOptions& o = server_.options();
+  if (inflight_ >= o.max_inflight || queued_bytes_ >= o.max_queued_bytes) return false;
+  // Each request in flight is expected to queue about as much as the largest
+  // recent reply; one request may always run.
+  return inflight_ == 0 ||
+         reply_estimate_ <= (o.max_queued_bytes - queued_bytes_) / (inflight_ + 1);
+}
+
+// Starts parked requests, in the order they arrived, while may_start().
 void Connection::start_parked() {
-  while (!parked_.empty() && inflight_ < server_.options().max_inflight) {
+  while (!parked_.empty() && may_start()) {
     // Popped first: the request may run to completion inside co_spawn and
     // start the next parked one itself.
     Incoming in = std::move(parked_.front());
     parked_.pop_front();
     ++inflight_;
-    asio::co_spawn(server_.io(), handle(std::move(in)), asio::detached);
+    asio::co_spawn(server_.io(), handle(std::move(in)),
+                   [](std::exception_ptr e) { log_failure("a request", e); });
   }
 }
 
@@ -325,20 +421,30 @@ asio::awaitable<void> Connection::write_loop() {
   std::string batch;
   while (true) {
     if (!out_.empty()) {
+      // Lines in order: short ones batched, a long one in slices, so that the
+      // copy stays small and progress shows (limit_stall).
       batch.clear();
-      while (!out_.empty() && batch.size() < (1u << 20)) {
-        batch += out_.front();
-        out_.pop_front();
+      while (!out_.empty() && batch.size() < kWriteSlice) {
+        std::string_view rest = std::string_view(out_.front()).substr(front_written_);
+        std::size_t take = std::min(rest.size(), kWriteSlice - batch.size());
+        batch.append(rest.substr(0, take));
+        front_written_ += take;
+        if (front_written_ == out_.front().size()) {
+          out_.pop_front();
+          front_written_ = 0;
+        }
       }
-      writing_ = true;
       boost::system::error_code ec;
       co_await stream_->write_all(batch, ec);
-      writing_ = false;
+      if (output_failed_) continue;
       if (ec) {
-        spdlog::debug("connection {}: write: {}", stream_->peer(), ec.message());
-        out_.clear();
-        stop();
+        fail_output("write: " + ec.message());
+        continue;
       }
+      queued_bytes_ -= batch.size();
+      last_progress_ = std::chrono::steady_clock::now();
+      start_parked();
+      wake(slot_signal_);
       continue;
     }
     if (closing_) break;
@@ -347,11 +453,35 @@ asio::awaitable<void> Connection::write_loop() {
   }
 }
 
-void Connection::send(const json& message) {
-  std::string line = protocol::serialize(message);
+std::size_t Connection::send(const json& message) {
+  if (output_failed_) return 0;
+  std::string line;
+  try {
+    line = protocol::serialize(message);
+  } catch (const std::exception& e) {
+    spdlog::error("connection {}: a message could not be encoded: {}", stream_->peer(), e.what());
+    line = unencodable_reply(message, e.what());
+    if (line.empty()) return 0;
+  }
   line.push_back('\n');
+  const std::size_t bytes = line.size();
+  if (queued_bytes_ == 0) last_progress_ = std::chrono::steady_clock::now();
+  queued_bytes_ += bytes;
   out_.push_back(std::move(line));
   wake(out_signal_);
+  return bytes;
+}
+
+void Connection::fail_output(const std::string& why) {
+  if (output_failed_) return;
+  output_failed_ = true;
+  spdlog::debug("connection {}: {}: {} reply bytes and {} requests not started dropped",
+                stream_->peer(), why, queued_bytes_, parked_.size());
+  out_.clear();
+  front_written_ = 0;
+  queued_bytes_ = 0;
+  parked_.clear();
+  stop();
 }
 
 void Connection::on_oversize(std::size_t limit) {
@@ -372,11 +502,17 @@ void Connection::on_line(std::string line) {
       on_notification(in);
       break;
     case Incoming::Type::kRequest:
+      if (refusing_) {
+        refuse(in);
+        break;
+      }
       parked_.push_back(std::move(in));
       start_parked();
       break;
   }
 }
+
+void Connection::refuse(const Incoming& in) { send(protocol::make_error(in.id, shutting_down())); }
 
 void Connection::on_notification(const Incoming& in) {
   std::string_view method = Dispatcher::bare_method(in.method);
@@ -384,8 +520,9 @@ void Connection::on_notification(const Incoming& in) {
     auto id = in.params.find("requestId");
     if (id == in.params.end()) id = in.params.find("id");
     if (id == in.params.end()) return;
-    auto it = requests_.find(id->dump());
-    if (it != requests_.end() && !it->second->committed) it->second->cancelled = true;
+    auto [first, last] = requests_.equal_range(request_key(*id));
+    for (auto it = first; it != last; ++it)
+      if (!it->second->committed) it->second->cancelled = true;
     return;
   }
   spdlog::debug("connection {}: ignored notification {}", stream_->peer(), in.method);
@@ -406,10 +543,10 @@ void Connection::on_response(Incoming in) {
 
 asio::awaitable<void> Connection::handle(Incoming in) {
   auto self = shared_from_this();
-  auto started = std::chrono::steady_clock::now();
+  const auto started = std::chrono::steady_clock::now();
   auto cancel = std::make_shared<CancelState>();
-  const std::string key = in.id.dump();
-  requests_[key] = cancel;
+  const std::string key = request_key(in.id);
+  auto entry = requests_.emplace(key, cancel);
   json reply;
   try {
     Result<json> result = co_await dispatch(in, cancel);
@@ -419,18 +556,23 @@ asio::awaitable<void> Connection::handle(Incoming in) {
     spdlog::error("request {} {} failed: {}", in.method, key, e.what());
     reply = protocol::make_error(in.id, internal_error(e.what()));
   }
-  send(reply);
-  if (auto it = requests_.find(key); it != requests_.end() && it->second == cancel) requests_.erase(it);
+  requests_.erase(entry);
+  finish_request(in, key, reply, started);
+}
+
+void Connection::finish_request(const Incoming& in, const std::string& key, const json& reply,
+                                std::chrono::steady_clock::time_point started) {
+  const std::size_t bytes = send(reply);
+  reply_estimate_ = std::max(bytes, reply_estimate_ / 2);
   --inflight_;
   start_parked();
   wake(slot_signal_);
+  if (refusing_ && inflight_ == 0) stream_->cancel_read();
   if (spdlog::should_log(spdlog::level::debug)) {
     auto us = std::chrono::duration_cast<std::chrono::microseconds>(
                   std::chrono::steady_clock::now() - started)
                   .count();
-    spdlog::debug("{} id={} {} in {} us", in.method, key,
-                  reply.contains("error") ? reply["error"]["data"]["kind"].get<std::string>() : "ok",
-                  us);
+    spdlog::debug("{} id={} {} in {} us", in.method, key, outcome(reply), us);
   }
 }
 

@@ -3,9 +3,20 @@
 // A connection has one reader coroutine and one writer coroutine (sends never
 // overlap and need no mutex). The reader frames lines, answers malformed ones
 // at once, and spawns one coroutine per request, so that many requests are in
-// flight and replies go out as they finish. At --max-inflight requests in
-// flight the reader stops reading until one finishes: back-pressure, never a
-// dropped request. Every request gets exactly one reply.
+// flight and replies go out as they finish. Every request gets exactly one
+// reply; a reply that cannot be encoded becomes an internal error with the
+// same id, and never ends the connection.
+//
+// Back-pressure, never a dropped request or reply:
+// - at --max-inflight requests in flight the reader stops reading until one
+//   finishes;
+// - the bytes of replies queued for the client are bounded by
+//   --max-queued-bytes: at the bound the reader stops reading and no parked
+//   request starts until the client has read enough. Requests already in
+//   flight still queue their replies, so a request starts only while the queue
+//   has room for it and for those in flight, each counted at the size of the
+//   largest recent reply (the first request of a connection runs alone). A
+//   single reply larger than the bound is still sent whole.
 //
 // An ACP client that offers fs/read_text_file and fs/write_text_file gets the
 // delegated backend (backends/delegated_backend.h): the connection answers the
@@ -51,14 +62,26 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   Connection(ServerContext& server, std::unique_ptr<Stream> stream, Settings settings);
   ~Connection();
 
-  // Serves until the client closes (or stop() is called), then lets requests in
-  // flight finish, flushes the replies and returns.
+  // Serves until the input ends, stop() or shut_down(); then lets the requests
+  // that have begun finish, writes every reply whole and closes the stream.
   boost::asio::awaitable<void> run();
 
-  // Stops reading new requests; requests in flight still complete.
+  // Closes the input: nothing more is read. Requests in flight and parked ones
+  // still run and their replies go out.
   void stop();
-  // True when nothing is in flight and every reply has been written.
-  bool idle() const { return inflight_ == 0 && parked_.empty() && out_.empty() && !writing_; }
+  // The server is shutting down: requests not started yet (parked, or read
+  // from now on) answer `cancelled` without running; answers to calls to the
+  // client are still read; once every started request has answered and its
+  // reply is written, the connection closes.
+  void shut_down();
+  // Cancels every request in flight that has not begun writing: it answers
+  // `cancelled` at its next check and changes nothing. Requests already
+  // writing complete normally.
+  void cancel_uncommitted();
+  // From now on, a client that takes in less than a write slice (1 MiB) of
+  // its queued replies within `limit` loses them and the connection: a reply
+  // may then be cut short.
+  void limit_stall(std::chrono::steady_clock::duration limit);
   std::string peer() const { return stream_->peer(); }
 
   // Calls a method on the client and waits for its answer (ACP reverse
@@ -71,8 +94,19 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
  private:
   boost::asio::awaitable<void> read_loop();
   boost::asio::awaitable<void> write_loop();
+  boost::asio::awaitable<void> watch_stall();
   boost::asio::awaitable<void> wait_for_slot();
+  // Whether a parked request may start now (--max-inflight, --max-queued-bytes).
+  bool may_start() const;
   void start_parked();
+  // Answers a request that will not run because the server is shutting down.
+  void refuse(const protocol::Incoming& in);
+  // Sends the reply of a finished request and frees its slot.
+  void finish_request(const protocol::Incoming& in, const std::string& key, const nlohmann::json& reply,
+                      std::chrono::steady_clock::time_point started);
+  // The client is gone or abandoned: queued and future output is dropped,
+  // parked requests with it, and reading stops.
+  void fail_output(const std::string& why);
   void on_line(std::string line);
   void on_oversize(std::size_t limit);
   void on_response(protocol::Incoming in);
@@ -99,7 +133,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   // The approve hook of a request: asks the client unless the session chose allow_always.
   decltype(RequestContext::approve) approver(std::string session_id, std::string tool_call_id,
                                              FsBackend& backend);
-  void send(const nlohmann::json& message);
+  // Queues one line for the writer; its size in bytes (0 if dropped).
+  std::size_t send(const nlohmann::json& message);
   void wake(boost::asio::steady_timer& timer) { timer.cancel(); }
 
   ServerContext& server_;
@@ -107,15 +142,24 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   Settings settings_;
 
   bool reading_ = true;
-  bool closing_ = false;
-  bool writing_ = false;
+  bool refusing_ = false;       // shut_down(): requests not started answer cancelled
+  bool closing_ = false;        // nothing more will be queued: the writer ends when empty
+  bool output_failed_ = false;  // fail_output(): replies are dropped
+  bool finished_ = false;
   std::size_t inflight_ = 0;
   std::deque<std::string> out_;
+  std::size_t front_written_ = 0;  // bytes of out_.front() already written
+  std::size_t queued_bytes_ = 0;   // bytes in out_ and in the write under way
+  std::size_t reply_estimate_;     // bytes a request in flight is expected to queue
+  std::chrono::steady_clock::time_point last_progress_;  // of the writer, while bytes are queued
+  std::optional<std::chrono::steady_clock::duration> stall_limit_;
   boost::asio::steady_timer out_signal_;
   boost::asio::steady_timer slot_signal_;
+  boost::asio::steady_timer stall_timer_;
 
-  // Requests in flight, by id (JSON-serialised), for $/cancel_request.
-  std::map<std::string, std::shared_ptr<CancelState>> requests_;
+  // Requests in flight, by id (JSON-serialised), for $/cancel_request and
+  // cancel_uncommitted(). A client may reuse an id.
+  std::multimap<std::string, std::shared_ptr<CancelState>> requests_;
   KnownFingerprints known_;
 
   bool authenticated_ = false;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdlib>
 #include <string_view>
 
@@ -19,6 +20,8 @@ const char* const kUsage =
     "  --max-file-bytes N         largest file read or written (default: 67108864)\n"
     "  --matching MODE            str_replace default: exact|standard|fuzzy (default: standard)\n"
     "  --max-inflight N           requests in flight per connection before reading pauses (default: 64)\n"
+    "  --max-queued-bytes N       reply bytes queued per connection before reading pauses\n"
+    "                             (default: 67108864)\n"
     "  --listen unix:PATH|tcp:[HOST:]PORT   serve sockets instead of stdio (repeatable)\n"
     "  --token-file F             the token TCP clients must send in initialize.authToken\n"
     "  --require-read             refuse mutations of files this connection has not read\n"
@@ -26,6 +29,8 @@ const char* const kUsage =
     "  --delegate-timeout SECONDS time to wait for a client's fs/* answer (default: 30)\n"
     "  --approve never|ask        ask the ACP client before each mutation (default: never)\n"
     "  --threads N                file I/O threads (default: number of cores)\n"
+    "  --shutdown-grace SECONDS   SIGTERM/SIGINT: time before requests that have not begun\n"
+    "                             writing are cancelled (default: 10)\n"
     "  --version, --help\n";
 
 namespace {
@@ -38,6 +43,19 @@ Result<std::uint64_t> parse_number(std::string_view flag, std::string_view s) {
   if (ec != std::errc() || p != s.data() + s.size())
     return usage_error(std::string(flag) + " needs a non-negative integer, got '" + std::string(s) + "'");
   return v;
+}
+
+// A positive, finite number of seconds up to kMaxSeconds (a year), rounded up to
+// whole milliseconds. Range first: converting a double outside the target's
+// range is undefined.
+Result<std::chrono::milliseconds> parse_seconds(std::string_view flag, const std::string& s) {
+  constexpr double kMaxSeconds = 365.0 * 24 * 3600;
+  char* end = nullptr;
+  const double secs = std::strtod(s.c_str(), &end);
+  if (end == s.c_str() || *end != '\0' || !(secs > 0) || !(secs <= kMaxSeconds))
+    return usage_error(std::string(flag) + " needs a positive number of seconds, at most " +
+                       std::to_string(static_cast<long long>(kMaxSeconds)) + ", got '" + s + "'");
+  return std::chrono::milliseconds(static_cast<long long>(std::ceil(secs * 1000)));
 }
 
 }  // namespace
@@ -99,7 +117,7 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       if (!known) return usage_error("--log-level must be one of trace, debug, info, warn, error, off");
       o.log_level = v;
     } else if (flag == "--max-message-bytes" || flag == "--max-file-bytes" ||
-               flag == "--max-inflight" || flag == "--threads") {
+               flag == "--max-inflight" || flag == "--threads" || flag == "--max-queued-bytes") {
       EDITD_NEED(v);
       auto n = parse_number(flag, v);
       if (!n) return n.error();
@@ -107,6 +125,7 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       if (flag == "--max-message-bytes") o.max_message_bytes = *n;
       if (flag == "--max-file-bytes") o.max_file_bytes = *n;
       if (flag == "--max-inflight") o.max_inflight = *n;
+      if (flag == "--max-queued-bytes") o.max_queued_bytes = *n;
       if (flag == "--threads") o.threads = static_cast<unsigned>(std::min<std::uint64_t>(*n, 256));
     } else if (flag == "--matching") {
       EDITD_NEED(v);
@@ -128,11 +147,16 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       o.backend = v;
     } else if (flag == "--delegate-timeout") {
       EDITD_NEED(v);
+      auto timeout = parse_seconds(flag, v);
+      if (!timeout) return timeout.error();
+      o.delegate_timeout = *timeout;
+    } else if (flag == "--shutdown-grace") {
+      EDITD_NEED(v);
       char* end = nullptr;
       double secs = std::strtod(v.c_str(), &end);
-      if (end == v.c_str() || *end != '\0' || !(secs > 0))
-        return usage_error("--delegate-timeout needs a positive number of seconds");
-      o.delegate_timeout = std::chrono::milliseconds(static_cast<long long>(secs * 1000));
+      if (end == v.c_str() || *end != '\0' || !(secs >= 0) || secs > 1e6)
+        return usage_error("--shutdown-grace needs a number of seconds (0 or more)");
+      o.shutdown_grace = std::chrono::milliseconds(static_cast<long long>(secs * 1000));
     } else if (flag == "--approve") {
       EDITD_NEED(v);
       if (v != "never" && v != "ask") return usage_error("--approve must be never or ask");

@@ -20,6 +20,11 @@ struct ServerOptions {
   std::uint64_t max_message_bytes = 64ull << 20;
   std::uint64_t max_file_bytes = 64ull << 20;
   std::uint64_t max_inflight = 64;
+  // Reply bytes queued for one client before its connection stops reading.
+  std::uint64_t max_queued_bytes = 64ull << 20;
+  // SIGTERM/SIGINT: how long requests that have not begun writing may run
+  // before they are cancelled.
+  std::chrono::milliseconds shutdown_grace{10'000};
   match::Mode matching = match::Mode::kStandard;
   std::vector<std::string> listen;  // "unix:PATH" | "tcp:HOST:PORT"
   std::optional<std::string> token_file;

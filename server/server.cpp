@@ -6,9 +6,9 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
-#include <boost/asio/detached.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -27,8 +27,10 @@ namespace editd {
 
 namespace asio = boost::asio;
 
-// How long shutdown waits for requests in flight before exiting anyway.
-constexpr std::chrono::seconds kDrainLimit{10};
+// Shutdown by signal: a client that takes in less than a write slice of its
+// replies in this long loses them and its connection, so that it cannot hold
+// the exit back (Connection::limit_stall).
+constexpr std::chrono::seconds kFlushStall{10};
 
 ServerContext::ServerContext(ServerOptions options, asio::io_context& io, asio::thread_pool& pool,
                              std::unique_ptr<FsBackend> local)
@@ -40,52 +42,149 @@ ServerContext::ServerContext(ServerOptions options, asio::io_context& io, asio::
       ops_(options_, locks_, pool_),
       dispatcher_(ops_) {}
 
+void log_failure(const char* what, std::exception_ptr e) {
+  if (!e) return;
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& ex) {
+    spdlog::error("{} failed: {}", what, ex.what());
+  } catch (...) {
+    spdlog::error("{} failed", what);
+  }
+}
+
 namespace {
+
+// Accept failures that persist until descriptors or memory free up (EMFILE,
+// ENFILE, ENOBUFS, ENOMEM, or anything unexpected) are retried after a pause
+// that doubles from kMin to kMax, with one log line when they start and one
+// when accepting works again.
+class AcceptBackoff {
+ public:
+  static constexpr std::chrono::milliseconds kMin{10};
+  static constexpr std::chrono::milliseconds kMax{1000};
+
+  explicit AcceptBackoff(std::string listener) : listener_(std::move(listener)) {}
+
+  // The pause before the next attempt, after a failure.
+  std::chrono::milliseconds failed(const boost::system::error_code& ec) {
+    if (failures_++ == 0) {
+      since_ = std::chrono::steady_clock::now();
+      pause_ = kMin;
+      spdlog::warn("accept on {}: {}; retrying every {} to {} ms until it works", listener_,
+                   ec.message(), kMin.count(), kMax.count());
+    } else {
+      pause_ = std::min(pause_ * 2, kMax);
+    }
+    return pause_;
+  }
+
+  void succeeded() {
+    if (failures_ == 0) return;
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                  std::chrono::steady_clock::now() - since_)
+                  .count();
+    spdlog::info("accept on {} works again, after {} failures in {} ms", listener_, failures_, ms);
+    failures_ = 0;
+  }
+
+ private:
+  std::string listener_;
+  std::uint64_t failures_ = 0;
+  std::chrono::milliseconds pause_ = kMin;
+  std::chrono::steady_clock::time_point since_;
+};
 
 class Server {
  public:
-  Server(ServerContext& ctx) : ctx_(ctx), signals_(ctx.io(), SIGINT, SIGTERM) {}
+  enum class Cause { kEndOfInput, kSignal };
+
+  explicit Server(ServerContext& ctx)
+      : ctx_(ctx),
+        signals_(ctx.io(), SIGINT, SIGTERM, SIGHUP),
+        drained_(ctx.io()),
+        grace_(ctx.io()) {}
 
   Result<void> start() {
-    signals_.async_wait([this](boost::system::error_code ec, int sig) {
-      if (ec) return;
-      spdlog::info("signal {}: shutting down", sig);
-      shutdown();
-    });
+    wait_signal();
     if (ctx_.options().listen.empty()) {
       serve(make_stdio_stream(ctx_.io().get_executor()), {}, /*last=*/true);
       return {};
     }
     for (const std::string& spec : ctx_.options().listen) {
       auto r = spec.starts_with("unix:") ? listen_unix(spec.substr(5)) : listen_tcp(spec.substr(4));
-      if (!r) return r;
+      if (!r) {
+        close_listeners();
+        return r;
+      }
     }
     return {};
   }
 
-  void shutdown() {
-    if (stopping_) return;
-    stopping_ = true;
-    boost::system::error_code ignored;
-    for (auto& a : unix_acceptors_) a->close(ignored);
-    for (auto& a : tcp_acceptors_) a->close(ignored);
-    for (const std::string& path : unix_paths_) ::unlink(path.c_str());
-    signals_.cancel(ignored);
-    for (Connection* c : ctx_.connections()) c->stop();
-    asio::co_spawn(ctx_.io(), drain(), asio::detached);
+  // Stops accepting, removes the Unix socket files, and has every connection
+  // refuse requests it has not started; the server exits once every started
+  // request has answered and every reply is written. A signal also starts
+  // the grace period for requests that have not begun writing and the limit
+  // on clients that read nothing (kFlushStall).
+  void shutdown(Cause cause) {
+    if (!stopping_) {
+      stopping_ = true;
+      close_listeners();
+      for (Connection* c : ctx_.connections()) c->shut_down();
+      asio::co_spawn(ctx_.io(), drain(),
+                     [](std::exception_ptr e) { log_failure("shutdown", e); });
+    }
+    if (cause == Cause::kSignal && !signalled_) {
+      signalled_ = true;
+      for (Connection* c : ctx_.connections()) c->limit_stall(kFlushStall);
+      grace_.expires_after(ctx_.options().shutdown_grace);
+      grace_.async_wait([this](boost::system::error_code ec) {
+        if (ec || ctx_.connections().empty()) return;
+        spdlog::info("shutdown grace over: cancelling the requests that have not begun writing");
+        for (Connection* c : ctx_.connections()) c->cancel_uncommitted();
+      });
+    }
   }
 
  private:
+  // SIGHUP is ignored: editd has nothing to reload, and a closed terminal or
+  // a host's hangup must not kill requests in flight.
+  void wait_signal() {
+    signals_.async_wait([this](boost::system::error_code ec, int sig) {
+      if (ec) return;
+      if (sig == SIGHUP)
+        spdlog::info("SIGHUP ignored: editd has nothing to reload");
+      else if (signalled_)
+        spdlog::info("signal {}: already shutting down", sig);
+      else {
+        spdlog::info("signal {}: shutting down", sig);
+        shutdown(Cause::kSignal);
+      }
+      wait_signal();
+    });
+  }
+
+  void close_listeners() {
+    boost::system::error_code ignored;
+    for (auto& a : unix_acceptors_) a->close(ignored);
+    for (auto& a : tcp_acceptors_) a->close(ignored);
+    for (auto& t : pauses_) t->cancel();
+    // Removed now rather than at exit: a server started meanwhile on the same
+    // path keeps its socket.
+    for (const std::string& path : unix_paths_) ::unlink(path.c_str());
+    unix_paths_.clear();
+  }
+
   asio::awaitable<void> drain() {
-    asio::steady_timer timer(ctx_.io());
-    auto deadline = std::chrono::steady_clock::now() + kDrainLimit;
-    while (std::chrono::steady_clock::now() < deadline) {
-      bool idle = true;
-      for (Connection* c : ctx_.connections()) idle &= c->idle();
-      if (idle) break;
-      timer.expires_after(std::chrono::milliseconds(5));
-      co_await timer.async_wait(asio::use_awaitable);
+    while (!ctx_.connections().empty()) {
+      drained_.expires_at(std::chrono::steady_clock::time_point::max());
+      auto [ignored] = co_await drained_.async_wait(asio::as_tuple(asio::use_awaitable));
     }
+    grace_.cancel();
+    boost::system::error_code ignored;
+    signals_.cancel(ignored);
+    // Completions already queued (the connections' last timers) run first.
+    co_await asio::post(ctx_.io(), asio::use_awaitable);
     ctx_.io().stop();
   }
 
@@ -101,8 +200,9 @@ class Server {
         }
       }
       ctx_.remove(conn.get());
+      drained_.cancel();
       // In stdio mode the end of stdin ends the server.
-      if (last) shutdown();
+      if (last) shutdown(Cause::kEndOfInput);
     });
   }
 
@@ -126,19 +226,26 @@ class Server {
     ::chmod(path.c_str(), 0600);
     spdlog::info("listening on unix:{}", path);
     unix_paths_.push_back(path);
-    asio::co_spawn(ctx_.io(), accept_unix(*acceptor, path), asio::detached);
+    pauses_.push_back(std::make_unique<asio::steady_timer>(ctx_.io()));
+    asio::co_spawn(ctx_.io(), accept_unix(*acceptor, path, *pauses_.back()),
+                   [](std::exception_ptr e) { log_failure("accepting", e); });
     unix_acceptors_.push_back(std::move(acceptor));
     return {};
   }
 
-  asio::awaitable<void> accept_unix(asio::local::stream_protocol::acceptor& acceptor, std::string path) {
+  asio::awaitable<void> accept_unix(asio::local::stream_protocol::acceptor& acceptor,
+                                    std::string path, asio::steady_timer& pause) {
+    AcceptBackoff backoff("unix:" + path);
     while (!stopping_) {
       auto [ec, socket] = co_await acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
+      if (stopping_ || ec == asio::error::operation_aborted) break;
+      if (ec == asio::error::connection_aborted) continue;
       if (ec) {
-        if (stopping_ || ec == asio::error::operation_aborted) break;
-        spdlog::warn("accept on unix:{}: {}", path, ec.message());
+        pause.expires_after(backoff.failed(ec));
+        auto [ignored] = co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
         continue;
       }
+      backoff.succeeded();
       serve(make_socket_stream(std::move(socket), "unix:" + path), {}, false);
     }
   }
@@ -168,20 +275,28 @@ class Server {
     if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
     if (ec) return Error(ErrorKind::kIo, "--listen tcp:" + spec + ": " + ec.message());
     auto bound = acceptor->local_endpoint(ec);
-    spdlog::info("listening on tcp:{}:{}", bound.address().to_string(), bound.port());
-    asio::co_spawn(ctx_.io(), accept_tcp(*acceptor), asio::detached);
+    std::string name = "tcp:" + bound.address().to_string() + ":" + std::to_string(bound.port());
+    spdlog::info("listening on {}", name);
+    pauses_.push_back(std::make_unique<asio::steady_timer>(ctx_.io()));
+    asio::co_spawn(ctx_.io(), accept_tcp(*acceptor, name, *pauses_.back()),
+                   [](std::exception_ptr e) { log_failure("accepting", e); });
     tcp_acceptors_.push_back(std::move(acceptor));
     return {};
   }
 
-  asio::awaitable<void> accept_tcp(asio::ip::tcp::acceptor& acceptor) {
+  asio::awaitable<void> accept_tcp(asio::ip::tcp::acceptor& acceptor, std::string name,
+                                   asio::steady_timer& pause) {
+    AcceptBackoff backoff(name);
     while (!stopping_) {
       auto [ec, socket] = co_await acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
+      if (stopping_ || ec == asio::error::operation_aborted) break;
+      if (ec == asio::error::connection_aborted) continue;
       if (ec) {
-        if (stopping_ || ec == asio::error::operation_aborted) break;
-        spdlog::warn("accept on tcp: {}", ec.message());
+        pause.expires_after(backoff.failed(ec));
+        auto [ignored] = co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
         continue;
       }
+      backoff.succeeded();
       boost::system::error_code ignored;
       socket.set_option(asio::ip::tcp::no_delay(true), ignored);
       auto remote = socket.remote_endpoint(ignored);
@@ -194,9 +309,13 @@ class Server {
 
   ServerContext& ctx_;
   asio::signal_set signals_;
+  asio::steady_timer drained_;  // woken when a connection ends
+  asio::steady_timer grace_;    // --shutdown-grace
   bool stopping_ = false;
+  bool signalled_ = false;
   std::vector<std::unique_ptr<asio::local::stream_protocol::acceptor>> unix_acceptors_;
   std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> tcp_acceptors_;
+  std::vector<std::unique_ptr<asio::steady_timer>> pauses_;  // accept backoff, one per listener
   std::vector<std::string> unix_paths_;
 };
 
@@ -215,6 +334,8 @@ Result<std::string> read_token(const std::string& path) {
 
 int run_server(const ServerOptions& options) {
   ::signal(SIGPIPE, SIG_IGN);
+  // Until the server's signal set takes SIGHUP over, and after it gives it back.
+  ::signal(SIGHUP, SIG_IGN);
   unsigned threads = options.threads ? options.threads : std::max(2u, std::thread::hardware_concurrency());
   asio::io_context io(1);
   asio::thread_pool pool(threads);
@@ -233,13 +354,20 @@ int run_server(const ServerOptions& options) {
     }
     ctx.set_token(*token);
   }
-  Server server(ctx);
-  if (auto r = server.start(); !r) {
-    spdlog::critical("{}", r.error().message);
-    return 2;
+  {
+    Server server(ctx);
+    if (auto r = server.start(); !r) {
+      spdlog::critical("{}", r.error().message);
+      return 2;
+    }
+    spdlog::info("editd {} serving root {}", EDITD_VERSION, options.root);
+    io.run();
   }
-  spdlog::info("editd {} serving root {}", EDITD_VERSION, ctx.local_backend().display_path("/") == "/" ? options.root : options.root);
-  io.run();
+  // Every reply is written: from here a signal must not turn the exit code 0
+  // into a kill (the signal set restored the default actions).
+  ::signal(SIGHUP, SIG_IGN);
+  ::signal(SIGINT, SIG_IGN);
+  ::signal(SIGTERM, SIG_IGN);
   return 0;
 }
 

@@ -3,12 +3,19 @@
 // One I/O thread runs every connection, the lock chains and the operations'
 // coroutines; a thread pool (sized to the machine) runs blocking file work.
 // stdio is served unless --listen is given; then each Unix or TCP connection is
-// its own session. SIGTERM/SIGINT (and stdin EOF in stdio mode) stop
-// accepting, let work in flight finish within a bound, and exit 0.
+// its own session. Accepting backs off while descriptors or memory run out.
+//
+// At the end of stdin (stdio mode) every request received is answered, then
+// editd exits 0. SIGTERM/SIGINT: stop accepting and remove the Unix socket
+// files; requests not started yet answer `cancelled`; requests that have begun
+// run to completion, with no time limit once they have begun writing (the
+// others are cancelled after --shutdown-grace); every reply is written whole;
+// exit 0. SIGHUP is ignored.
 #pragma once
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <exception>
 #include <memory>
 #include <optional>
 #include <set>
@@ -57,5 +64,8 @@ class ServerContext {
 
 // Runs the server until it is told to stop; returns the process exit code.
 int run_server(const ServerOptions& options);
+
+// Where a detached coroutine ends: an exception there is a bug, logged.
+void log_failure(const char* what, std::exception_ptr e);
 
 }  // namespace editd

@@ -880,3 +880,106 @@ TEST_CASE("mangled patches are rejected or applied, never crash") {
     }
   }
 }
+
+// ---------------------------------------------------------------------------
+// Hostile patches: whatever the bytes, a patch parses or is refused with an
+// error naming its line; nothing is undefined.
+
+TEST_CASE("short and odd 'diff --git' headers are parse errors, never exceptions") {
+  for (std::string header :
+       {"diff --git a b", "diff --git a", "diff --git ", "diff --git ab c", "diff --git a  b",
+        "diff --git \"a", "diff --git a \"b", "diff --git a/x b/", "diff --git  x  "}) {
+    auto p = parse(header + "\n");
+    REQUIRE_MESSAGE(p.has_error(), header);
+    CHECK(p.error().kind == ErrorKind::kPatchParse);
+    CHECK(p.error().data.contains("line"));
+  }
+  // The same name on both sides, when it is short.
+  Patch p = parsed(
+      "diff --git a/x b/x\nnew file mode 100644\n--- /dev/null\n+++ b/x\n@@ -0,0 +1 @@\n+y\n");
+  CHECK(p.files[0].path == "x");
+}
+
+TEST_CASE("huge hunk line numbers are hints capped at the file, with no overflow") {
+  const Tree tree = {{"f", "a\nb\nc\nd\n"}};
+  for (std::string start : {"9223372036854775807", "9223372036854775808", "18446744073709551615",
+                            "18446744073709551616", "99999999999999999999999999999999"}) {
+    // One hunk far past the end, then one whose offset is computed from it.
+    Tree t = patched("--- a/f\n+++ b/f\n@@ -" + start + ",1 +" + start + ",1 @@\n-c\n+C\n@@ -" +
+                         start + ",1 +1,1 @@\n-d\n+D\n",
+                     tree);
+    CHECK_MESSAGE(t["f"] == "a\nb\nC\nD\n", start);
+    Tree before = patched("--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n-a\n+A\n@@ -" + start + ",1 +" +
+                              start + ",1 @@\n-d\n+D\n",
+                          tree);
+    CHECK(before["f"] == "A\nb\nc\nD\n");
+    // A pure insertion at such a line goes to the end.
+    Tree insertion =
+        patched("--- a/f\n+++ b/f\n@@ -" + start + ",0 +" + start + ",1 @@\n+e\n", tree);
+    CHECK(insertion["f"] == "a\nb\nc\nd\ne\n");
+  }
+  Error e = apply_failure("--- a/f\n+++ b/f\n@@ -9223372036854775807,1 +1 @@\n-zz\n+y\n",
+                          inputs_of(tree), ErrorKind::kPatchApply);
+  CHECK(e.data["hunk"] == 1);
+}
+
+TEST_CASE("a patch path with a NUL byte or invalid UTF-8 is a parse error naming its line") {
+  using namespace std::string_literals;
+  for (std::string body : {"*** Delete File: a.txt\0zz\n"s, "*** Add File: a\0\n+x\n"s,
+                           "*** Update File: a.txt\0\n@@\n-a\n+b\n"s,
+                           "*** Update File: a.txt\n*** Move to: b\0.txt\n@@\n-a\n+b\n"s,
+                           "*** Delete File: a\xff.txt\n"s}) {
+    Error e = parse_failure(codex(body));
+    const std::size_t line = body.starts_with("*** Update File: a.txt\n*** Move") ? 3 : 2;
+    CHECK_MESSAGE(e.data["line"] == line, e.message);
+    CHECK(e.message.find("the path must") != std::string::npos);
+  }
+  for (std::string diff : {"--- a/x\\000y\n+++ b/x\\000y\n@@ -1 +1 @@\n-a\n+b\n"s,
+                           "--- \"a/x\\000y\"\n+++ \"b/x\\000y\"\n@@ -1 +1 @@\n-a\n+b\n"s,
+                           "--- \"a/x\\377\"\n+++ \"b/x\\377\"\n@@ -1 +1 @@\n-a\n+b\n"s,
+                           "diff --git a/x b/y\nrename from x\nrename to y\0z\n"s,
+                           "diff --git a/x b/y\nrename from x\nrename to \n"s}) {
+    auto p = parse(diff);
+    if (diff.starts_with("--- a/x\\000")) {
+      // Unquoted, a backslash is a backslash.
+      REQUIRE(p.has_value());
+      CHECK(p->files[0].path == "x\\000y");
+      continue;
+    }
+    REQUIRE_MESSAGE(p.has_error(), diff);
+    CHECK(p.error().kind == ErrorKind::kPatchParse);
+    CHECK(p.error().message.find("the path must") != std::string::npos);
+  }
+  Error rename =
+      parse_failure("diff --git a/x b/y\nsimilarity index 90%\nrename from x\nrename to y\0z\n"s);
+  CHECK(rename.data["line"] == 4);
+  Error label = parse_failure("--- \"a/x\\000y\"\n+++ \"b/x\\000y\"\n@@ -1 +1 @@\n-a\n+b\n");
+  CHECK(label.data["line"] == 2);
+}
+
+TEST_CASE("an added line with a NUL byte or invalid UTF-8 refuses the patch as not_text") {
+  using namespace std::string_literals;
+  struct Case {
+    std::string patch;
+    std::size_t line;
+    std::string path;
+  };
+  for (const Case& c : std::vector<Case>{
+           {codex("*** Add File: n.txt\n+ok\n+a\0b\n"s), 4, "n.txt"},
+           {codex("*** Update File: f\n@@\n-a\n+x\0\n"s), 5, "f"},
+           {codex("*** Update File: f\n*** Move to: g\n@@\n a\n+\xc3\n"s), 6, "g"},
+           {"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+\0\n"s, 5, "f"},
+           {"--- /dev/null\n+++ b/new\n@@ -0,0 +1 @@\n+\0\n"s, 4, "new"},
+       }) {
+    auto p = parse(c.patch);
+    REQUIRE(p.has_error());
+    CHECK(p.error().kind == ErrorKind::kNotText);
+    CHECK_MESSAGE(p.error().data["line"] == c.line, p.error().message);
+    CHECK(p.error().data["path"] == c.path);
+    CHECK(p.error().message.find("patch line " + std::to_string(c.line)) != std::string::npos);
+  }
+  // NUL bytes on lines that are not written never reach a file: they only fail to match.
+  Error e = apply_failure(codex("*** Update File: f\n@@\n-a\0\n+b\n"s), inputs_of({{"f", "a\n"}}),
+                          ErrorKind::kPatchApply);
+  CHECK(e.data["path"] == "f");
+}

@@ -71,3 +71,23 @@ TEST_CASE("finish delivers a last line without newline") {
   REQUIRE(c.events.size() == 1);
   CHECK(*c.events[0] == "abc");
 }
+
+TEST_CASE("a NUL byte is part of its line: only a newline ends one") {
+  using namespace std::string_literals;
+  LineFramer f(100);
+  Collect c;
+  f.feed("{\"a\":\0\"b\"}\n\0\nx\0"s, c.sink());
+  f.finish(c.sink());
+  REQUIRE(c.events.size() == 3);
+  CHECK(*c.events[0] == "{\"a\":\0\"b\"}"s);
+  CHECK(*c.events[1] == "\0"s);
+  CHECK(*c.events[2] == "x\0"s);
+}
+
+TEST_CASE("the largest limit does not wrap around") {
+  LineFramer f(static_cast<std::size_t>(-1));
+  Collect c;
+  f.feed("abc\n", c.sink());
+  REQUIRE(c.events.size() == 1);
+  CHECK(*c.events[0] == "abc");
+}

@@ -2,9 +2,10 @@
 
 #include <doctest/doctest.h>
 
-#include "protocol/methods.h"
-
 #include <set>
+
+#include "protocol/methods.h"
+#include "protocol/params.h"
 
 using namespace editd;
 using namespace editd::protocol;
@@ -87,4 +88,176 @@ TEST_CASE("param decoding reports the first bad param") {
   CHECK(i.error().data["param"] == "line");
   auto ok = decode_insert(json{{"path", "a"}, {"line", 0}, {"text", "x"}, {"unknown", true}});
   CHECK(ok.has_value());
+}
+
+// Hostile input: every line, whatever its bytes, becomes a message or the
+// error to answer with; parse_message never throws.
+
+TEST_CASE("a number beyond the range of a double is a parse error, not an exception") {
+  for (std::string line :
+       {std::string(R"({"jsonrpc":"2.0","id":1e400,"method":"read_text","params":{}})"),
+        std::string(R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"x":-1e999}})"),
+        R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"n":)" + std::string(310, '9') + "}}",
+        R"({"jsonrpc":"2.0","id":)" + std::string(310, '7') + R"(,"result":null})"}) {
+    Incoming m = parse_message(line);
+    CHECK(m.type == Incoming::Type::kInvalid);
+    REQUIRE(m.error);
+    CHECK(m.error->kind == ErrorKind::kParseError);
+    CHECK(m.error->message.find("range of a double") != std::string::npos);
+    CHECK(m.error->data["detail"].get<std::string>().find("number overflow") != std::string::npos);
+    CHECK(m.id.is_null());
+  }
+  // The largest doubles still parse.
+  Incoming big = parse_message(R"({"jsonrpc":"2.0","id":1.7976931348623157e308,"method":"m"})");
+  CHECK(big.type == Incoming::Type::kRequest);
+}
+
+TEST_CASE("a response whose error code is not an integer fails its call with delegate_failed") {
+  for (std::string code : {"\"oops\"", "1.5", "1e300", "99999999999", "-99999999999",
+                           "18446744073709551615", "null", "{}", "[1]", "true"}) {
+    Incoming m = parse_message(R"({"jsonrpc":"2.0","id":3,"error":{"code":)" + code +
+                               R"(,"message":"bad"}})");
+    CHECK_MESSAGE(m.type == Incoming::Type::kResponse, code);
+    CHECK(m.id == 3);
+    REQUIRE(m.error);
+    CHECK(m.error->kind == ErrorKind::kDelegateFailed);
+    CHECK(m.error->message == "bad");
+    CHECK(m.error->data["code"] == json::parse(code));
+  }
+  Incoming known = parse_message(R"({"jsonrpc":"2.0","id":3,"error":{"code":-32002.0}})");
+  CHECK(known.error->kind == ErrorKind::kDelegateFailed);
+  Incoming not_object = parse_message(R"({"jsonrpc":"2.0","id":4,"error":"boom"})");
+  CHECK(not_object.type == Incoming::Type::kResponse);
+  REQUIRE(not_object.error);
+  CHECK(not_object.error->kind == ErrorKind::kDelegateFailed);
+  Incoming null_error = parse_message(R"({"jsonrpc":"2.0","id":5,"result":7,"error":null})");
+  CHECK_FALSE(null_error.error);
+  CHECK(null_error.result == 7);
+}
+
+TEST_CASE("nesting deeper than kMaxNesting is refused before any value is built") {
+  auto nested = [](std::size_t depth) { return std::string(depth, '[') + std::string(depth, ']'); };
+  // The message object is level 1: params at level 2, its members from level 3.
+  Incoming at_limit = parse_message(R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"a":)" +
+                                    nested(kMaxNesting - 2) + "}}");
+  CHECK(at_limit.type == Incoming::Type::kRequest);
+  Incoming over = parse_message(R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"a":)" +
+                                nested(kMaxNesting - 1) + "}}");
+  CHECK(over.type == Incoming::Type::kInvalid);
+  CHECK(over.error->kind == ErrorKind::kInvalidRequest);
+  CHECK(over.error->data["limit"] == kMaxNesting);
+  CHECK(over.error->message.find(std::to_string(kMaxNesting)) != std::string::npos);
+  CHECK(over.id == 1);
+
+  // 140,000 levels: a response, a request, error data, a bare array, an id.
+  const std::string deep(140000, '[');
+  Incoming response = parse_message(R"({"jsonrpc":"2.0","id":9,"result":)" + deep);
+  CHECK(response.type == Incoming::Type::kInvalid);  // unterminated: not JSON
+  CHECK(response.error->kind == ErrorKind::kParseError);
+  Incoming closed = parse_message(R"({"jsonrpc":"2.0","id":9,"result":)" + nested(140000) + "}");
+  CHECK(closed.type == Incoming::Type::kResponse);
+  CHECK(closed.id == 9);
+  REQUIRE(closed.error);
+  CHECK(closed.error->kind == ErrorKind::kDelegateFailed);
+  Incoming error_data =
+      parse_message(R"({"jsonrpc":"2.0","id":9,"error":{"code":1,"data":)" + nested(140000) + "}}");
+  CHECK(error_data.type == Incoming::Type::kResponse);
+  CHECK(error_data.error->kind == ErrorKind::kDelegateFailed);
+  Incoming caps = parse_message(
+      R"({"jsonrpc":"2.0","id":"i","method":"initialize","params":{"clientCapabilities":)" +
+      nested(140000) + "}}");
+  CHECK(caps.type == Incoming::Type::kInvalid);
+  CHECK(caps.id == "i");
+  Incoming bare = parse_message(nested(140000));
+  CHECK(bare.error->kind == ErrorKind::kInvalidRequest);
+  CHECK(bare.id.is_null());
+  Incoming deep_id = parse_message(R"({"jsonrpc":"2.0","method":"m","id":)" + nested(140000) + "}");
+  CHECK(deep_id.error->kind == ErrorKind::kInvalidRequest);
+  CHECK(deep_id.id.is_null());
+  Incoming cancel =
+      parse_message(R"({"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":)" +
+                    nested(140000) + "}}");
+  CHECK(cancel.type == Incoming::Type::kInvalid);
+
+  // Brackets inside strings are text.
+  Incoming text = parse_message(R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"s":")" +
+                                std::string(1000, '[') + R"(\"{{"}})");
+  CHECK(text.type == Incoming::Type::kRequest);
+}
+
+TEST_CASE("an id holding a lone surrogate is refused with id null; elsewhere it is named") {
+  Incoming id =
+      parse_message(R"({"jsonrpc":"2.0","id":"a\ud800b","method":"read_text","params":{}})");
+  CHECK(id.type == Incoming::Type::kInvalid);
+  CHECK(id.error->kind == ErrorKind::kInvalidRequest);
+  CHECK(id.error->message.find("'id'") != std::string::npos);
+  CHECK(id.id.is_null());
+  Incoming bad_version = parse_message(R"({"jsonrpc":"1.0","id":"\udfff"})");
+  CHECK(bad_version.id.is_null());
+  Incoming method = parse_message(R"({"jsonrpc":"2.0","id":2,"method":"read\udc00"})");
+  CHECK(method.error->kind == ErrorKind::kInvalidRequest);
+  CHECK(method.id == 2);
+  Incoming response = parse_message(R"({"jsonrpc":"2.0","id":3,"result":{"content":"\ud800"}})");
+  CHECK(response.type == Incoming::Type::kResponse);
+  REQUIRE(response.error);
+  CHECK(response.error->kind == ErrorKind::kDelegateFailed);
+  CHECK(response.result.is_null());
+  Incoming key = parse_message(R"({"jsonrpc":"2.0","id":4,"method":"m","params":{"\ud800":1}})");
+  CHECK(key.error->kind == ErrorKind::kInvalidParams);
+  CHECK(key.error->data["param"] == "params");
+  Incoming nested = parse_message(
+      R"({"jsonrpc":"2.0","id":5,"method":"m","params":{"expectedFingerprints":{"a\udbff":"x"}}})");
+  CHECK(nested.error->data["param"] == "expectedFingerprints");
+  Incoming ignored = parse_message(R"({"jsonrpc":"2.0","id":6,"method":"m","x":"\ud800"})");
+  CHECK(ignored.type == Incoming::Type::kRequest);
+  CHECK(ignored.id == 6);
+  // The id of an answer is echoed as it was sent.
+  Incoming pair = parse_message(R"({"jsonrpc":"2.0","id":"\ud83d\ude00","method":"m"})");
+  CHECK(pair.id == "\xF0\x9F\x98\x80");
+}
+
+TEST_CASE("a raw NUL byte anywhere in a line is a parse error for that line") {
+  using namespace std::string_literals;
+  for (std::string line :
+       {R"({"jsonrpc":"2.0","id":1,"method":"m"})"s + '\0' + "garbage",
+        R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"path":"a)"s + '\0' + R"(b"}})"s, "\0"s,
+        R"({"jsonrpc":"2.0","id":1)"s + '\0' + "}"}) {
+    Incoming m = parse_message(line);
+    CHECK(m.type == Incoming::Type::kInvalid);
+    CHECK(m.error->kind == ErrorKind::kParseError);
+    CHECK(m.error->data["offset"] == line.find('\0'));
+    CHECK(m.id.is_null());
+  }
+}
+
+TEST_CASE(
+    "integer params out of range are invalid params, never a cast of an unrepresentable value") {
+  for (json v : {json(1e300), json(-1e300), json(1e19), json(9223372036854775808ULL),
+                 json(18446744073709551615ULL), json(-9223372036854775807LL - 1), json(0.5),
+                 json("1"), json(true), json::array()}) {
+    auto r = decode_read_text(json{{"path", "a"}, {"line", v}});
+    REQUIRE_MESSAGE(r.has_error(), v.dump());
+    CHECK(r.error().kind == ErrorKind::kInvalidParams);
+    CHECK(r.error().data["param"] == "line");
+  }
+  CHECK(decode_read_text(json{{"path", "a"}, {"line", 1e300}}).error().message.find("at most") !=
+        std::string::npos);
+  CHECK(decode_read_text(json{{"path", "a"}, {"line", -1e300}}).error().message.find("at least") !=
+        std::string::npos);
+  auto max = decode_read_text(json{{"path", "a"}, {"line", 9223372036854775807LL}, {"limit", 2.0}});
+  REQUIRE(max.has_value());
+  CHECK(*max->line == 9223372036854775807ULL);
+  CHECK(*max->limit == 2);
+  auto insert = decode_insert(json{{"path", "a"}, {"line", 1e300}, {"text", "x"}});
+  REQUIRE(insert.has_error());
+  CHECK(insert.error().data["param"] == "line");
+}
+
+TEST_CASE("a path param is refused when path_problem says so") {
+  CHECK(path_problem("") == "must not be empty");
+  CHECK(path_problem(std::string("a\0b", 3)) == "must not contain a NUL byte");
+  CHECK_FALSE(path_problem("a/b.txt"));
+  auto r = decode_fingerprint(json{{"path", std::string("a\0b", 3)}});
+  REQUIRE(r.has_error());
+  CHECK(r.error().data["param"] == "path");
 }

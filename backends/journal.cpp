@@ -1,0 +1,458 @@
+#include "backends/journal.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <random>
+#include <set>
+
+#include "backends/stripe_lock.h"
+
+namespace editd::journal {
+namespace {
+
+constexpr std::string_view kHeader = "editd-journal 1";
+constexpr std::string_view kTempMark = ".editd-";
+constexpr std::size_t kTempSuffix = 6;
+
+bool is_alnum(unsigned char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+std::vector<std::string_view> fields(std::string_view line) {
+  std::vector<std::string_view> out;
+  std::size_t i = 0;
+  while (i <= line.size()) {
+    std::size_t j = line.find(' ', i);
+    if (j == std::string_view::npos) j = line.size();
+    out.push_back(line.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+std::optional<std::uint64_t> number(std::string_view s) {
+  std::uint64_t v = 0;
+  auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+  if (ec != std::errc() || end != s.data() + s.size() || s.empty()) return std::nullopt;
+  return v;
+}
+
+// A dir field: "." is the root ("").
+std::optional<std::string> dir_of(std::string_view field) {
+  if (field == ".") return std::string();
+  return unescape(field);
+}
+
+int write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return errno;
+    }
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return 0;
+}
+
+std::string read_all(int fd) {
+  std::string out;
+  char buf[65536];
+  while (true) {
+    ssize_t n = ::read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    out.append(buf, static_cast<std::size_t>(n));
+  }
+  return out;
+}
+
+// Makes (if missing) and opens the subdirectory `name` of `dir`; `made` says
+// whether this call created it.
+int make_child_dir(const Beneath& root, int dir, const std::string& name, Fd& out, bool& made) {
+  made = ::mkdirat(dir, name.c_str(), 0777) == 0;
+  if (!made && errno != EEXIST) return errno;
+  return root.open_child_dir(dir, name, out);
+}
+
+constexpr std::string_view kGitignore = "*\n";
+
+int write_gitignore(int editd) {
+  Fd f(::openat(editd, ".gitignore", O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666));
+  if (!f.valid()) return errno == EEXIST ? 0 : errno;
+  return write_all(f.get(), kGitignore);
+}
+
+std::string join_root(const std::string& root, const std::string& dir, const std::string& name) {
+  std::string rel = dir.empty() ? name : dir + "/" + name;
+  return root == "/" ? "/" + rel : root + "/" + rel;
+}
+
+}  // namespace
+
+std::string escape(std::string_view raw) {
+  static const char* hex = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : raw) {
+    if (c <= ' ' || c >= 0x7f || c == '%') {
+      out += '%';
+      out += hex[c >> 4];
+      out += hex[c & 15];
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> unescape(std::string_view escaped) {
+  auto digit = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < escaped.size(); ++i) {
+    if (escaped[i] != '%') {
+      out += escaped[i];
+      continue;
+    }
+    if (i + 2 >= escaped.size()) return std::nullopt;
+    int hi = digit(escaped[i + 1]), lo = digit(escaped[i + 2]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += static_cast<char>(hi * 16 + lo);
+    i += 2;
+  }
+  return out;
+}
+
+std::string dir_field(std::string_view rel) { return rel.empty() ? "." : escape(rel); }
+
+std::string random_suffix(std::size_t n) {
+  static constexpr std::string_view kChars =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+  thread_local std::mt19937_64 rng([] {
+    std::random_device rd;
+    return (static_cast<std::uint64_t>(rd()) << 32) ^ rd() ^ static_cast<std::uint64_t>(::getpid());
+  }());
+  std::string out;
+  for (std::size_t i = 0; i < n; ++i) out += kChars[rng() % kChars.size()];
+  return out;
+}
+
+std::string temp_name(std::string_view target) {
+  return "." + std::string(target.substr(0, 200)) + std::string(kTempMark) +
+         random_suffix(kTempSuffix);
+}
+
+bool is_temp_name(std::string_view name) {
+  const std::size_t tail = kTempMark.size() + kTempSuffix;
+  if (name.size() < 2 + tail || name.front() != '.') return false;
+  std::string_view end = name.substr(name.size() - tail);
+  if (end.substr(0, kTempMark.size()) != kTempMark) return false;
+  return std::all_of(end.begin() + kTempMark.size(), end.end(),
+                     [](char c) { return is_alnum(static_cast<unsigned char>(c)); });
+}
+
+bool remove_stale_temp(int dir, const std::string& name) {
+  Fd f(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!f.valid()) return false;
+  struct stat st, now;
+  if (::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode)) return false;
+  if (::flock(f.get(), LOCK_EX | LOCK_NB) != 0) return false;
+  if (::fstatat(dir, name.c_str(), &now, AT_SYMLINK_NOFOLLOW) != 0 || now.st_ino != st.st_ino ||
+      now.st_dev != st.st_dev)
+    return false;
+  return ::unlinkat(dir, name.c_str(), 0) == 0;
+}
+
+int remove_stale_temps(int dir, std::size_t limit) {
+  int fd = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  DIR* d = ::fdopendir(fd);
+  if (!d) {
+    ::close(fd);
+    return 0;
+  }
+  std::vector<std::string> temps;
+  std::size_t seen = 0;
+  while (dirent* e = ::readdir(d)) {
+    if (++seen > limit) break;
+    if (is_temp_name(e->d_name)) temps.emplace_back(e->d_name);
+  }
+  ::closedir(d);
+  int removed = 0;
+  for (const std::string& t : temps) removed += remove_stale_temp(dir, t) ? 1 : 0;
+  return removed;
+}
+
+std::optional<Parsed> parse(std::string_view text) {
+  Parsed out;
+  std::size_t nl = text.find('\n');
+  if (nl == std::string_view::npos || text.substr(0, nl) != kHeader) return std::nullopt;
+  std::size_t i = nl + 1;
+  // Records end with '\n': a last line without one was torn by the crash.
+  while ((nl = text.find('\n', i)) != std::string_view::npos) {
+    std::vector<std::string_view> f = fields(text.substr(i, nl - i));
+    i = nl + 1;
+    const std::string_view kind = f[0];
+    if (kind == "dir" && f.size() == 2) {
+      auto d = dir_of(f[1]);
+      if (!d) break;
+      out.dirs.push_back(*d);
+    } else if (kind == "tmp" && f.size() == 3) {
+      auto d = dir_of(f[1]);
+      auto t = unescape(f[2]);
+      if (!d || !t) break;
+      out.temps.emplace_back(*d, *t);
+    } else if (kind == "mv" && f.size() == 6) {
+      Record r;
+      auto d = dir_of(f[1]);
+      auto t = unescape(f[2]);
+      auto n = unescape(f[3]);
+      auto ti = number(f[4]);
+      auto oi = f[5] == "-" ? std::optional<std::uint64_t>(0) : number(f[5]);
+      if (!d || !t || !n || !ti || !oi) break;
+      r.kind = Record::Kind::kMove;
+      r.dir = *d;
+      r.temp = *t;
+      r.name = *n;
+      r.temp_ino = static_cast<ino_t>(*ti);
+      if (f[5] != "-") r.old_ino = static_cast<ino_t>(*oi);
+      out.plan.push_back(std::move(r));
+    } else if (kind == "rm" && f.size() == 4) {
+      Record r;
+      auto d = dir_of(f[1]);
+      auto n = unescape(f[2]);
+      auto ino = number(f[3]);
+      if (!d || !n || !ino) break;
+      r.kind = Record::Kind::kRemove;
+      r.dir = *d;
+      r.name = *n;
+      r.ino = static_cast<ino_t>(*ino);
+      out.plan.push_back(std::move(r));
+    } else if (kind == "commit" && f.size() == 2) {
+      auto k = number(f[1]);
+      if (!k || *k != out.plan.size()) break;
+      out.committed = true;
+    } else if (kind == "abort" && f.size() == 1) {
+      out.aborted = true;
+    } else {
+      break;
+    }
+  }
+  return out;
+}
+
+int Journal::append(std::string_view line) {
+  std::string rec(line);
+  rec += '\n';
+  return write_all(file_.get(), rec);
+}
+
+int Journal::commit(std::size_t records) {
+  if (int err = append("commit " + std::to_string(records))) return err;
+  while (::fsync(file_.get()) != 0)
+    if (errno != EINTR) return errno;
+  if (int err = sync_directory(dir_.get())) return err;
+  for (const Fd& d : fresh_dirs_)
+    if (int err = sync_directory(d.get())) return err;
+  return 0;
+}
+
+int Journal::abort() {
+  if (int err = append("abort")) return err;
+  while (::fsync(file_.get()) != 0)
+    if (errno != EINTR) return errno;
+  return 0;
+}
+
+int Journals::begin(Journal& out) {
+  std::lock_guard<std::mutex> lk(mu_);
+  int err = ENOENT;
+  // A process tidying .editd away may remove it under us: then again.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    Fd editd, dir;
+    bool made_editd = false, made_dir = false;
+    if ((err = make_child_dir(root_, root_.root_fd(), ".editd", editd, made_editd))) return err;
+    if ((err = write_gitignore(editd.get()))) {
+      if (err == ENOENT) continue;
+      return err;
+    }
+    if ((err = make_child_dir(root_, editd.get(), "journal", dir, made_dir))) {
+      if (err == ENOENT) continue;
+      return err;
+    }
+    std::string name = "b-" + std::to_string(::getpid()) + "-" + random_suffix(8);
+    Fd file(::openat(dir.get(), name.c_str(),
+                     O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!file.valid()) {
+      err = errno;
+      if (err == ENOENT || err == EEXIST) continue;
+      return err;
+    }
+    // A recovery elsewhere may have the new, empty file locked for a moment.
+    if (::flock(file.get(), LOCK_EX | LOCK_NB) != 0) {
+      err = errno;
+      ::unlinkat(dir.get(), name.c_str(), 0);
+      continue;
+    }
+    // A recovery elsewhere may have taken it for a dead writer's and deleted it.
+    struct stat st;
+    if (::fstat(file.get(), &st) != 0 || st.st_nlink == 0) continue;
+    if ((err = write_all(file.get(), std::string(kHeader) + "\n"))) {
+      ::unlinkat(dir.get(), name.c_str(), 0);
+      return err;
+    }
+    out.file_ = std::move(file);
+    out.name_ = std::move(name);
+    out.fresh_dirs_.clear();
+    if (made_editd) out.fresh_dirs_.emplace_back(::fcntl(root_.root_fd(), F_DUPFD_CLOEXEC, 0));
+    if (made_editd || made_dir) out.fresh_dirs_.push_back(std::move(editd));
+    out.dir_ = std::move(dir);
+    ++in_flight_;
+    return 0;
+  }
+  return err;
+}
+
+void Journals::end(Journal& j) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (j.file_.valid()) {
+    ::unlinkat(j.dir_.get(), j.name_.c_str(), 0);
+    j.file_.reset();
+    j.dir_.reset();
+    j.fresh_dirs_.clear();
+    --in_flight_;
+  }
+  if (in_flight_ == 0) tidy_locked();
+}
+
+void Journals::tidy_locked() {
+  Fd editd;
+  if (root_.open_child_dir(root_.root_fd(), ".editd", editd) != 0) return;
+  if (::unlinkat(editd.get(), "journal", AT_REMOVEDIR) != 0 && errno != ENOENT) return;
+  bool removed = false;
+  Fd ignore(::openat(editd.get(), ".gitignore", O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+  // Ours, or left empty by a kill between its creation and its one write.
+  if (std::string text = ignore.valid() ? read_all(ignore.get()) : "-";
+      text == kGitignore || text.empty())
+    removed = ::unlinkat(editd.get(), ".gitignore", 0) == 0;
+  // Not empty: someone else's files, or another editd's change just began.
+  if (::unlinkat(root_.root_fd(), ".editd", AT_REMOVEDIR) != 0 && removed)
+    write_gitignore(editd.get());
+}
+
+void Journals::roll_forward(const Parsed& j, StripeLocks& locks, const std::string& root_path) {
+  std::vector<std::uint32_t> stripes;
+  for (const Record& r : j.plan)
+    stripes.push_back(StripeLocks::stripe_of(join_root(root_path, r.dir, r.name)));
+  std::sort(stripes.begin(), stripes.end());
+  stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
+  std::vector<std::uint32_t> held;
+  for (std::uint32_t s : stripes)
+    if (locks.acquire(s)) held.push_back(s);
+  for (const Record& r : j.plan) {
+    Fd d;
+    if (root_.open_dir(r.dir, d) != 0) continue;
+    struct stat t, o;
+    bool target = ::fstatat(d.get(), r.name.c_str(), &o, AT_SYMLINK_NOFOLLOW) == 0;
+    if (r.kind == Record::Kind::kMove) {
+      if (::fstatat(d.get(), r.temp.c_str(), &t, AT_SYMLINK_NOFOLLOW) != 0 ||
+          t.st_ino != *r.temp_ino)
+        continue;  // renamed before the crash
+      bool unchanged = r.old_ino ? target && o.st_ino == *r.old_ino : !target;
+      if (unchanged)
+        ::renameat(d.get(), r.temp.c_str(), d.get(), r.name.c_str());
+      else
+        ::unlinkat(d.get(), r.temp.c_str(), 0);  // changed since the crash: that change stays
+    } else if (target && o.st_ino == r.ino && !S_ISDIR(o.st_mode)) {
+      ::unlinkat(d.get(), r.name.c_str(), 0);
+    }
+  }
+  for (std::uint32_t s : held) locks.release(s);
+}
+
+Journals::Stats Journals::recover(StripeLocks& locks, const std::string& root_path) {
+  Stats stats;
+  std::lock_guard<std::mutex> lk(mu_);
+  Fd dir;
+  if (root_.open_dir(".editd/journal", dir) != 0) {
+    if (in_flight_ == 0) tidy_locked();
+    return stats;
+  }
+  std::vector<std::string> names;
+  if (int fd = ::openat(dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); fd >= 0) {
+    if (DIR* d = ::fdopendir(fd)) {
+      while (dirent* e = ::readdir(d))
+        if (std::string_view(e->d_name).substr(0, 2) == "b-") names.emplace_back(e->d_name);
+      ::closedir(d);
+    } else {
+      ::close(fd);
+    }
+  }
+  std::sort(names.begin(), names.end());
+
+  for (const std::string& name : names) {
+    Fd file(::openat(dir.get(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC));
+    if (!file.valid()) continue;
+    if (::flock(file.get(), LOCK_EX | LOCK_NB) != 0) {
+      ++stats.left;  // its writer is alive
+      continue;
+    }
+    std::string text = read_all(file.get());
+    if (text.empty()) {  // killed before its first record
+      ::unlinkat(dir.get(), name.c_str(), 0);
+      continue;
+    }
+    std::optional<Parsed> j = parse(text);
+    if (!j) {
+      ++stats.left;
+      continue;
+    }
+    std::set<std::string> dirs;  // every directory the journal names
+    for (const auto& [d, t] : j->temps) dirs.insert(d);
+    for (const Record& r : j->plan) dirs.insert(r.dir);
+    for (const std::string& d : j->dirs) dirs.insert(parent_relative(d));
+
+    const bool forward = j->committed && !j->aborted;
+    if (forward) {
+      roll_forward(*j, locks, root_path);
+      ++stats.rolled_forward;
+    } else {
+      for (const auto& [d, t] : j->temps) {
+        Fd fd;
+        if (root_.open_dir(d, fd) == 0 && remove_stale_temp(fd.get(), t)) ++stats.temps_removed;
+      }
+      ++stats.rolled_back;
+    }
+    for (const std::string& d : dirs) {
+      Fd fd;
+      if (root_.open_dir(d, fd) == 0)
+        stats.temps_removed += remove_stale_temps(fd.get(), kScanLimit);
+    }
+    if (!forward) {
+      for (auto d = j->dirs.rbegin(); d != j->dirs.rend(); ++d) {
+        Fd parent;
+        if (root_.open_dir(parent_relative(*d), parent) == 0)
+          ::unlinkat(parent.get(), leaf_of(*d).c_str(), AT_REMOVEDIR);
+      }
+    }
+    for (const std::string& d : dirs) {
+      Fd fd;
+      if (root_.open_dir(d, fd) == 0) sync_directory(fd.get());
+    }
+    ::unlinkat(dir.get(), name.c_str(), 0);
+  }
+  if (in_flight_ == 0) tidy_locked();
+  return stats;
+}
+
+}  // namespace editd::journal

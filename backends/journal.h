@@ -1,0 +1,153 @@
+// Crash safety for the local backend: temporary files, the journal of
+// multi-file changes, and the recovery that runs before a backend serves.
+//
+// Every new content is written to a temporary file `.NAME.editd-XXXXXX` next
+// to its target, and its writer holds an flock on it until the rename: a
+// temporary file whose flock can be taken belongs to a writer that died.
+//
+// apply_batch stages every new content in such a file (all written, then all
+// fsynced, with their directories), then commits by appending the renames and
+// removals to a journal ROOT/.editd/journal/b-PID-RANDOM and fsyncing it, then
+// performs them, fsyncs each touched directory once and deletes the journal.
+// The writer holds an flock on its journal too, so recovery never touches the
+// journal of a live editd. The journal is text, one record per line, paths
+// relative to the root ("." for the root) with '%', ' ', control and non-ASCII
+// bytes %-escaped:
+//
+//   editd-journal 1
+//   dir D                 directory D is about to be created for the change
+//   tmp D T               temporary file T is about to be created in D
+//   mv D T N TINO OINO    at commit: rename D/T (inode TINO) over D/N (inode
+//                         OINO before the change, "-" when it did not exist)
+//   rm D N INO            at commit: unlink D/N (inode INO)
+//   commit K              the K mv/rm records before it are the change
+//   abort                 after commit: a step failed and the change went back
+//                         to the caller, which undoes what took effect
+//
+// A journal is committed when its "commit K" line is complete and follows K
+// mv/rm records. Recovery rolls a committed journal forward: each temporary
+// file that still exists (same inode) is renamed over its target if the target
+// is still the one the change replaced (a change made since the crash is never
+// overwritten; the temporary file is dropped instead), and each removal whose
+// file is still there (same inode) is done. Any other journal is rolled back:
+// its temporary files are removed and the directories made for it are removed
+// when empty. Either way the directories it names are then searched for stray
+// temporary files of dead writers, and the journal is deleted. ROOT/.editd
+// exists only while a change is in flight (or after a crash until the next
+// start) and holds a .gitignore of "*", so it never shows in `git status`.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "backends/beneath.h"
+
+namespace editd {
+
+class StripeLocks;
+
+namespace journal {
+
+std::string escape(std::string_view raw);
+std::optional<std::string> unescape(std::string_view escaped);
+
+// A fresh name for a temporary file beside `target`: ".TARGET.editd-XXXXXX".
+std::string temp_name(std::string_view target);
+
+// Whether `name` has the form temp_name() gives.
+bool is_temp_name(std::string_view name);
+
+// A random suffix of letters and digits.
+std::string random_suffix(std::size_t n);
+
+// Removes `name` from directory `dir` if it is a regular file whose flock can
+// be taken (its writer is dead), holding the flock across the unlink so that a
+// live writer that has just created it sees it gone (st_nlink 0) and picks
+// another name. True when removed.
+bool remove_stale_temp(int dir, const std::string& name);
+
+// How many entries of one directory a search for stale temporary files reads
+// at most, so that a huge directory cannot hold up a start for long.
+inline constexpr std::size_t kScanLimit = 100000;
+
+// Removes the stale temporary files of directory `dir`, reading at most
+// `limit` entries. The number removed.
+int remove_stale_temps(int dir, std::size_t limit = kScanLimit);
+
+// What a journal says.
+struct Record {
+  enum class Kind { kMove, kRemove };
+  Kind kind = Kind::kMove;
+  std::string dir, temp, name;
+  std::optional<ino_t> temp_ino, old_ino;  // kMove: old_ino nullopt: the target did not exist
+  ino_t ino = 0;                           // kRemove
+};
+struct Parsed {
+  std::vector<std::string> dirs;                           // dir records, in order
+  std::vector<std::pair<std::string, std::string>> temps;  // tmp records: (dir, temp)
+  std::vector<Record> plan;                                // mv and rm records
+  bool committed = false;
+  bool aborted = false;
+};
+// nullopt when `text` is not a journal of a version this build knows.
+std::optional<Parsed> parse(std::string_view text);
+
+std::string dir_field(std::string_view rel);  // "" -> "."
+
+// One open journal: its file, locked by this process.
+class Journal {
+ public:
+  bool open() const { return file_.valid(); }
+  // Appends one record. 0 or errno.
+  int append(std::string_view line);
+  // Appends "commit K" and makes the journal durable (file and directories). 0 or errno.
+  int commit(std::size_t records);
+  // Appends "abort" and syncs it. 0 or errno.
+  int abort();
+
+ private:
+  friend class Journals;
+  Fd file_;
+  Fd dir_;
+  std::string name_;
+  std::vector<Fd> fresh_dirs_;  // directories made to hold it, to fsync at commit
+};
+
+// The journals of one root: ROOT/.editd/journal/.
+class Journals {
+ public:
+  explicit Journals(const Beneath& root) : root_(root) {}
+
+  // Opens a new journal. 0 or errno (the change then runs unjournaled).
+  int begin(Journal& out);
+  // Deletes `j`, then ROOT/.editd if nothing else is in flight and it is empty.
+  void end(Journal& j);
+
+  struct Stats {
+    int rolled_forward = 0;
+    int rolled_back = 0;
+    int temps_removed = 0;
+    int left = 0;  // journals of live writers, or of an unknown version
+  };
+  // Recovers every journal whose writer is dead (see the top of this file).
+  // Committed journals take the cross-process locks of their targets from
+  // `locks` first (named by `root_path` + "/" + relative path).
+  Stats recover(StripeLocks& locks, const std::string& root_path);
+
+ private:
+  void tidy_locked();
+  void roll_forward(const Parsed& j, StripeLocks& locks, const std::string& root_path);
+
+  const Beneath& root_;
+  std::mutex mu_;
+  int in_flight_ = 0;
+};
+
+}  // namespace journal
+}  // namespace editd

@@ -1,0 +1,756 @@
+// The local backend's hardening: confinement under races, write-protected
+// files, failures at every system call, journals and their recovery,
+// cross-process locks. Races and crashes through the real binary are in
+// tests/integration/races_test.cpp.
+#include "backends/local_backend.h"
+
+#include <doctest/doctest.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <chrono>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+#include "backends/faulty_backend.h"
+#include "backends/stripe_lock.h"
+#include "support/process.h"
+#include "support/run.h"
+#include "support/tree.h"
+
+using namespace editd;
+namespace asio = boost::asio;
+namespace fs = std::filesystem;
+
+namespace {
+
+using Op = FsBackend::BatchOp;
+
+// A local backend over a fresh root, with its own state directory, whose
+// system calls a test can make fail through `inject`.
+struct Local {
+  test::TempDir dir;
+  test::TempDir state;
+  asio::thread_pool pool{2};
+  asio::io_context io;
+  std::function<InjectedFault(LocalSyscall, const std::string&)> inject;
+  bool openat2 = true;
+  std::unique_ptr<FsBackend> backend;
+
+  explicit Local(bool use_openat2 = true) : openat2(use_openat2) { reopen(); }
+
+  LocalBackendOptions options(const std::string& root) {
+    LocalBackendOptions o;
+    o.root = root;
+    o.max_file_bytes = 1 << 20;
+    o.runtime_dir = state.str();
+    o.use_openat2 = openat2;
+    o.inject = [this](LocalSyscall call, const std::string& name) {
+      return inject ? inject(call, name) : InjectedFault{};
+    };
+    return o;
+  }
+  // A new backend over the root: the start that follows a crash.
+  void reopen() {
+    backend.reset();
+    auto b = make_local_backend(options(dir.str()), pool);
+    REQUIRE(b.has_value());
+    backend = std::move(*b);
+  }
+  std::string path(const std::string& rel) {
+    auto r = backend->resolve(rel);
+    REQUIRE_MESSAGE(r.has_value(), rel);
+    return *r;
+  }
+  template <class T>
+  T run(asio::awaitable<T> task) {
+    return test::run(io, std::move(task));
+  }
+  Result<void> batch(std::vector<Op> ops, std::vector<std::size_t>& applied) {
+    return run(backend->apply_batch(std::move(ops), applied));
+  }
+  std::map<std::string, std::string> tree() const { return test::tree_state(dir.path()); }
+};
+
+Op write_op(std::string canonical, std::string bytes) {
+  return Op{Op::Kind::kWrite, std::move(canonical), std::move(bytes)};
+}
+Op remove_op(std::string canonical) { return Op{Op::Kind::kRemove, std::move(canonical), ""}; }
+
+ino_t ino_of(const fs::path& p) {
+  struct stat st;
+  REQUIRE(::lstat(p.c_str(), &st) == 0);
+  return st.st_ino;
+}
+
+void put(const fs::path& p, std::string_view bytes) {
+  fs::create_directories(p.parent_path());
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+}
+
+void write_journal(const Local& f, const std::string& name, const std::string& text) {
+  put(f.dir.path() / ".editd" / "journal" / name, text);
+}
+
+// A failure the test makes happen at the n-th system call it is asked about,
+// as a kill -9 would: nothing after it runs, nothing is cleaned up.
+struct Crash : std::runtime_error {
+  Crash() : std::runtime_error("simulated crash") {}
+};
+
+}  // namespace
+
+TEST_CASE(
+    "a file the OS user may not write is refused with denied and EACCES, and nothing changes") {
+  // The kernel lets root write any file, and so does editd: the check runs as
+  // an ordinary user (nobody), in a child process.
+  constexpr uid_t kNobody = 65534;
+  test::TempDir dir, state;
+  dir.write("ro.txt", "keep\n");
+  dir.write("rw.txt", "rw\n");
+  ::chmod((dir.path() / "ro.txt").c_str(), 0444);
+  const bool root = ::geteuid() == 0;
+  if (root)
+    for (const fs::path& p :
+         {dir.path(), dir.path() / "ro.txt", dir.path() / "rw.txt", state.path()})
+      REQUIRE(::chown(p.c_str(), kNobody, kNobody) == 0);
+  const auto before = test::tree_state(dir.path());
+  int out[2];
+  REQUIRE(::pipe(out) == 0);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    std::string failures;
+    auto expect = [&failures](bool ok, const std::string& what) {
+      if (!ok) failures += what + "; ";
+    };
+    if (root && (::setgroups(0, nullptr) != 0 || ::setgid(kNobody) != 0 || ::setuid(kNobody) != 0))
+      failures += "setuid failed; ";
+    asio::thread_pool pool{1};
+    asio::io_context io;
+    LocalBackendOptions o;
+    o.root = dir.str();
+    o.runtime_dir = state.str();
+    auto made = make_local_backend(o, pool);
+    if (!made) ::_exit(3);
+    FsBackend& b = **made;
+    auto check = [&](const Result<void>& r, const std::string& what) {
+      expect(r.has_error(), what + " succeeded");
+      if (!r.has_error()) return;
+      expect(r.error().kind == ErrorKind::kDenied, what + ": kind");
+      expect(r.error().data["errno"] == "EACCES", what + ": errno");
+      expect(r.error().data["path"] == "ro.txt", what + ": path");
+      expect(r.error().data["mode"] == "0444", what + ": mode");
+    };
+    check(test::run(io, b.write(*b.resolve("ro.txt"), "new\n")), "write");
+    check(test::run(io, b.remove(*b.resolve("ro.txt"))), "remove");
+    std::vector<std::size_t> applied;
+    check(test::run(io, b.apply_batch({write_op(*b.resolve("rw.txt"), "changed\n"),
+                                       write_op(*b.resolve("ro.txt"), "x")},
+                                      applied)),
+          "apply_batch");
+    expect(applied.empty(), "apply_batch applied something");
+    auto read = test::run(io, b.read(*b.resolve("ro.txt")));
+    expect(read.has_value() && *read == "keep\n", "read");
+    ::write(out[1], failures.data(), failures.size());
+    ::_exit(0);
+  }
+  ::close(out[1]);
+  std::string failures;
+  char buf[4096];
+  ssize_t n;
+  while ((n = ::read(out[0], buf, sizeof buf)) > 0)
+    failures.append(buf, static_cast<std::size_t>(n));
+  ::close(out[0]);
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK_MESSAGE(failures.empty(), failures);
+  CHECK(test::tree_state(dir.path()) == before);
+  CHECK(test::mode_of(dir.path() / "ro.txt") == 0444);
+}
+
+TEST_CASE("a failed write removes its temporary file and the directories it made") {
+  Local f;
+  f.dir.write("have/x.txt", "x");
+  auto before = f.tree();
+  for (LocalSyscall call : {LocalSyscall::kWrite, LocalSyscall::kFsync, LocalSyscall::kRename}) {
+    CAPTURE(static_cast<int>(call));
+    f.inject = [call](LocalSyscall c, const std::string&) {
+      return InjectedFault{c == call ? ENOSPC : 0};
+    };
+    auto r = f.run(f.backend->write(f.path("have/new/deeper/f.txt"), "content"));
+    REQUIRE(r.has_error());
+    CHECK(r.error().kind == ErrorKind::kIo);
+    CHECK(r.error().data["errno"] == "ENOSPC");
+    CHECK(r.error().data["path"] == "have/new/deeper/f.txt");
+    CHECK(f.tree() == before);
+  }
+  // A mkdir that fails half-way takes back the directory it made before.
+  f.inject = [](LocalSyscall c, const std::string& name) {
+    return InjectedFault{c == LocalSyscall::kMkdir && name == "have/new/deeper" ? EDQUOT : 0};
+  };
+  auto r = f.run(f.backend->write(f.path("have/new/deeper/f.txt"), "content"));
+  REQUIRE(r.has_error());
+  CHECK(r.error().data["errno"] == "EDQUOT");
+  CHECK(f.tree() == before);
+}
+
+TEST_CASE(
+    "a write that fails part-way leaves the old content and mode, and short writes are completed") {
+  Local f;
+  f.dir.write("a.txt", "old content\n");
+  ::chmod((f.dir.path() / "a.txt").c_str(), 0640);
+  int calls = 0;
+  f.inject = [&calls](LocalSyscall c, const std::string&) {
+    if (c != LocalSyscall::kWrite) return InjectedFault{};
+    return ++calls == 1 ? InjectedFault{0, 4} : InjectedFault{ENOSPC};
+  };
+  auto r = f.run(f.backend->write(f.path("a.txt"), "new content that will not fit\n"));
+  REQUIRE(r.has_error());
+  CHECK(r.error().data["errno"] == "ENOSPC");
+  CHECK(f.dir.read("a.txt") == "old content\n");
+  CHECK(f.dir.files() == std::vector<std::string>{"a.txt"});
+
+  // Every write call takes 3 bytes: the backend keeps going until all are written.
+  f.inject = [](LocalSyscall c, const std::string&) {
+    return c == LocalSyscall::kWrite ? InjectedFault{0, 3} : InjectedFault{};
+  };
+  std::string text = "line one\r\nline two\n\xEF\xBB\xBF tail";
+  REQUIRE(f.run(f.backend->write(f.path("a.txt"), text)).has_value());
+  CHECK(f.dir.read("a.txt") == text);
+  CHECK(test::mode_of(f.dir.path() / "a.txt") == 0640);
+  CHECK(f.dir.files() == std::vector<std::string>{"a.txt"});
+}
+
+TEST_CASE("a directory swapped for a link to outside the root after resolve() is never followed") {
+  for (bool openat2 : {true, false}) {
+    CAPTURE(openat2);
+    Local f(openat2);
+    test::TempDir outside;
+    outside.write("f.txt", "OUTSIDE\n");
+    f.dir.write("dir/f.txt", "inside\n");
+    f.dir.write("dir/sub/g.txt", "g\n");
+    const std::string file = f.path("dir/f.txt"), fresh = f.path("dir/new/g.txt"),
+                      created = f.path("dir/h.txt"), sub = f.path("dir/sub");
+    fs::rename(f.dir.path() / "dir", f.dir.path() / "real");
+    fs::create_directory_symlink(outside.path(), f.dir.path() / "dir");
+    fs::create_directory(outside.path() / "sub");
+    const auto before = test::tree_state(outside.path());
+
+    auto read = f.run(f.backend->read(file));
+    REQUIRE(read.has_error());
+    CHECK(read.error().kind == ErrorKind::kIo);
+    CHECK(read.error().data["errno"] == "ELOOP");
+    CHECK(read.error().data["path"] == "dir/f.txt");
+    CHECK(f.run(f.backend->write(file, "x")).has_error());
+    CHECK(f.run(f.backend->write(fresh, "x")).has_error());
+    CHECK(f.run(f.backend->write(created, "x")).has_error());
+    CHECK(f.run(f.backend->remove(file)).has_error());
+    CHECK(f.run(f.backend->remove_directory(sub)).has_error());
+    auto st = f.run(f.backend->stat(file));
+    CHECK((st.has_error() || st->type != FileStat::Type::kFile));
+    CHECK(f.backend->missing_directories(fresh).empty());
+    std::vector<std::size_t> applied;
+    CHECK(f.batch({write_op(created, "x"), remove_op(file)}, applied).has_error());
+    CHECK(applied.empty());
+    CHECK(test::tree_state(outside.path()) == before);
+
+    // The file itself swapped for a link: not followed either.
+    fs::remove(f.dir.path() / "dir");
+    fs::rename(f.dir.path() / "real", f.dir.path() / "dir");
+    fs::remove(f.dir.path() / "dir/f.txt");
+    fs::create_symlink(outside.path() / "f.txt", f.dir.path() / "dir/f.txt");
+    CHECK(f.run(f.backend->read(file)).has_error());
+    CHECK(f.run(f.backend->write(file, "x")).has_error());
+    CHECK(f.run(f.backend->remove(file)).has_error());
+    CHECK(test::tree_state(outside.path()) == before);
+    CHECK(outside.read("f.txt") == "OUTSIDE\n");
+  }
+}
+
+TEST_CASE("a link inside the root is edited through: its target changes and the link stays") {
+  for (bool openat2 : {true, false}) {
+    CAPTURE(openat2);
+    Local f(openat2);
+    f.dir.write("real/target.txt", "old\n");
+    fs::create_symlink("real/target.txt", f.dir.path() / "link.txt");
+    fs::create_directory_symlink("real", f.dir.path() / "dirlink");
+    REQUIRE(f.run(f.backend->write(f.path("link.txt"), "new\n")).has_value());
+    REQUIRE(f.run(f.backend->write(f.path("dirlink/other.txt"), "o\n")).has_value());
+    CHECK(fs::is_symlink(f.dir.path() / "link.txt"));
+    CHECK(fs::is_symlink(f.dir.path() / "dirlink"));
+    CHECK(f.dir.read("real/target.txt") == "new\n");
+    CHECK(f.dir.read("real/other.txt") == "o\n");
+    CHECK(f.run(f.backend->read(f.path("dirlink/target.txt"))).value() == "new\n");
+  }
+}
+
+TEST_CASE("apply_batch applies writes and removals whole, keeps modes and leaves nothing behind") {
+  Local f;
+  f.dir.write("a.txt", "a\n");
+  f.dir.write("b.txt", "b\n");
+  f.dir.write("gone.txt", "gone\n");
+  ::chmod((f.dir.path() / "a.txt").c_str(), 0751);
+  std::vector<std::string> journal;  // every journal record, in order
+  std::vector<LocalSyscall> calls;
+  std::string ignored;  // .editd/.gitignore while the change is in flight
+  f.inject = [&](LocalSyscall c, const std::string& name) {
+    calls.push_back(c);
+    if (c == LocalSyscall::kJournal) journal.push_back(name);
+    if (c == LocalSyscall::kRename) ignored = f.dir.read(".editd/.gitignore");
+    return InjectedFault{};
+  };
+  std::vector<std::size_t> applied;
+  auto r = f.batch({write_op(f.path("a.txt"), "A\n"), write_op(f.path("new/dir/c.txt"), "C\n"),
+                    write_op(f.path("b.txt"), "B\n"), remove_op(f.path("gone.txt"))},
+                   applied);
+  REQUIRE(r.has_value());
+  CHECK(applied == std::vector<std::size_t>{0, 1, 2, 3});
+  CHECK(f.tree() == std::map<std::string, std::string>{{"a.txt", "A\n"},
+                                                       {"b.txt", "B\n"},
+                                                       {"new", "/"},
+                                                       {"new/dir", "/"},
+                                                       {"new/dir/c.txt", "C\n"}});
+  CHECK(test::mode_of(f.dir.path() / "a.txt") == 0751);
+  CHECK(ignored == "*\n");
+
+  // Staged and synced before the commit; renamed only after it.
+  REQUIRE(!journal.empty());
+  CHECK(journal.back() == "commit");
+  auto first = [&](LocalSyscall c) {
+    return std::find(calls.begin(), calls.end(), c) - calls.begin();
+  };
+  auto last = [&](LocalSyscall c) {
+    return calls.rend() - std::find(calls.rbegin(), calls.rend(), c) - 1;
+  };
+  CHECK(last(LocalSyscall::kWrite) < first(LocalSyscall::kFsync));
+  CHECK(last(LocalSyscall::kJournal) < first(LocalSyscall::kRename));
+  CHECK(last(LocalSyscall::kRename) < first(LocalSyscall::kUnlink));
+  int dirs = 0, temps = 0, moves = 0, removals = 0;
+  for (const std::string& rec : journal) {
+    dirs += rec.rfind("dir ", 0) == 0;
+    temps += rec.rfind("tmp ", 0) == 0;
+    moves += rec.rfind("mv ", 0) == 0;
+    removals += rec.rfind("rm ", 0) == 0;
+  }
+  CHECK(dirs == 2);
+  CHECK(temps == 3);
+  CHECK(moves == 3);
+  CHECK(removals == 1);
+}
+
+TEST_CASE("apply_batch refuses up front what it cannot do, and changes nothing") {
+  Local f;
+  f.dir.write("a.txt", "a\n");
+  f.dir.write("d/x", "x");
+  auto before = f.tree();
+  struct Case {
+    std::vector<Op> ops;
+    ErrorKind kind;
+    std::string path;
+  };
+  std::vector<Case> cases;
+  cases.push_back(
+      {{write_op(f.path("a.txt"), "A"), write_op(f.path("big"), std::string((1 << 20) + 1, 'x'))},
+       ErrorKind::kTooLarge,
+       "big"});
+  cases.push_back(
+      {{write_op(f.path("a.txt"), "A"), write_op(f.path("d"), "x")}, ErrorKind::kIsDirectory, "d"});
+  cases.push_back({{write_op(f.path("a.txt"), "A"), remove_op(f.path("missing"))},
+                   ErrorKind::kNotFound,
+                   "missing"});
+  cases.push_back(
+      {{write_op(f.path("new/n.txt"), "n"), remove_op(f.path("d"))}, ErrorKind::kIsDirectory, "d"});
+  for (Case& c : cases) {
+    CAPTURE(c.path);
+    std::vector<std::size_t> applied;
+    auto r = f.batch(std::move(c.ops), applied);
+    REQUIRE(r.has_error());
+    CHECK(r.error().kind == c.kind);
+    CHECK(r.error().data["path"] == c.path);
+    CHECK(applied.empty());
+    CHECK(f.tree() == before);
+  }
+}
+
+TEST_CASE(
+    "apply_batch failing before its commit changes nothing; after it, reports what took effect") {
+  Local f;
+  f.dir.write("a.txt", "a\n");
+  f.dir.write("b.txt", "b\n");
+  f.dir.write("gone.txt", "gone\n");
+  const auto before = f.tree();
+  auto ops = [&] {
+    return std::vector<Op>{write_op(f.path("a.txt"), "A\n"), write_op(f.path("new/c.txt"), "C\n"),
+                           write_op(f.path("b.txt"), "B\n"), remove_op(f.path("gone.txt"))};
+  };
+
+  SUBCASE("a temporary file that cannot be written") {
+    f.inject = [](LocalSyscall c, const std::string& name) {
+      return InjectedFault{c == LocalSyscall::kWrite && name.rfind(".b.txt", 0) == 0 ? ENOSPC : 0};
+    };
+    std::vector<std::size_t> applied;
+    auto r = f.batch(ops(), applied);
+    REQUIRE(r.has_error());
+    CHECK(r.error().kind == ErrorKind::kIo);
+    CHECK(r.error().data["errno"] == "ENOSPC");
+    CHECK(r.error().data["path"] == "b.txt");
+    CHECK(applied.empty());
+    CHECK(f.tree() == before);
+  }
+  SUBCASE("a journal that cannot be written") {
+    f.inject = [](LocalSyscall c, const std::string& name) {
+      return InjectedFault{c == LocalSyscall::kJournal && name == "commit" ? EIO : 0};
+    };
+    std::vector<std::size_t> applied;
+    auto r = f.batch(ops(), applied);
+    REQUIRE(r.has_error());
+    CHECK(r.error().data["errno"] == "EIO");
+    CHECK(applied.empty());
+    CHECK(f.tree() == before);
+  }
+  SUBCASE("a rename that fails") {
+    f.inject = [](LocalSyscall c, const std::string& name) {
+      return InjectedFault{c == LocalSyscall::kRename && name == "b.txt" ? EIO : 0};
+    };
+    std::vector<std::size_t> applied;
+    auto r = f.batch(ops(), applied);
+    REQUIRE(r.has_error());
+    CHECK(r.error().data["errno"] == "EIO");
+    CHECK(r.error().data["path"] == "b.txt");
+    CHECK(applied == std::vector<std::size_t>{0, 1});
+    CHECK(f.tree() == std::map<std::string, std::string>{{"a.txt", "A\n"},
+                                                         {"b.txt", "b\n"},
+                                                         {"gone.txt", "gone\n"},
+                                                         {"new", "/"},
+                                                         {"new/c.txt", "C\n"}});
+    // The caller's undo brings back the old tree, and no later start redoes anything.
+    f.inject = nullptr;
+    REQUIRE(f.run(f.backend->write(f.path("a.txt"), "a\n")).has_value());
+    REQUIRE(f.run(f.backend->remove(f.path("new/c.txt"))).has_value());
+    REQUIRE(f.run(f.backend->remove_directory(f.path("new"))).has_value());
+    f.reopen();
+    CHECK(f.tree() == before);
+  }
+  SUBCASE("a removal that fails") {
+    f.inject = [](LocalSyscall c, const std::string&) {
+      return InjectedFault{c == LocalSyscall::kUnlink ? EBUSY : 0};
+    };
+    std::vector<std::size_t> applied;
+    auto r = f.batch(ops(), applied);
+    REQUIRE(r.has_error());
+    CHECK(r.error().data["path"] == "gone.txt");
+    CHECK(applied == std::vector<std::size_t>{0, 1, 2});
+    CHECK(test::editd_leftovers(f.tree()).empty());
+  }
+}
+
+TEST_CASE("a crash at any step of apply_batch comes out whole or not at all at the next start") {
+  // Count the steps of one batch, then crash at each of them in turn.
+  auto setup = [](Local& f) {
+    for (const auto& e : fs::directory_iterator(f.dir.path())) fs::remove_all(e.path());
+    f.dir.write("a.txt", "a\n");
+    f.dir.write("sub/b.txt", "b\n");
+    f.dir.write("moved.txt", "moved\n");
+    f.dir.write("gone.txt", "gone\n");
+  };
+  auto ops = [](Local& f) {
+    return std::vector<Op>{write_op(f.path("a.txt"), "A\n"), write_op(f.path("sub/b.txt"), "B\n"),
+                           write_op(f.path("x/y/dest.txt"), "moved\n"),
+                           remove_op(f.path("moved.txt")), remove_op(f.path("gone.txt"))};
+  };
+  Local f;
+  setup(f);
+  const auto before = f.tree();
+  int steps = 0;
+  f.inject = [&steps](LocalSyscall, const std::string&) {
+    ++steps;
+    return InjectedFault{};
+  };
+  std::vector<std::size_t> applied;
+  REQUIRE(f.batch(ops(f), applied).has_value());
+  const auto after = f.tree();
+  REQUIRE(steps > 10);
+
+  int rolled_forward = 0;
+  for (int crash_at = 1; crash_at <= steps; ++crash_at) {
+    CAPTURE(crash_at);
+    f.inject = nullptr;
+    f.reopen();
+    setup(f);
+    int step = 0;
+    f.inject = [&step, crash_at](LocalSyscall, const std::string&) -> InjectedFault {
+      if (++step == crash_at) throw Crash();
+      return {};
+    };
+    applied.clear();
+    auto r = f.batch(ops(f), applied);
+    REQUIRE(r.has_error());
+    CHECK(r.error().kind == ErrorKind::kInternal);
+    f.inject = nullptr;
+    f.reopen();
+    auto now = f.tree();
+    CHECK((now == before || now == after));
+    rolled_forward += now == after;
+    CHECK(test::editd_leftovers(now).empty());
+  }
+  CHECK(rolled_forward > 0);
+  CHECK(rolled_forward < steps);
+}
+
+TEST_CASE("a write killed before its rename leaves a temporary file that the next start removes") {
+  // The fork comes before any thread of this test exists: a child forked from a
+  // threaded process may deadlock in the allocator (seen under ASan).
+  test::TempDir dir, state;
+  dir.write("sub/a.txt", "old\n");
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    // The child: a backend whose process dies in the middle of a write.
+    asio::thread_pool pool{1};
+    asio::io_context io;
+    LocalBackendOptions o;
+    o.root = dir.str();
+    o.runtime_dir = state.str();
+    o.inject = [](LocalSyscall c, const std::string&) -> InjectedFault {
+      if (c == LocalSyscall::kFsync) ::_exit(0);
+      return {};
+    };
+    auto b = make_local_backend(o, pool);
+    if (b) test::run(io, (*b)->write(*(*b)->resolve("sub/a.txt"), "new\n"));
+    ::_exit(1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  CHECK(test::editd_leftovers(test::tree_state(dir.path())).size() == 1);
+  asio::thread_pool pool{1};
+  LocalBackendOptions o;
+  o.root = dir.str();
+  o.runtime_dir = state.str();
+  REQUIRE(make_local_backend(o, pool).has_value());
+  CHECK(test::tree_state(dir.path()) ==
+        std::map<std::string, std::string>{{"sub", "/"}, {"sub/a.txt", "old\n"}});
+}
+
+TEST_CASE("recovery rolls a committed journal forward, keeping what changed since the crash") {
+  Local f;
+  f.dir.write("a.txt", "old a\n");
+  f.dir.write(".a.txt.editd-AAAAAA", "new a\n");
+  f.dir.write("done.txt", "new done\n");  // renamed before the crash: its temporary file is gone
+  f.dir.write("gone.txt", "gone\n");
+  f.dir.write("d/.c.txt.editd-CCCCCC", "new c\n");
+  f.dir.write("kept.txt", "changed after the crash\n");
+  f.dir.write(".kept.txt.editd-KKKKKK", "stale\n");
+  const auto a = ino_of(f.dir.path() / "a.txt");
+  const auto ta = ino_of(f.dir.path() / ".a.txt.editd-AAAAAA");
+  const auto tc = ino_of(f.dir.path() / "d/.c.txt.editd-CCCCCC");
+  const auto tk = ino_of(f.dir.path() / ".kept.txt.editd-KKKKKK");
+  const auto gone = ino_of(f.dir.path() / "gone.txt");
+  std::string j =
+      "editd-journal 1\n"
+      "dir d\n"
+      "tmp . .a.txt.editd-AAAAAA\n"
+      "tmp . .done.txt.editd-DDDDDD\n"
+      "tmp d .c.txt.editd-CCCCCC\n"
+      "tmp . .kept.txt.editd-KKKKKK\n";
+  j += "mv . .a.txt.editd-AAAAAA a.txt " + std::to_string(ta) + " " + std::to_string(a) + "\n";
+  j += "mv . .done.txt.editd-DDDDDD done.txt 1 -\n";
+  j += "mv d .c.txt.editd-CCCCCC c.txt " + std::to_string(tc) + " -\n";
+  j += "mv . .kept.txt.editd-KKKKKK kept.txt " + std::to_string(tk) + " 1\n";
+  j += "rm . gone.txt " + std::to_string(gone) + "\n";
+  j += "commit 5\n";
+  write_journal(f, "b-1-crafted", j);
+  f.reopen();
+  CHECK(f.tree() == std::map<std::string, std::string>{{"a.txt", "new a\n"},
+                                                       {"d", "/"},
+                                                       {"d/c.txt", "new c\n"},
+                                                       {"done.txt", "new done\n"},
+                                                       {"kept.txt", "changed after the crash\n"}});
+}
+
+TEST_CASE("recovery rolls back a journal without a complete commit, and an aborted one") {
+  for (std::string end : {"", "commit 1", "commit 2\n", "commit 1\nabort\n"}) {
+    CAPTURE(end);
+    Local f;
+    f.dir.write("a.txt", "old a\n");
+    f.dir.write(".a.txt.editd-AAAAAA", "new a\n");
+    f.dir.write("n/m/.c.txt.editd-CCCCCC", "new c\n");
+    f.dir.write("n/m/.other.editd-ZZZZZZ", "a stray temporary file of the same dead writer\n");
+    std::string j =
+        "editd-journal 1\ndir n\ndir n/m\ntmp . .a.txt.editd-AAAAAA\ntmp n/m .c.txt.editd-CCCCCC\n";
+    j += "mv . .a.txt.editd-AAAAAA a.txt " +
+         std::to_string(ino_of(f.dir.path() / ".a.txt.editd-AAAAAA")) + " " +
+         std::to_string(ino_of(f.dir.path() / "a.txt")) + "\n";
+    write_journal(f, "b-7-crafted", j + end);
+    f.reopen();
+    CHECK(f.tree() == std::map<std::string, std::string>{{"a.txt", "old a\n"}});
+  }
+}
+
+TEST_CASE("recovery leaves the journal and temporary files of a live writer alone") {
+  Local f;
+  f.dir.write("a.txt", "old\n");
+  f.dir.write(".a.txt.editd-AAAAAA", "new\n");
+  write_journal(f, "b-9-live", "editd-journal 1\ntmp . .a.txt.editd-AAAAAA\n");
+  Fd journal(::open((f.dir.path() / ".editd/journal/b-9-live").c_str(), O_RDONLY | O_CLOEXEC));
+  Fd temp(::open((f.dir.path() / ".a.txt.editd-AAAAAA").c_str(), O_RDONLY | O_CLOEXEC));
+  REQUIRE(::flock(journal.get(), LOCK_EX) == 0);
+  REQUIRE(::flock(temp.get(), LOCK_EX) == 0);
+  const auto before = f.tree();
+  f.reopen();
+  CHECK(f.tree() == before);
+  // Its writer dies: the next start cleans up.
+  journal.reset();
+  temp.reset();
+  f.reopen();
+  CHECK(f.tree() == std::map<std::string, std::string>{{"a.txt", "old\n"}});
+}
+
+TEST_CASE(
+    "recovery removes the temporary files that dead writers' registries point to, and no others") {
+  Local f;
+  f.dir.write("sub/.a.txt.editd-AAAAAA", "stale\n");
+  f.dir.write("sub/.b.txt.editd-BBBBBB", "held by a live writer\n");
+  f.dir.write("sub/.c.txt.editd-toolong", "not editd's name\n");
+  f.dir.write("other/.d.txt.editd-DDDDDD", "in no registry\n");
+  struct stat st;
+  REQUIRE(::stat(f.dir.str().c_str(), &st) == 0);
+  put(f.state.path() / "writers" / (std::to_string(st.st_dev) + "-" + std::to_string(st.st_ino)) /
+          "1-dead",
+      "sub\n.\n");
+  // Dead registries of other roots: one that is gone, one that still exists.
+  test::TempDir other;
+  struct stat ost;
+  REQUIRE(::stat(other.str().c_str(), &ost) == 0);
+  const fs::path gone_root = f.state.path() / "writers" / "1-2" / "3-dead";
+  const fs::path other_root = f.state.path() / "writers" /
+                              (std::to_string(ost.st_dev) + "-" + std::to_string(ost.st_ino)) /
+                              "4-dead";
+  put(gone_root, "root /nonexistent/editd/root\nsub\n");
+  put(other_root, "root " + other.str() + "\nsub\n");
+  Fd held(::open((f.dir.path() / "sub/.b.txt.editd-BBBBBB").c_str(), O_RDONLY | O_CLOEXEC));
+  REQUIRE(::flock(held.get(), LOCK_EX) == 0);
+  f.reopen();
+  CHECK(f.tree() ==
+        std::map<std::string, std::string>{{"other", "/"},
+                                           {"other/.d.txt.editd-DDDDDD", "in no registry\n"},
+                                           {"sub", "/"},
+                                           {"sub/.b.txt.editd-BBBBBB", "held by a live writer\n"},
+                                           {"sub/.c.txt.editd-toolong", "not editd's name\n"}});
+  CHECK(!fs::exists(f.state.path() / "writers" /
+                    (std::to_string(st.st_dev) + "-" + std::to_string(st.st_ino)) / "1-dead"));
+  CHECK(!fs::exists(gone_root.parent_path()));
+  CHECK(fs::exists(other_root));
+}
+
+TEST_CASE(
+    "lock() keeps out another backend on the same root or a subdirectory until it is released") {
+  test::TempDir root, state;
+  fs::create_directory(root.path() / "sub");
+  asio::thread_pool pool{2};
+  auto make = [&](const std::string& r) {
+    LocalBackendOptions o;
+    o.root = r;
+    o.runtime_dir = state.str();
+    auto b = make_local_backend(o, pool);
+    REQUIRE(b.has_value());
+    return std::move(*b);
+  };
+  auto outer = make(root.str()), inner = make(root.str() + "/sub");
+  const std::string a = *outer->resolve("sub/f.txt"), b = *inner->resolve("f.txt");
+  REQUIRE(a == b);
+  asio::io_context io;
+  auto held = test::run(io, outer->lock({a, *outer->resolve("z.txt")}));
+  REQUIRE(held.has_value());
+
+  // A file on another stripe is not held up.
+  std::string other = *inner->resolve("other.txt");
+  REQUIRE(StripeLocks::stripe_of(other) != StripeLocks::stripe_of(a));
+  auto free = test::run(io, inner->lock({other}));
+  REQUIRE(free.has_value());
+
+  std::optional<Result<std::unique_ptr<FsBackend::Lock>>> got;
+  asio::co_spawn(io, inner->lock({b, other}),
+                 [&got](std::exception_ptr e, Result<std::unique_ptr<FsBackend::Lock>> r) {
+                   REQUIRE(!e);
+                   got.emplace(std::move(r));
+                 });
+  io.restart();
+  io.run_for(std::chrono::milliseconds(200));
+  CHECK(!got.has_value());
+  held.value().reset();
+  io.restart();
+  io.run();
+  REQUIRE(got.has_value());
+  CHECK(got->has_value());
+}
+
+TEST_CASE("every injected failure names its kind and path, and nothing is lost") {
+  test::TempDir dir;
+  asio::thread_pool pool{2};
+  asio::io_context io;
+  LocalBackendOptions o;
+  o.root = dir.str();
+  auto local = make_local_backend(o, pool);
+  REQUIRE(local.has_value());
+  FaultyBackend b(std::move(*local));
+  dir.write("a.txt", "a\n");
+  dir.write("b.txt", "b\n");
+  const auto before = test::tree_state(dir.path());
+  struct Case {
+    FaultyBackend::Call call;
+    int err;
+    ErrorKind kind;
+  };
+  for (Case c : {Case{FaultyBackend::Call::kWrite, ENOSPC, ErrorKind::kIo},
+                 Case{FaultyBackend::Call::kWrite, EIO, ErrorKind::kIo},
+                 Case{FaultyBackend::Call::kWrite, EACCES, ErrorKind::kDenied},
+                 Case{FaultyBackend::Call::kRemove, EIO, ErrorKind::kIo},
+                 Case{FaultyBackend::Call::kRead, EIO, ErrorKind::kIo}}) {
+    CAPTURE(static_cast<int>(c.call));
+    CAPTURE(c.err);
+    b.inject({c.call, "a.txt", 0, 1, c.err, c.kind});
+    Result<void> r;
+    if (c.call == FaultyBackend::Call::kWrite) r = test::run(io, b.write(*b.resolve("a.txt"), "x"));
+    if (c.call == FaultyBackend::Call::kRemove) r = test::run(io, b.remove(*b.resolve("a.txt")));
+    if (c.call == FaultyBackend::Call::kRead) {
+      auto read = test::run(io, b.read(*b.resolve("a.txt")));
+      REQUIRE(read.has_error());
+      r = read.error();
+    }
+    REQUIRE(r.has_error());
+    CHECK(r.error().kind == c.kind);
+    CHECK(r.error().data["path"] == "a.txt");
+    CHECK(r.error().data["errno"] == errno_name(c.err));
+    CHECK(r.error().message.find("a.txt") != std::string::npos);
+    CHECK(test::tree_state(dir.path()) == before);
+  }
+  CHECK(b.failures() == 5);
+
+  // A rename failing part-way through a batch: the ops before it took effect,
+  // and the caller's undo of those brings back every byte.
+  b.inject({FaultyBackend::Call::kBatchWrite, "b.txt", 0, 1, EIO, ErrorKind::kIo});
+  std::vector<std::size_t> applied;
+  auto r = test::run(io, b.apply_batch({write_op(*b.resolve("a.txt"), "A\n"),
+                                        write_op(*b.resolve("b.txt"), "B\n")},
+                                       applied));
+  REQUIRE(r.has_error());
+  CHECK(r.error().data["path"] == "b.txt");
+  CHECK(applied == std::vector<std::size_t>{0});
+  CHECK(dir.read("a.txt") == "A\n");
+  CHECK(dir.read("b.txt") == "b\n");
+  REQUIRE(test::run(io, b.write(*b.resolve("a.txt"), "a\n")).has_value());
+  CHECK(test::tree_state(dir.path()) == before);
+}

@@ -1,0 +1,176 @@
+// Fuzz target 1: framing and the JSON-RPC message layer.
+//
+// The input is a byte stream as a client would send it; its first byte picks
+// the size of the chunks it is fed in. Invariants:
+// - the framer's lines are exactly the stream's non-blank lines (one trailing
+//   CR dropped), and a line over the limit is one oversize event;
+// - parse_message never throws, and never answers a line with internal;
+// - whatever parses re-renders: the message serialised again parses to the
+//   same type, id (type included), method, params and result; every reply editd
+//   would send for it (an error for an invalid line) parses as a response to
+//   the same id with the same kind;
+// - accepted messages nest at most kMaxNesting deep, and decoding their params
+//   for every method gives a value or invalid_params, with paths that pass
+//   path_problem.
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fuzz/fuzz_support.h"
+#include "protocol/framing.h"
+#include "protocol/message.h"
+#include "protocol/methods.h"
+#include "protocol/params.h"
+
+namespace {
+
+using namespace editd;
+using namespace editd::protocol;
+
+constexpr std::size_t kMaxLine = 4096;
+
+// What the framer must deliver for `stream`: nullopt stands for an oversize line.
+std::vector<std::optional<std::string>> expected_lines(std::string_view stream) {
+  std::vector<std::optional<std::string>> out;
+  while (!stream.empty()) {
+    std::size_t nl = stream.find('\n');
+    std::string_view line = stream.substr(0, nl);
+    stream.remove_prefix(nl == std::string_view::npos ? stream.size() : nl + 1);
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    if (line.size() > kMaxLine)
+      out.emplace_back(std::nullopt);
+    else if (line.find_first_not_of(" \t\r") != std::string_view::npos)
+      out.emplace_back(std::string(line));
+  }
+  return out;
+}
+
+std::size_t depth_of(const json& v) {
+  std::size_t deepest = 0;
+  if (v.is_structured())
+    for (const auto& e : v) deepest = std::max(deepest, depth_of(e));
+  return v.is_structured() ? deepest + 1 : 0;
+}
+
+bool same_id(const json& a, const json& b) { return a.type() == b.type() && a == b; }
+
+void check_paths(const json& params) {
+  auto check = [](const std::string& p) { FUZZ_CHECK(!path_problem(p), p); };
+  if (auto r = decode_read_text(params)) check(r->path);
+  if (auto r = decode_write_text(params)) check(r->path);
+  if (auto r = decode_create(params)) check(r->path);
+  if (auto r = decode_insert(params)) check(r->path);
+  if (auto r = decode_str_replace(params)) {
+    check(r->path);
+    FUZZ_CHECK(!r->old_text.empty(), params.dump());
+  }
+  if (auto r = decode_fingerprint(params)) check(r->path);
+  auto kinds_ok = [&](auto result) {
+    if (!result)
+      FUZZ_CHECK(result.error().kind == ErrorKind::kInvalidParams, result.error().message);
+  };
+  kinds_ok(decode_initialize(params));
+  kinds_ok(decode_read_text(params));
+  kinds_ok(decode_insert(params));
+  kinds_ok(decode_apply_patch(params));
+}
+
+// The reply editd sends for an invalid line is itself a well-formed response.
+void check_reply(const Incoming& in) {
+  const std::string reply = serialize(make_error(in.id, *in.error));
+  Incoming back = parse_message(reply);
+  FUZZ_CHECK(back.type == Incoming::Type::kResponse, reply);
+  FUZZ_CHECK(same_id(back.id, in.id), reply);
+  FUZZ_CHECK(back.error && back.error->kind == in.error->kind, reply);
+  FUZZ_CHECK(back.error->message == in.error->message, reply);
+}
+
+void check_message(const std::string& line) {
+  Incoming in = parse_message(line);
+  // A client's error may say internal; editd's own answers never do.
+  if (in.type == Incoming::Type::kInvalid)
+    FUZZ_CHECK(in.error && in.error->kind != ErrorKind::kInternal, line);
+  FUZZ_CHECK(in.id.is_null() || is_valid_id(in.id), in.id.dump());
+  switch (in.type) {
+    case Incoming::Type::kInvalid: {
+      FUZZ_CHECK(in.error.has_value(), line);
+      check_reply(in);
+      return;
+    }
+    case Incoming::Type::kRequest:
+    case Incoming::Type::kNotification: {
+      FUZZ_CHECK(in.params.is_object(), line);
+      FUZZ_CHECK(depth_of(in.params) + 1 <= kMaxNesting, line);
+      const bool request = in.type == Incoming::Type::kRequest;
+      const std::string again = serialize(request ? make_request(in.id, in.method, in.params)
+                                                  : make_notification(in.method, in.params));
+      Incoming back = parse_message(again);
+      FUZZ_CHECK(back.type == in.type, again);
+      FUZZ_CHECK(same_id(back.id, in.id), again);
+      FUZZ_CHECK(back.method == in.method, again);
+      FUZZ_CHECK(back.params == in.params, again);
+      check_paths(in.params);
+      if (request) {
+        Incoming reply;
+        reply.id = in.id;
+        reply.error = Error(ErrorKind::kMethodNotFound, "method not found: " + in.method);
+        check_reply(reply);
+      }
+      return;
+    }
+    case Incoming::Type::kResponse: {
+      if (!in.error) {
+        FUZZ_CHECK(depth_of(in.result) + 1 <= kMaxNesting, line);
+        const std::string again = serialize(make_result(in.id, in.result));
+        Incoming back = parse_message(again);
+        FUZZ_CHECK(back.type == Incoming::Type::kResponse && !back.error, again);
+        FUZZ_CHECK(same_id(back.id, in.id), again);
+        FUZZ_CHECK(back.result == in.result, again);
+      } else if (in.error->data.contains("code")) {
+        // The client's error object, as it was read.
+        json error = {{"code", in.error->data["code"]}, {"message", in.error->message}};
+        if (in.error->data.contains("data")) error["data"] = in.error->data["data"];
+        const std::string again =
+            serialize(json{{"jsonrpc", "2.0"}, {"id", in.id}, {"error", std::move(error)}});
+        Incoming back = parse_message(again);
+        FUZZ_CHECK(back.type == Incoming::Type::kResponse && back.error, again);
+        FUZZ_CHECK(same_id(back.id, in.id), again);
+        FUZZ_CHECK(back.error->kind == in.error->kind, again);
+        FUZZ_CHECK(back.error->message == in.error->message, again);
+        FUZZ_CHECK(back.error->data == in.error->data, again);
+      }
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size == 0) return 0;
+  std::string_view stream(reinterpret_cast<const char*>(data) + 1, size - 1);
+  const std::size_t chunk = 1 + data[0] % 97;
+
+  LineFramer framer(kMaxLine);
+  std::vector<std::optional<std::string>> lines;
+  LineFramer::Sink sink{[&](std::string l) { lines.emplace_back(std::move(l)); },
+                        [&](std::size_t limit) {
+                          FUZZ_CHECK(limit == kMaxLine, "oversize limit");
+                          lines.emplace_back(std::nullopt);
+                        }};
+  for (std::size_t at = 0; at < stream.size(); at += chunk) {
+    framer.feed(stream.substr(at, chunk), sink);
+    FUZZ_CHECK(framer.buffered() <= kMaxLine + 1, "the framer buffers at most one line");
+  }
+  framer.finish(sink);
+  FUZZ_CHECK(lines == expected_lines(stream), "framed lines differ from the stream's lines");
+
+  editd::fuzz::Budget budget("parse_message");
+  for (const auto& line : lines)
+    if (line) check_message(*line);
+  budget.check(size);
+  return 0;
+}
