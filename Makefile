@@ -5,6 +5,8 @@
 #   make bench  build and run the benchmarks (never part of the tests)
 #   make fuzz   run every fuzz target for FUZZ_SECONDS (default 60) each
 #   make sanitize-test   the whole test suite built with ASan and UBSan
+#   make install  cmake --install into $(DESTDIR)$(PREFIX) (default /usr/local)
+#   make deb      a Debian package (build/editd_VERSION_ARCH.deb) with CPack
 
 BUILD_DIR ?= build
 BUILD_TYPE ?= RelWithDebInfo
@@ -21,10 +23,12 @@ SANITIZE_CXX_FLAGS ?= -O1 -g1
 DEBIAN_PACKAGES := cmake g++ make pkg-config libboost1.81-dev nlohmann-json3-dev \
                    libspdlog-dev libfmt-dev libxxhash-dev doctest-dev \
                    clang libclang-rt-14-dev llvm
+PREFIX ?= /usr/local
+DESTDIR ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps configure build run acp-client-deps test bench clean fuzz-build fuzz fuzz-smoke \
-        sanitize-test
+        sanitize-test install deb
 
 all: build
 
@@ -92,8 +96,18 @@ sanitize-test: deps acp-client-deps $(SANITIZE_BUILD_DIR)/CMakeCache.txt
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j$(JOBS) --timeout 600
 
+# dpkg-shlibdeps (dpkg-dev) reads the package's dependencies off the binary.
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD_DIR) --prefix "$(PREFIX)"
+
+deb: build
+	@dpkg -s dpkg-dev >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends dpkg-dev; }
+	cd $(BUILD_DIR) && cpack -G DEB
+
 bench: build
 	bench/run.sh $(BUILD_DIR)
 
 clean:
 	rm -rf $(BUILD_DIR) $(FUZZ_BUILD_DIR) $(SANITIZE_BUILD_DIR)
+

@@ -4,6 +4,9 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <boost/asio/use_future.hpp>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <iterator>
 
@@ -29,16 +32,27 @@ void print_summary(const protocol::ApplyPatchResult& r, std::ostream& out) {
 
 }  // namespace
 
-int run_apply_patch(const ServerOptions& options, const std::optional<std::string>& patch) {
+int run_apply_patch(const CommandLine& cl) {
+  const ServerOptions& options = cl.options;
   protocol::ApplyPatchParams params;
-  if (patch) {
-    params.patch = *patch;
+  if (cl.patch) {
+    params.patch = *cl.patch;
+  } else if (cl.patch_file && *cl.patch_file != "-") {
+    std::ifstream in(*cl.patch_file, std::ios::binary);
+    if (!in) {
+      std::cerr << "editd apply-patch: cannot read the patch file " << *cl.patch_file << ": "
+                << std::strerror(errno) << "\n";
+      return 2;
+    }
+    params.patch.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
   } else {
     params.patch.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  }
-  if (params.patch.empty()) {
-    std::cerr << "editd apply-patch: no patch (give it as the argument or on stdin)\n";
-    return 2;
+    // Codex's usage error: an empty argument is a patch (and refused), empty stdin is not.
+    if (params.patch.empty()) {
+      std::cerr << "editd apply-patch: no patch on stdin (usage: editd apply-patch 'PATCH', "
+                   "editd apply-patch -f FILE, or echo 'PATCH' | editd apply-patch)\n";
+      return 2;
+    }
   }
 
   boost::asio::io_context io(1);

@@ -1,7 +1,8 @@
-// `editd apply-patch [--root DIR] [PATCH]`: apply_patch without a server.
+// `editd apply-patch [--root DIR] [PATCH | -- PATCH | -f FILE | -]`:
+// apply_patch without a server.
 //
 // A stand-in for Codex's `apply_patch` command for agents that shell out to
-// it: the patch comes from the argument or stdin, is applied to DIR (default
+// it: the patch comes from the argument, a file or stdin, is applied to DIR (default
 // the current directory) through the same operation the server runs (all or
 // nothing), and the output is Codex's: "Success. Updated the following files:"
 // then one "A path", "M path" or "D path" line per file on stdout, or the error
@@ -16,7 +17,7 @@
 namespace editd {
 
 // Returns the process exit status: 0 applied, 1 refused (nothing changed),
-// 2 a usage error.
-int run_apply_patch(const ServerOptions& options, const std::optional<std::string>& patch);
+// 2 a usage error (no patch on stdin, a patch file that cannot be read).
+int run_apply_patch(const CommandLine& cl);
 
 }  // namespace editd

@@ -9,7 +9,9 @@
 #include <spdlog/spdlog.h>
 
 #include "server/apply_patch_command.h"
+#include "server/commit.h"
 #include "server/options.h"
+#include "server/probe.h"
 #include "server/server.h"
 
 int main(int argc, char** argv) {
@@ -36,10 +38,13 @@ int main(int argc, char** argv) {
       std::cout << kUsage;
       return 0;
     case CommandLine::Mode::kVersion:
-      std::cout << "editd " << EDITD_VERSION << "\n";
+      std::cout << "editd " << EDITD_VERSION << " (commit " << EDITD_COMMIT << ")\n";
       return 0;
+    case CommandLine::Mode::kProbe:
+      code = run_probe(cl->probe);
+      break;
     case CommandLine::Mode::kApplyPatch:
-      code = run_apply_patch(cl->options, cl->patch);
+      code = run_apply_patch(*cl);
       break;
     case CommandLine::Mode::kServe:
       code = run_server(cl->options);

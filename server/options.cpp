@@ -10,7 +10,12 @@ namespace editd {
 
 const char* const kUsage =
     "usage: editd [options]                 serve JSON-RPC on stdio (or --listen)\n"
-    "       editd apply-patch [--root DIR] [PATCH]   apply a patch (argument or stdin)\n"
+    "       editd apply-patch [--root DIR] [PATCH | -- PATCH | -f FILE | -]\n"
+    "                                       apply a patch given as the argument, in FILE, or\n"
+    "                                       on stdin (no PATCH, or -); exit 0 applied, 1 refused,\n"
+    "                                       2 usage\n"
+    "       editd probe unix:PATH|tcp:[HOST:]PORT [--token-file F] [--timeout SECONDS]\n"
+    "                                       health check: exit 0 when editd answers initialize\n"
     "\n"
     "options:\n"
     "  --root DIR                 the directory edits are confined to (default: .)\n"
@@ -75,9 +80,53 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "apply-patch") {
     cl.mode = CommandLine::Mode::kApplyPatch;
     i = 2;
+  } else if (argc > 1 && std::string_view(argv[1]) == "probe") {
+    cl.mode = CommandLine::Mode::kProbe;
+    i = 2;
   }
+  const bool apply_patch = cl.mode == CommandLine::Mode::kApplyPatch;
+  // apply-patch takes one patch: an argument, the one after --, -f FILE or - (stdin).
+  auto take_patch = [&](std::string patch, bool from_file) -> Result<void> {
+    if (cl.patch || cl.patch_file)
+      return usage_error("apply-patch accepts exactly one patch (an argument, -f FILE or -)");
+    if (from_file)
+      cl.patch_file = std::move(patch);
+    else
+      cl.patch = std::move(patch);
+    return {};
+  };
   for (; i < argc; ++i) {
     std::string_view arg = argv[i];
+    if (apply_patch) {
+      // A patch is never mistaken for an option: one that starts with '-' (a
+      // unified diff's "--- a/f") spans lines; a one-line one goes after --.
+      if (arg == "--") {
+        if (i + 1 >= argc) return usage_error("apply-patch: -- must be followed by the patch");
+        if (i + 2 < argc) return usage_error("apply-patch accepts exactly one patch after --");
+        if (auto ok = take_patch(argv[++i], false); !ok) return ok.error();
+        continue;
+      }
+      if (arg == "-" || arg == "-f" || arg == "--file") {
+        std::string file = "-";
+        if (arg != "-") {
+          if (i + 1 >= argc) return usage_error(std::string(arg) + " needs a file name");
+          file = argv[++i];
+        }
+        if (auto ok = take_patch(file, true); !ok) return ok.error();
+        continue;
+      }
+      if (!arg.starts_with('-') || arg.find('\n') != std::string_view::npos) {
+        if (auto ok = take_patch(std::string(arg), false); !ok) return ok.error();
+        continue;
+      }
+    }
+    if (cl.mode == CommandLine::Mode::kProbe && !arg.starts_with('-')) {
+      if (!cl.probe.address.empty()) return usage_error("probe takes one address");
+      if (!arg.starts_with("unix:") && !arg.starts_with("tcp:"))
+        return usage_error("probe takes unix:PATH or tcp:[HOST:]PORT, got '" + std::string(arg) + "'");
+      cl.probe.address = std::string(arg);
+      continue;
+    }
     std::string value;
     std::string_view flag = arg;
     bool inline_value = false;
@@ -161,12 +210,22 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       EDITD_NEED(v);
       if (v != "never" && v != "ask") return usage_error("--approve must be never or ask");
       o.approve = v;
-    } else if (cl.mode == CommandLine::Mode::kApplyPatch && !arg.starts_with("--") && !cl.patch) {
-      cl.patch = std::string(arg);
+    } else if (cl.mode == CommandLine::Mode::kProbe && flag == "--timeout") {
+      EDITD_NEED(v);
+      auto timeout = parse_seconds(flag, v);
+      if (!timeout) return timeout.error();
+      cl.probe.timeout = *timeout;
+    } else if (apply_patch) {
+      return usage_error("apply-patch: unknown option '" + std::string(arg) +
+                         "' (a one-line patch that starts with '-' goes after --; see --help)");
     } else {
       return usage_error("unknown option '" + std::string(arg) + "' (see --help)");
     }
 #undef EDITD_NEED
+  }
+  if (cl.mode == CommandLine::Mode::kProbe) {
+    if (cl.probe.address.empty()) return usage_error("probe needs an address: unix:PATH or tcp:[HOST:]PORT");
+    cl.probe.token_file = o.token_file;
   }
   return cl;
 }

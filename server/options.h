@@ -10,6 +10,7 @@
 #include "backends/local_backend.h"
 #include "edit/match.h"
 #include "protocol/error.h"
+#include "server/probe.h"
 
 namespace editd {
 
@@ -36,10 +37,14 @@ struct ServerOptions {
 };
 
 struct CommandLine {
-  enum class Mode { kServe, kApplyPatch, kHelp, kVersion };
+  enum class Mode { kServe, kApplyPatch, kProbe, kHelp, kVersion };
   Mode mode = Mode::kServe;
   ServerOptions options;
-  std::optional<std::string> patch;  // apply-patch: the patch argument, else stdin
+  // apply-patch: the patch given as an argument, or the file it is in ("-":
+  // stdin); neither: stdin.
+  std::optional<std::string> patch;
+  std::optional<std::string> patch_file;
+  ProbeOptions probe;  // probe: its address; --token-file and --timeout
 };
 
 // The local backend's share of the options.

@@ -319,6 +319,8 @@ class Server {
   std::vector<std::string> unix_paths_;
 };
 
+}  // namespace
+
 Result<std::string> read_token(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return Error(ErrorKind::kNotFound, "--token-file " + path + ": cannot be read");
@@ -329,8 +331,6 @@ Result<std::string> read_token(const std::string& path) {
   if (token.empty()) return Error(ErrorKind::kInvalidParams, "--token-file " + path + " is empty");
   return token;
 }
-
-}  // namespace
 
 int run_server(const ServerOptions& options) {
   ::signal(SIGPIPE, SIG_IGN);

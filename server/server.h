@@ -65,6 +65,9 @@ class ServerContext {
 // Runs the server until it is told to stop; returns the process exit code.
 int run_server(const ServerOptions& options);
 
+// The contents of a --token-file, without its final line break; not empty.
+Result<std::string> read_token(const std::string& path);
+
 // Where a detached coroutine ends: an exception there is a bug, logged.
 void log_failure(const char* what, std::exception_ptr e);
 

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "edit/patch_seek.h"
+#include "support/conformance.h"
 
 using namespace editd;
 using namespace editd::patch;
@@ -793,7 +794,7 @@ void load_tree(const fs::path& root, Tree& files, std::vector<std::string>& dirs
 
 }  // namespace
 
-TEST_CASE("every Codex conformance scenario ends with the expected tree") {
+TEST_CASE("every Codex conformance scenario ends with the expected tree" * doctest::test_suite("conformance")) {
   // Scenarios where Codex exits with an error, and the error editd gives.
   const std::map<std::string, ErrorKind> failing = {
       {"005_rejects_empty_patch", ErrorKind::kPatchParse},
@@ -805,7 +806,9 @@ TEST_CASE("every Codex conformance scenario ends with the expected tree") {
       {"013_rejects_invalid_hunk_header", ErrorKind::kPatchParse},
       {"015_failure_after_partial_success_leaves_changes", ErrorKind::kNotFound},
   };
-  const fs::path root = fs::path(EDITD_CONFORMANCE_DIR) / "codex-apply-patch" / "scenarios";
+  const auto data = editd::test::conformance_dir("codex-apply-patch");
+  if (!data) return;
+  const fs::path root = *data / "scenarios";
   REQUIRE(fs::is_directory(root));
   std::vector<fs::path> scenarios;
   for (const auto& entry : fs::directory_iterator(root))

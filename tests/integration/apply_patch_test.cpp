@@ -4,6 +4,7 @@
 
 #include <map>
 
+#include "support/conformance.h"
 #include "support/process.h"
 
 using namespace editd::test;
@@ -28,26 +29,12 @@ std::map<std::string, std::string> snapshot(const fs::path& root) {
   return out;
 }
 
-struct Run {
-  int code = -1;
-  std::string out, err;
-};
-
 // `editd apply-patch ARGS...` in `cwd`, with `input` on stdin.
 Run apply_patch_command(const std::vector<std::string>& args, const fs::path& cwd,
                         const std::string& input = "") {
   std::vector<std::string> argv{"apply-patch"};
   argv.insert(argv.end(), args.begin(), args.end());
-  Process p(EDITD_BINARY, argv, cwd.string());
-  if (!input.empty()) p.write_raw(input);
-  p.close_stdin();
-  Run r;
-  while (auto line = p.read_line()) r.out += *line + "\n";
-  auto code = p.wait();
-  REQUIRE(code.has_value());
-  r.code = *code;
-  r.err = p.stderr_text();
-  return r;
+  return run_editd(argv, cwd.string(), input);
 }
 
 std::string slurp(const fs::path& p) {
@@ -59,8 +46,10 @@ std::string slurp(const fs::path& p) {
 
 }  // namespace
 
-TEST_CASE("every Codex scenario applied by `editd apply-patch` ends with the expected tree") {
-  const fs::path root = fs::path(EDITD_CONFORMANCE_DIR) / "codex-apply-patch" / "scenarios";
+TEST_CASE("every Codex scenario applied by `editd apply-patch` ends with the expected tree" * doctest::test_suite("conformance")) {
+  const auto data = editd::test::conformance_dir("codex-apply-patch");
+  if (!data) return;
+  const fs::path root = *data / "scenarios";
   REQUIRE(fs::is_directory(root));
   std::vector<fs::path> scenarios;
   for (const auto& e : fs::directory_iterator(root))
@@ -266,4 +255,71 @@ TEST_CASE("--require-read applies to every existing file a patch touches") {
   // What the patch wrote counts as known: a follow-up edit needs no new read.
   p.ok("str_replace", {{"path", "n.txt"}, {"oldText", "n"}, {"newText", "N"}});
   p.ok("str_replace", {{"path", "a.txt"}, {"oldText", "A"}, {"newText", "AA"}});
+}
+
+TEST_CASE("`editd apply-patch` takes the patch as an argument even when it starts with '-'") {
+  // What `diff -u` writes: the patch's first line is "--- a/f.txt".
+  const std::string unified = "--- a/f.txt\n+++ b/f.txt\n@@ -1,2 +1,2 @@\n a\n-b\n+B\n";
+  const std::string summary = "Success. Updated the following files:\nM f.txt\n";
+  struct Way {
+    std::string name;
+    std::vector<std::string> args;
+    std::string stdin_text;
+  };
+  TempDir files;
+  files.write("p.diff", unified);
+  const std::vector<Way> ways = {
+      {"argument", {unified}, ""},
+      {"after --", {"--", unified}, ""},
+      {"-f FILE", {"-f", (files.path() / "p.diff").string()}, ""},
+      {"--file FILE", {"--file", (files.path() / "p.diff").string()}, ""},
+      {"-f - (stdin)", {"-f", "-"}, unified},
+      {"- (stdin)", {"-"}, unified},
+      {"stdin", {}, unified},
+      {"--root then the argument", {"--root", "ROOT", unified}, ""},
+  };
+  for (const Way& way : ways) {
+    CAPTURE(way.name);
+    TempDir work;
+    work.write("f.txt", "a\nb\n");
+    std::vector<std::string> args = way.args;
+    for (auto& a : args)
+      if (a == "ROOT") a = work.str();
+    Run r = apply_patch_command(args, work.path(), way.stdin_text);
+    CAPTURE(r.err);
+    CHECK(r.code == 0);
+    CHECK(r.out == summary);
+    CHECK(work.read("f.txt") == "a\nB\n");
+  }
+}
+
+TEST_CASE("`editd apply-patch` usage errors exit 2 and change nothing; a refused patch exits 1") {
+  TempDir work;
+  work.write("f.txt", "a\n");
+  const std::string patch = "*** Begin Patch\n*** Update File: f.txt\n@@\n-a\n+A\n*** End Patch\n";
+  struct Usage {
+    std::vector<std::string> args;
+    std::string stdin_text, says;
+  };
+  const std::vector<Usage> usages = {
+      {{"-x"}, "", "unknown option '-x'"},
+      {{patch, patch}, "", "exactly one patch"},
+      {{"-f", (work.path() / "missing.diff").string()}, "", "cannot read the patch file"},
+      {{"-f"}, "", "-f needs a file name"},
+      {{"--"}, "", "must be followed by the patch"},
+      {{}, "", "no patch on stdin"},
+  };
+  for (const Usage& u : usages) {
+    CAPTURE(u.says);
+    Run r = apply_patch_command(u.args, work.path(), u.stdin_text);
+    CHECK(r.code == 2);
+    CHECK(r.out.empty());
+    CHECK(r.err.find(u.says) != std::string::npos);
+    CHECK(work.read("f.txt") == "a\n");
+  }
+  // An empty argument is a patch, and not a valid one (as with Codex).
+  Run empty = apply_patch_command({""}, work.path());
+  CHECK(empty.code == 1);
+  CHECK(empty.err.find("invalid patch") != std::string::npos);
+  CHECK(work.read("f.txt") == "a\n");
 }

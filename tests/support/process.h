@@ -220,6 +220,28 @@ class Process {
   std::int64_t next_id_ = 1;
 };
 
+// What a command run to its end printed, and its exit status.
+struct Run {
+  int code = -1;
+  std::string out, err;
+};
+
+// `editd ARGS...` in `cwd` (the current directory when empty), with `input` on
+// stdin, run to its end.
+inline Run run_editd(const std::vector<std::string>& args, const std::string& cwd = "",
+                     const std::string& input = "") {
+  Process p(EDITD_BINARY, args, cwd);
+  if (!input.empty()) p.write_raw(input);
+  p.close_stdin();
+  Run r;
+  while (auto line = p.read_line()) r.out += *line + "\n";
+  auto code = p.wait();
+  REQUIRE(code.has_value());
+  r.code = *code;
+  r.err = p.stderr_text();
+  return r;
+}
+
 // editd serving `root` on stdio.
 inline Process spawn_editd(const TempDir& root, std::vector<std::string> extra = {}) {
   std::vector<std::string> args{"--root", root.str()};
