@@ -1,7 +1,9 @@
 #include "server/server.h"
 
+#include <errno.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include <boost/asio/as_tuple.hpp>
@@ -215,15 +217,31 @@ class Server {
         return Error(ErrorKind::kExists, "--listen unix:" + path + ": a file that is not a socket exists there");
       ::unlink(path.c_str());
     }
+    // The socket is bound and listening under a temporary name, then renamed to
+    // PATH: a client (or a health check) that sees PATH can connect, never
+    // catching the moment between bind() and listen(). A PATH too long for the
+    // temporary name is bound in place.
+    std::string staged = path + ".new";
+    if (staged.size() >= sizeof(sockaddr_un::sun_path)) staged = path;
+    if (staged != path && ::lstat(staged.c_str(), &st) == 0) {
+      if (!S_ISSOCK(st.st_mode))
+        return Error(ErrorKind::kExists, "--listen unix:" + path + ": " + staged + " is in the way");
+      ::unlink(staged.c_str());
+    }
     auto acceptor = std::make_unique<stream_protocol::acceptor>(ctx_.io());
     boost::system::error_code ec;
     acceptor->open(stream_protocol(), ec);
     mode_t old = ::umask(0177);  // the socket is created with mode 0600
-    if (!ec) acceptor->bind(stream_protocol::endpoint(path), ec);
+    if (!ec) acceptor->bind(stream_protocol::endpoint(staged), ec);
     ::umask(old);
     if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
-    if (ec) return Error(ErrorKind::kIo, "--listen unix:" + path + ": " + ec.message());
-    ::chmod(path.c_str(), 0600);
+    if (!ec) ::chmod(staged.c_str(), 0600);
+    if (!ec && staged != path && ::rename(staged.c_str(), path.c_str()) != 0)
+      ec.assign(errno, boost::system::system_category());
+    if (ec) {
+      ::unlink(staged.c_str());
+      return Error(ErrorKind::kIo, "--listen unix:" + path + ": " + ec.message());
+    }
     spdlog::info("listening on unix:{}", path);
     unix_paths_.push_back(path);
     pauses_.push_back(std::make_unique<asio::steady_timer>(ctx_.io()));
