@@ -22,7 +22,7 @@ FUZZ_SMOKE_SECONDS ?= 4
 SANITIZE_CXX_FLAGS ?= -O1 -g1
 DEBIAN_PACKAGES := cmake g++ make pkg-config libboost1.81-dev nlohmann-json3-dev \
                    libspdlog-dev libfmt-dev libxxhash-dev doctest-dev \
-                   clang libclang-rt-14-dev llvm
+                   clang libclang-rt-14-dev llvm python3
 PREFIX ?= /usr/local
 DESTDIR ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
@@ -111,3 +111,33 @@ bench: build
 clean:
 	rm -rf $(BUILD_DIR) $(FUZZ_BUILD_DIR) $(SANITIZE_BUILD_DIR)
 
+# --- The container image (Dockerfile, deploy/) and the package install test ----------------------
+#   make image       build the image $(IMAGE) with podman or docker (on this machine: the
+#                    podman wrapper in $(CONTAINER_DIR), making debian:bookworm-slim first)
+#   make image-test  build the image and test it for real: edit through its socket, health
+#                    check, SIGTERM (minutes; not part of make test)
+#   make deb-test    apt-get install build/editd_*.deb in a fresh debian:bookworm-slim
+IMAGE ?= localhost/editd
+CONTAINER_DIR ?= ../shared/container
+CONTAINER_TOOL ?= $(shell command -v podman >/dev/null 2>&1 && echo podman || echo docker)
+# The build context has no .git: the commit for `editd --version` goes in as a build argument.
+IMAGE_COMMIT = $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell \
+  git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo -dirty)
+
+.PHONY: image image-test deb-test
+
+# BUILDAH_FORMAT=docker: podman's default OCI format has no HEALTHCHECK (docker ignores it).
+image:
+	@if [ -x $(CONTAINER_DIR)/build.sh ]; then \
+	  $(CONTAINER_DIR)/make-base-image.sh && \
+	  BUILDAH_FORMAT=docker $(CONTAINER_DIR)/build.sh . $(IMAGE); \
+	else \
+	  BUILDAH_FORMAT=docker $(CONTAINER_TOOL) build --build-arg EDITD_COMMIT=$(IMAGE_COMMIT) \
+	    -t $(IMAGE) .; \
+	fi
+
+image-test:
+	IMAGE=$(IMAGE) CONTAINER_DIR=$(CONTAINER_DIR) tests/image/image_test.sh
+
+deb-test: deb
+	CONTAINER_DIR=$(CONTAINER_DIR) tests/image/deb_test.sh
