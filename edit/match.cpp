@@ -173,6 +173,10 @@ struct Hit {
   std::size_t end = 0;
   std::string replacement;
   std::size_t line = 0;  // 1-based line of `begin`
+  // The region was found, but its replacement cannot be written safely (say,
+  // newText's indentation cannot be mapped onto the file's): reported unless
+  // the call is refused as ambiguous first.
+  std::optional<Error> refusal;
 };
 
 // Every non-overlapping occurrence of `needle`, left to right, in one pass.
@@ -187,7 +191,7 @@ std::vector<Hit> find_exact(std::string_view text, std::string_view needle,
     auto at = static_cast<std::size_t>(static_cast<const char*>(p) - text.data());
     line += count_newlines(text.substr(counted, at - counted));
     counted = at;
-    hits.push_back({at, at + needle.size(), std::string(replacement), line});
+    hits.push_back({at, at + needle.size(), std::string(replacement), line, std::nullopt});
     pos = at + needle.size();
   }
   return hits;
@@ -398,7 +402,15 @@ class Ladder {
     const std::size_t k = o.size();
     Lines f(lines.begin() + static_cast<std::ptrdiff_t>(start),
             lines.begin() + static_cast<std::ptrdiff_t>(start + k));
-    Reindenter reindent(o, f, n);
+    Hit hit;
+    hit.begin = file_.offset(start);
+    hit.end = file_.line_end(start + k - 1);
+    hit.line = start + 1;
+    auto added = reindent(Window{lines, start, o}, n, blocks);
+    if (!added) {
+      hit.refusal = std::move(added.error());
+      return hit;
+    }
     std::string out;
     bool first = true;
     auto emit = [&](std::string_view line) {
@@ -406,18 +418,14 @@ class Ladder {
       out += line;
       first = false;
     };
-    std::size_t a = 0;
+    std::size_t a = 0, next = 0;
     for (const diff::Block& b : blocks) {
       while (a < b.a_begin) emit(f[a++]);
-      for (std::size_t j = b.b_begin; j < b.b_end; ++j) emit(reindent.apply(n[j]));
+      for (std::size_t j = b.b_begin; j < b.b_end; ++j) emit((*added)[next++]);
       a = b.a_end;
     }
     while (a < k) emit(f[a++]);
 
-    Hit hit;
-    hit.begin = file_.offset(start);
-    hit.end = file_.line_end(start + k - 1);
-    hit.line = start + 1;
     if (old_nl && !new_nl && hit.end < file_.text().size()) ++hit.end;  // the newline goes too
     if (!old_nl && new_nl) out += '\n';
     hit.replacement = std::move(out);
@@ -482,7 +490,7 @@ class Ladder {
     }
     if (starts.size() != 1) {
       for (std::size_t s : starts)
-        r.hits.push_back({file_.offset(s), file_.line_end(s + k - 1), "", s + 1});
+        r.hits.push_back({file_.offset(s), file_.line_end(s + k - 1), "", s + 1, std::nullopt});
       return r;
     }
     const std::size_t s = starts.front();
