@@ -655,7 +655,17 @@ Result<Plan> decide(std::string_view text, LadderResult& found, const Request& r
                      "replaceAll to replace every one",
                  std::move(data));
   }
+  for (const Hit& h : hits)
+    if (h.refusal) return *h.refusal;
   return build_plan(text, hits, tier_name);
+}
+
+// Whether every hit starts at the start of a line and ends at the end of one.
+bool whole_lines(std::string_view text, const std::vector<Hit>& hits) {
+  return std::all_of(hits.begin(), hits.end(), [&](const Hit& h) {
+    return (h.begin == 0 || text[h.begin - 1] == '\n') &&
+           (h.end == text.size() || text[h.end] == '\n' || text[h.end - 1] == '\n');
+  });
 }
 
 }  // namespace
@@ -677,43 +687,49 @@ Result<Plan> plan_replace(const Request& request) {
   if (found.tier != nullptr) return decide(request.text, found, request, found.tier->name);
 
   std::vector<std::string> hints;
-  const Numbering numbered = numbering(request.old_text);
+  const std::optional<View> view = numbered_view(request.old_text);
   std::string_view needle = request.old_text;
   std::string stripped_old;
-  if (numbered == Numbering::kEvery && mode != Mode::kExact) {
+  if (view && mode != Mode::kExact) {
     stripped_old = strip_numbers(request.old_text);
     needle = stripped_old;
-    const Numbering new_numbered = numbering(request.new_text);
-    if (new_numbered == Numbering::kSome && !text::split_lines(request.new_text).empty()) {
+    const NewTextNumbers new_numbers = new_text_numbers(request.new_text, *view);
+    if (new_numbers == NewTextNumbers::kRefuse) {
       hints.push_back(
-          "oldText carries line-number prefixes (\"12: \" or \"12\\t\") on every line, but "
-          "newText only on some: send both without line numbers");
+          "oldText carries line-number prefixes (\"12:\", \"12\\t\" or \"12\u2192\") on every "
+          "line, but newText carries them only on some lines, or numbered from another line: send "
+          "both without line numbers");
     } else {
-      std::string stripped_new = new_numbered == Numbering::kNone ? std::string(request.new_text)
-                                                                  : strip_numbers(request.new_text);
+      std::string stripped_new = new_numbers == NewTextNumbers::kStrip
+                                     ? strip_numbers(request.new_text)
+                                     : std::string(request.new_text);
       if (stripped_old != stripped_new) {
+        // A view copies whole lines: the exact tier, which matches inside a
+        // line, does not run, and a hit must span whole lines.
         Ladder unnumbered(file, stripped_old, stripped_new);
         LadderResult again = run_ladder(unnumbered, [&](const TierInfo& t) {
-          return mode_runs(mode, t) && !(t.loose && unnumbered.is_short());
+          return t.id != TierId::kExact && mode_runs(mode, t) &&
+                 !(t.loose && unnumbered.is_short());
         });
         if (again.tier != nullptr && again.result.refusal) return *again.result.refusal;
-        if (again.tier != nullptr) return decide(request.text, again, request, "line_numbers");
+        if (again.tier != nullptr && whole_lines(request.text, again.result.hits))
+          return decide(request.text, again, request, "line_numbers");
       }
       hints.push_back(
-          "oldText carries line-number prefixes (\"12: \" or \"12\\t\") on every line; without "
-          "them it was not found either");
+          "oldText carries line-number prefixes (\"12:\", \"12\\t\" or \"12\u2192\") on every "
+          "line; without them it was not found either");
     }
-  } else if (numbered == Numbering::kEvery) {
+  } else if (view) {
     hints.push_back(
-        "every line of oldText starts with a line number (\"12: \" or \"12\\t\"), as copied from "
-        "a numbered view; the file does not contain those numbers: send oldText and newText "
-        "without them");
-  } else if (numbered == Numbering::kSome && non_blank_chars(request.old_text) > 0) {
+        "every line of oldText starts with a line number (\"12:\", \"12\\t\" or \"12\u2192\"), "
+        "as copied from a numbered view; the file does not contain those numbers: send oldText "
+        "and newText without them");
+  } else if (some_line_numbered(request.old_text) && non_blank_chars(request.old_text) > 0) {
     Lines l = text::split_lines(request.old_text);
     if (l.size() > 1)
       hints.push_back(
-          "some lines of oldText start with a line number (\"12: \" or \"12\\t\"): if they were "
-          "copied from a numbered view, send oldText without them");
+          "some lines of oldText start with a line number (\"12:\", \"12\\t\" or \"12\u2192\"): "
+          "if they were copied from a numbered view, send oldText without them");
   }
 
   if (!trim(request.new_text).empty()) {

@@ -51,3 +51,37 @@ TEST_CASE("re-indentation: nesting under a match takes the file's step, and a gu
   CHECK(e["data"]["hint"].get<std::string>().find("exact indentation") != std::string::npos);
   CHECK(root.read("todo.md") == md);
 }
+
+TEST_CASE("line-number prefixes: grep -n and cat -n views are stripped as written, times are text") {
+  TempDir root;
+  const std::string py = "def f(y):\n    x = 1\n    y = 2\n    return x\n";
+  const std::string md = "# Day\n\n- standup\n- lunch\n";
+  const std::string json_file = "{\n  \"at\": \"00 standup\",\n  \"then\": \"00 lunch\"\n}\n";
+  root.write("f.py", py);
+  root.write("day.md", md);
+  root.write("at.json", json_file);
+  auto p = spawn_editd(root);
+
+  json r = p.ok("str_replace", {{"path", "f.py"},
+                                {"oldText", "2:    x = 1\n3:    y = 2"},
+                                {"newText", "2:    x = 1\n3:    if y:\n4:        y = 3"}});
+  CHECK(r["matchedBy"] == "line_numbers");
+  CHECK(root.read("f.py") == "def f(y):\n    x = 1\n    if y:\n        y = 3\n    return x\n");
+
+  r = p.ok("str_replace", {{"path", "f.py"},
+                           {"oldText", "     4\t        y = 3\n     5\t    return x"},
+                           {"newText", "     4\t        y = 3\n     5\t    return x + y"}});
+  CHECK(r["matchedBy"] == "line_numbers");
+  CHECK(root.read("f.py") == "def f(y):\n    x = 1\n    if y:\n        y = 3\n    return x + y\n");
+
+  p.ok("str_replace", {{"path", "day.md"},
+                       {"oldText", "3:- standup\n4:- lunch"},
+                       {"newText", "10:00 standup\n11:00 lunch"}});
+  CHECK(root.read("day.md") == "# Day\n\n10:00 standup\n11:00 lunch\n");
+
+  json e = p.fails("str_replace", {{"path", "at.json"},
+                                   {"oldText", "10:00 standup\",\n11:  \"then\": \"00 lunch\""},
+                                   {"newText", "x"}});
+  CHECK(e["data"]["kind"] == "no_match");
+  CHECK(root.read("at.json") == json_file);
+}
