@@ -427,3 +427,48 @@ TEST_CASE("reindent maps the lines of each block and keeps blank lines as writte
   REQUIRE(lines.has_value());
   CHECK(*lines == std::vector<std::string>{"  ", "    if a:", "        b = 2"});
 }
+
+// --- Two steps deeper, through both maps at once.
+
+TEST_CASE("typescript: a model's 4-space lines two levels deeper land two 2-space steps deeper") {
+  const std::string file =
+      "function f(xs: number[]) {\n"
+      "  for (const x of xs) {\n"
+      "    use(x);\n"
+      "  }\n"
+      "}\n";
+  CHECK(edited(file, "for (const x of xs) {\n    use(x);\n}",
+               "for (const x of xs) {\n    use(x);\n    if (x > 0) {\n        log(x);\n    }\n}") ==
+        "function f(xs: number[]) {\n"
+        "  for (const x of xs) {\n"
+        "    use(x);\n"
+        "    if (x > 0) {\n"
+        "      log(x);\n"
+        "    }\n"
+        "  }\n"
+        "}\n");
+}
+
+TEST_CASE("c: a tab-indented file gets tabs for a model's 4-space nesting") {
+  const std::string file =
+      "int f(int x)\n"
+      "{\n"
+      "\tif (x) {\n"
+      "\t\treturn 1;\n"
+      "\t}\n"
+      "\treturn 0;\n"
+      "}\n";
+  CHECK(edited(file, "    if (x) {\n        return 1;\n    }",
+               "    if (x) {\n        if (x > 1) {\n            return 2;\n        }\n"
+               "        return 1;\n    }") ==
+        "int f(int x)\n"
+        "{\n"
+        "\tif (x) {\n"
+        "\t\tif (x > 1) {\n"
+        "\t\t\treturn 2;\n"
+        "\t\t}\n"
+        "\t\treturn 1;\n"
+        "\t}\n"
+        "\treturn 0;\n"
+        "}\n");
+}
