@@ -85,3 +85,34 @@ TEST_CASE("line-number prefixes: grep -n and cat -n views are stripped as writte
   CHECK(e["data"]["kind"] == "no_match");
   CHECK(root.read("at.json") == json_file);
 }
+
+TEST_CASE("re-indentation: a line shallower than the match loses one step, in tabs") {
+  TempDir root;
+  root.write("main.go", "func main() {\n\tfor i := 0; i < 3; i++ {\n\t\tfmt.Println(i)\n\t}\n}\n");
+  auto p = spawn_editd(root);
+  p.ok("str_replace", {{"path", "main.go"},
+                       {"oldText", "        fmt.Println(i)\n    }"},
+                       {"newText", "        fmt.Println(i)\n    }\n    fmt.Println(\"done\")"}});
+  CHECK(root.read("main.go") ==
+        "func main() {\n\tfor i := 0; i < 3; i++ {\n\t\tfmt.Println(i)\n\t}\n"
+        "\tfmt.Println(\"done\")\n}\n");
+}
+
+TEST_CASE("line-number prefixes: Claude Code's arrow view, and YAML keys that look numbered") {
+  TempDir root;
+  root.write("a.ts", "export function f() {\n  return 1;\n}\n");
+  root.write("api.yaml", "responses:\n  default:\n    description: error\n");
+  auto p = spawn_editd(root);
+  json r = p.ok("str_replace", {{"path", "a.ts"},
+                                {"oldText", "     1\xE2\x86\x92" "export function f() {\n     2\xE2\x86\x92  return 1;"},
+                                {"newText", "     1\xE2\x86\x92" "export function f() {\n     2\xE2\x86\x92  return 2;"}});
+  CHECK(r["matchedBy"] == "line_numbers");
+  CHECK(root.read("a.ts") == "export function f() {\n  return 2;\n}\n");
+  p.ok("str_replace", {{"path", "api.yaml"},
+                       {"oldText", "2:  default:\n3:    description: error"},
+                       {"newText", "  200:\n    description: ok\n  201:\n    description: created\n"
+                                   "  default:\n    description: error"}});
+  CHECK(root.read("api.yaml") ==
+        "responses:\n  200:\n    description: ok\n  201:\n    description: created\n  default:\n"
+        "    description: error\n");
+}
