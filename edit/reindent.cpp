@@ -183,8 +183,7 @@ struct Pair {
 
 class Reindenter {
  public:
-  Reindenter(const Window& w, const Lines& new_lines)
-      : w_(w), new_(new_lines), around_(w) {
+  Reindenter(const Window& w, const Lines& new_lines) : w_(w), new_(new_lines), around_(w) {
     for (std::size_t i = 0; i < w.old_lines.size(); ++i) {
       std::string_view o = w.old_lines[i], f = w.file[w.start + i];
       if (is_blank(o) || is_blank(f)) continue;
@@ -366,8 +365,8 @@ class Reindenter {
                      std::to_string(last) +
                      " at another indentation than the file's, and the indentation of newText's "
                      "line " +
-                     std::to_string(j + 1) + " cannot be mapped onto the file's safely: " +
-                     std::string(why),
+                     std::to_string(j + 1) +
+                     " cannot be mapped onto the file's safely: " + std::string(why),
                  std::move(data));
   }
 

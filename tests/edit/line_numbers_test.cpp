@@ -29,8 +29,7 @@ std::string edited(std::string_view text, std::string_view old_text, std::string
 }
 
 // A miss that writes nothing, with its hint.
-std::string miss_hint(std::string_view text, std::string_view old_text,
-                      std::string_view new_text) {
+std::string miss_hint(std::string_view text, std::string_view old_text, std::string_view new_text) {
   auto p = plan(text, old_text, new_text);
   if (p) {
     FAIL_CHECK("applied, giving " << splice::apply_edits(text, p->edits));
@@ -61,11 +60,11 @@ TEST_CASE("the views that number lines: grep -n, cat -n and the arrow, padded or
 }
 
 TEST_CASE("text that merely looks numbered is not a view") {
-  CHECK_FALSE(numbered_view("10:00 standup\nlunch"));     // one line only
-  CHECK_FALSE(numbered_view("2:a\n3\tb"));                // two separators
-  CHECK_FALSE(numbered_view("  9\ta\n10\tb"));            // padded, not right-aligned
-  CHECK_FALSE(numbered_view("  200:\n  201:\n  203:"));   // not consecutive
-  CHECK_FALSE(numbered_view("12 apples\n13 pears"));      // no separator
+  CHECK_FALSE(numbered_view("10:00 standup\nlunch"));    // one line only
+  CHECK_FALSE(numbered_view("2:a\n3\tb"));               // two separators
+  CHECK_FALSE(numbered_view("  9\ta\n10\tb"));           // padded, not right-aligned
+  CHECK_FALSE(numbered_view("  200:\n  201:\n  203:"));  // not consecutive
+  CHECK_FALSE(numbered_view("12 apples\n13 pears"));     // no separator
   CHECK_FALSE(numbered_view(""));
   CHECK(some_line_numbered("x\n10:00 standup"));
   CHECK_FALSE(some_line_numbered("x\ny"));
@@ -103,7 +102,8 @@ TEST_CASE("python: grep -n output keeps every column of indentation") {
 
 TEST_CASE("go: grep -n output of tab-indented lines keeps the tabs") {
   const std::string file = "func f() {\n\tif ok {\n\t\trun()\n\t}\n}\n";
-  CHECK(edited(file, "2:\tif ok {\n3:\t\trun()\n4:\t}", "2:\tif ok {\n3:\t\trun()\n4:\t\tlog()\n5:\t}") ==
+  CHECK(edited(file, "2:\tif ok {\n3:\t\trun()\n4:\t}",
+               "2:\tif ok {\n3:\t\trun()\n4:\t\tlog()\n5:\t}") ==
         "func f() {\n\tif ok {\n\t\trun()\n\t\tlog()\n\t}\n}\n");
 }
 
@@ -125,8 +125,11 @@ TEST_CASE("typescript: Claude Code's arrow view, with numbers crossing a digit")
   std::string file;
   for (int i = 1; i <= 8; ++i) file += "// line " + std::to_string(i) + "\n";
   file += "export function f() {\n  return 1;\n}\n";
-  CHECK(edited(file, "     9\xE2\x86\x92" "export function f() {\n    10\xE2\x86\x92  return 1;",
-               "     9\xE2\x86\x92" "export function f() {\n    10\xE2\x86\x92  return 2;") ==
+  CHECK(edited(file,
+               "     9\xE2\x86\x92"
+               "export function f() {\n    10\xE2\x86\x92  return 1;",
+               "     9\xE2\x86\x92"
+               "export function f() {\n    10\xE2\x86\x92  return 2;") ==
         file.substr(0, file.find("  return 1;")) + "  return 2;\n}\n");
 }
 
@@ -139,8 +142,8 @@ TEST_CASE("makefile: a cat -n view of a recipe keeps the recipe's tab") {
 
 TEST_CASE("c: a numbered blank line is a blank line") {
   const std::string file = "int a;\n\nint b;\n";
-  CHECK(edited(file, "     1\tint a;\n     2\t\n     3\tint b;", "     1\tint a;\n     2\t\n     3\tlong b;") ==
-        "int a;\n\nlong b;\n");
+  CHECK(edited(file, "     1\tint a;\n     2\t\n     3\tint b;",
+               "     1\tint a;\n     2\t\n     3\tlong b;") == "int a;\n\nlong b;\n");
 }
 
 // --- Times and keys that look like prefixes.

@@ -158,8 +158,10 @@ TEST_CASE("the file's step comes from the enclosing line when the lines nearby s
   for (int i = 0; i < 80; ++i) file += "    call_" + std::to_string(i) + "()\n";
   std::string want = "def main():\n";
   for (int i = 0; i < 80; ++i) {
-    if (i == 75) want += "    if ready:\n        call_75()\n";
-    else want += "    call_" + std::to_string(i) + "()\n";
+    if (i == 75)
+      want += "    if ready:\n        call_75()\n";
+    else
+      want += "    call_" + std::to_string(i) + "()\n";
   }
   CHECK(edited(file, "call_74()\ncall_75()", "call_74()\nif ready:\n  call_75()") == want);
 }
@@ -172,14 +174,15 @@ TEST_CASE("python: a method added after a body is one step shallower") {
       "    def f(self):\n"
       "        a = 1\n"
       "        b = 2\n";
-  CHECK(edited(file, "    a = 1\n    b = 2", "    a = 1\n    b = 2\n\ndef g(self):\n    return 3") ==
-        "class A:\n"
-        "    def f(self):\n"
-        "        a = 1\n"
-        "        b = 2\n"
-        "\n"
-        "    def g(self):\n"
-        "        return 3\n");
+  CHECK(
+      edited(file, "    a = 1\n    b = 2", "    a = 1\n    b = 2\n\ndef g(self):\n    return 3") ==
+      "class A:\n"
+      "    def f(self):\n"
+      "        a = 1\n"
+      "        b = 2\n"
+      "\n"
+      "    def g(self):\n"
+      "        return 3\n");
 }
 
 TEST_CASE("python: oldText at the file's depths dedents a new line by one step") {
@@ -248,7 +251,8 @@ TEST_CASE("markdown: a changed item of a flattened nested list keeps its own dep
       "  - eggs\n"
       "- chores\n"
       "  - laundry\n";
-  CHECK(edited(file, "- groceries\n- milk\n- eggs\n- chores", "- groceries\n- milk\n- bread\n- chores") ==
+  CHECK(edited(file, "- groceries\n- milk\n- eggs\n- chores",
+               "- groceries\n- milk\n- bread\n- chores") ==
         "# Tasks\n\n- groceries\n  - milk\n  - bread\n- chores\n  - laundry\n");
   CHECK(edited(file, "- groceries\n- milk\n- eggs\n- chores",
                "- groceries\n- milk\n- butter\n- eggs\n- chores") ==
@@ -390,7 +394,8 @@ TEST_CASE("tabs and spaces mixed near the match: a depth no line has is refused"
       "    }\n"
       "}\n";
   CHECK(edited(file, "if (a) {\n    b();\n}", "if (a) {\n    b();\n    c();\n}") ==
-        "class A {\n    void f() {\n        g();\n\tif (a) {\n\t    b();\n\t    c();\n\t}\n    }\n}\n");
+        "class A {\n    void f() {\n        g();\n\tif (a) {\n\t    b();\n\t    c();\n\t}\n    "
+        "}\n}\n");
   check_refused_for_indentation(refusal(
       file, "if (a) {\n    b();\n}", "if (a) {\n    b();\n    if (c) {\n        d();\n    }\n}"));
 }

@@ -23,9 +23,10 @@ TEST_CASE("re-indentation: nesting under a match takes the file's step, and a gu
   root.write("todo.md", md);
   auto p = spawn_editd(root);
 
-  json r = p.ok("str_replace", {{"path", "g.py"},
-                                {"oldText", "message = \"hi \" + name\nprint(message)"},
-                                {"newText", "message = \"hi \" + name\nif name:\n    print(message)"}});
+  json r =
+      p.ok("str_replace", {{"path", "g.py"},
+                           {"oldText", "message = \"hi \" + name\nprint(message)"},
+                           {"newText", "message = \"hi \" + name\nif name:\n    print(message)"}});
   CHECK(r["matchedBy"] == "indentation");
   CHECK(root.read("g.py") ==
         "class Greeter:\n"
@@ -52,7 +53,8 @@ TEST_CASE("re-indentation: nesting under a match takes the file's step, and a gu
   CHECK(root.read("todo.md") == md);
 }
 
-TEST_CASE("line-number prefixes: grep -n and cat -n views are stripped as written, times are text") {
+TEST_CASE(
+    "line-number prefixes: grep -n and cat -n views are stripped as written, times are text") {
   TempDir root;
   const std::string py = "def f(y):\n    x = 1\n    y = 2\n    return x\n";
   const std::string md = "# Day\n\n- standup\n- lunch\n";
@@ -104,14 +106,19 @@ TEST_CASE("line-number prefixes: Claude Code's arrow view, and YAML keys that lo
   root.write("api.yaml", "responses:\n  default:\n    description: error\n");
   auto p = spawn_editd(root);
   json r = p.ok("str_replace", {{"path", "a.ts"},
-                                {"oldText", "     1\xE2\x86\x92" "export function f() {\n     2\xE2\x86\x92  return 1;"},
-                                {"newText", "     1\xE2\x86\x92" "export function f() {\n     2\xE2\x86\x92  return 2;"}});
+                                {"oldText",
+                                 "     1\xE2\x86\x92"
+                                 "export function f() {\n     2\xE2\x86\x92  return 1;"},
+                                {"newText",
+                                 "     1\xE2\x86\x92"
+                                 "export function f() {\n     2\xE2\x86\x92  return 2;"}});
   CHECK(r["matchedBy"] == "line_numbers");
   CHECK(root.read("a.ts") == "export function f() {\n  return 2;\n}\n");
   p.ok("str_replace", {{"path", "api.yaml"},
                        {"oldText", "2:  default:\n3:    description: error"},
-                       {"newText", "  200:\n    description: ok\n  201:\n    description: created\n"
-                                   "  default:\n    description: error"}});
+                       {"newText",
+                        "  200:\n    description: ok\n  201:\n    description: created\n"
+                        "  default:\n    description: error"}});
   CHECK(root.read("api.yaml") ==
         "responses:\n  200:\n    description: ok\n  201:\n    description: created\n  default:\n"
         "    description: error\n");
