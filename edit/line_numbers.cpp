@@ -6,49 +6,90 @@
 
 namespace editd::match {
 
-using Lines = std::vector<std::string_view>;
+namespace {
 
-std::optional<Prefix> line_number_prefix(std::string_view line) {
+constexpr std::string_view kArrow = "\xE2\x86\x92";  // →
+
+struct Prefix {
+  std::size_t padding;  // spaces before the number
+  std::size_t length;   // padding, digits and separator
+  std::size_t digits_end;
+  std::uint64_t number;
+  Separator separator;
+};
+
+std::optional<Prefix> prefix_of(std::string_view line) {
   std::size_t i = 0;
   while (i < line.size() && line[i] == ' ') ++i;
-  std::size_t digits = i;
+  const std::size_t padding = i;
   std::uint64_t number = 0;
-  while (i < line.size() && line[i] >= '0' && line[i] <= '9' && i - digits < 9)
+  while (i < line.size() && line[i] >= '0' && line[i] <= '9' && i - padding < 9)
     number = number * 10 + static_cast<std::uint64_t>(line[i++] - '0');
-  if (i == digits) return std::nullopt;
+  if (i == padding) return std::nullopt;
   std::string_view rest = line.substr(i);
-  if (rest.starts_with(": ")) return Prefix{i + 2, number};
-  if (rest.starts_with(":") || rest.starts_with("\t")) return Prefix{i + 1, number};
-  if (rest.starts_with("\xE2\x86\x92")) return Prefix{i + 3, number};
+  if (rest.starts_with(':')) return Prefix{padding, i + 1, i, number, Separator::kColon};
+  if (rest.starts_with('\t')) return Prefix{padding, i + 1, i, number, Separator::kTab};
+  if (rest.starts_with(kArrow))
+    return Prefix{padding, i + kArrow.size(), i, number, Separator::kArrow};
   return std::nullopt;
 }
 
-Numbering numbering(std::string_view s) {
-  Lines lines = text::split_lines(s);
-  std::size_t with = 0;
-  std::optional<std::uint64_t> previous;
-  bool consecutive = true;
+}  // namespace
+
+std::optional<View> numbered_view(std::string_view s) {
+  const std::vector<std::string_view> lines = text::split_lines(s);
+  std::optional<Prefix> first, previous;
+  bool padded = false;
   for (std::string_view l : lines) {
-    auto p = line_number_prefix(l);
-    if (!p) continue;
-    ++with;
-    if (previous && p->number != *previous + 1) consecutive = false;
-    previous = p->number;
+    auto p = prefix_of(l);
+    if (!p) return std::nullopt;
+    if (!first) {
+      first = p;
+    } else if (p->separator != first->separator || p->number != previous->number + 1) {
+      return std::nullopt;
+    }
+    padded = padded || p->padding > 0;
+    previous = p;
   }
-  if (with == 0) return Numbering::kNone;
-  return with == lines.size() && consecutive ? Numbering::kEvery : Numbering::kSome;
+  if (!first) return std::nullopt;
+  // Padded numbers are right-aligned: they all end in one column.
+  if (padded)
+    for (std::string_view l : lines)
+      if (prefix_of(l)->digits_end != first->digits_end) return std::nullopt;
+  return View{first->separator, first->number, lines.size()};
+}
+
+bool some_line_numbered(std::string_view s) {
+  for (std::string_view l : text::split_lines(s))
+    if (prefix_of(l)) return true;
+  return false;
 }
 
 std::string strip_numbers(std::string_view s) {
   std::string out;
-  Lines lines = text::split_lines(s);
+  const std::vector<std::string_view> lines = text::split_lines(s);
   for (std::size_t i = 0; i < lines.size(); ++i) {
     if (i > 0) out += '\n';
-    auto p = line_number_prefix(lines[i]);
-    out += p ? lines[i].substr(p->length) : lines[i];
+    out += lines[i].substr(prefix_of(lines[i])->length);
   }
   if (s.ends_with('\n')) out += '\n';
   return out;
+}
+
+NewTextNumbers new_text_numbers(std::string_view new_text, const View& old_view) {
+  if (auto v = numbered_view(new_text);
+      v && v->separator == old_view.separator && v->first == old_view.first)
+    return NewTextNumbers::kStrip;
+  // A prefix that could be copied from the view: the number of a line the edit
+  // spans, or of one that newText adds.
+  const std::vector<std::string_view> lines = text::split_lines(new_text);
+  for (std::string_view l : lines) {
+    auto p = prefix_of(l);
+    if (p && p->separator == old_view.separator && p->number >= old_view.first &&
+        p->number < old_view.first + old_view.lines + lines.size())
+      return NewTextNumbers::kRefuse;
+  }
+  return NewTextNumbers::kVerbatim;
 }
 
 }  // namespace editd::match

@@ -173,6 +173,10 @@ struct Hit {
   std::size_t end = 0;
   std::string replacement;
   std::size_t line = 0;  // 1-based line of `begin`
+  // The region was found, but its replacement cannot be written safely (say,
+  // newText's indentation cannot be mapped onto the file's): reported unless
+  // the call is refused as ambiguous first.
+  std::optional<Error> refusal;
 };
 
 // Every non-overlapping occurrence of `needle`, left to right, in one pass.
@@ -187,7 +191,7 @@ std::vector<Hit> find_exact(std::string_view text, std::string_view needle,
     auto at = static_cast<std::size_t>(static_cast<const char*>(p) - text.data());
     line += count_newlines(text.substr(counted, at - counted));
     counted = at;
-    hits.push_back({at, at + needle.size(), std::string(replacement), line});
+    hits.push_back({at, at + needle.size(), std::string(replacement), line, std::nullopt});
     pos = at + needle.size();
   }
   return hits;
@@ -398,7 +402,15 @@ class Ladder {
     const std::size_t k = o.size();
     Lines f(lines.begin() + static_cast<std::ptrdiff_t>(start),
             lines.begin() + static_cast<std::ptrdiff_t>(start + k));
-    Reindenter reindent(o, f, n);
+    Hit hit;
+    hit.begin = file_.offset(start);
+    hit.end = file_.line_end(start + k - 1);
+    hit.line = start + 1;
+    auto added = reindent(Window{lines, start, o}, n, blocks);
+    if (!added) {
+      hit.refusal = std::move(added.error());
+      return hit;
+    }
     std::string out;
     bool first = true;
     auto emit = [&](std::string_view line) {
@@ -406,18 +418,14 @@ class Ladder {
       out += line;
       first = false;
     };
-    std::size_t a = 0;
+    std::size_t a = 0, next = 0;
     for (const diff::Block& b : blocks) {
       while (a < b.a_begin) emit(f[a++]);
-      for (std::size_t j = b.b_begin; j < b.b_end; ++j) emit(reindent.apply(n[j]));
+      for (std::size_t j = b.b_begin; j < b.b_end; ++j) emit((*added)[next++]);
       a = b.a_end;
     }
     while (a < k) emit(f[a++]);
 
-    Hit hit;
-    hit.begin = file_.offset(start);
-    hit.end = file_.line_end(start + k - 1);
-    hit.line = start + 1;
     if (old_nl && !new_nl && hit.end < file_.text().size()) ++hit.end;  // the newline goes too
     if (!old_nl && new_nl) out += '\n';
     hit.replacement = std::move(out);
@@ -482,7 +490,7 @@ class Ladder {
     }
     if (starts.size() != 1) {
       for (std::size_t s : starts)
-        r.hits.push_back({file_.offset(s), file_.line_end(s + k - 1), "", s + 1});
+        r.hits.push_back({file_.offset(s), file_.line_end(s + k - 1), "", s + 1, std::nullopt});
       return r;
     }
     const std::size_t s = starts.front();
@@ -647,7 +655,17 @@ Result<Plan> decide(std::string_view text, LadderResult& found, const Request& r
                      "replaceAll to replace every one",
                  std::move(data));
   }
+  for (const Hit& h : hits)
+    if (h.refusal) return *h.refusal;
   return build_plan(text, hits, tier_name);
+}
+
+// Whether every hit starts at the start of a line and ends at the end of one.
+bool whole_lines(std::string_view text, const std::vector<Hit>& hits) {
+  return std::all_of(hits.begin(), hits.end(), [&](const Hit& h) {
+    return (h.begin == 0 || text[h.begin - 1] == '\n') &&
+           (h.end == text.size() || text[h.end] == '\n' || text[h.end - 1] == '\n');
+  });
 }
 
 }  // namespace
@@ -669,43 +687,49 @@ Result<Plan> plan_replace(const Request& request) {
   if (found.tier != nullptr) return decide(request.text, found, request, found.tier->name);
 
   std::vector<std::string> hints;
-  const Numbering numbered = numbering(request.old_text);
+  const std::optional<View> view = numbered_view(request.old_text);
   std::string_view needle = request.old_text;
   std::string stripped_old;
-  if (numbered == Numbering::kEvery && mode != Mode::kExact) {
+  if (view && mode != Mode::kExact) {
     stripped_old = strip_numbers(request.old_text);
     needle = stripped_old;
-    const Numbering new_numbered = numbering(request.new_text);
-    if (new_numbered == Numbering::kSome && !text::split_lines(request.new_text).empty()) {
+    const NewTextNumbers new_numbers = new_text_numbers(request.new_text, *view);
+    if (new_numbers == NewTextNumbers::kRefuse) {
       hints.push_back(
-          "oldText carries line-number prefixes (\"12: \" or \"12\\t\") on every line, but "
-          "newText only on some: send both without line numbers");
+          "oldText carries line-number prefixes (\"12:\", \"12\\t\" or \"12\u2192\") on every "
+          "line, but newText carries them only on some lines, or numbered from another line: send "
+          "both without line numbers");
     } else {
-      std::string stripped_new = new_numbered == Numbering::kNone ? std::string(request.new_text)
-                                                                  : strip_numbers(request.new_text);
+      std::string stripped_new = new_numbers == NewTextNumbers::kStrip
+                                     ? strip_numbers(request.new_text)
+                                     : std::string(request.new_text);
       if (stripped_old != stripped_new) {
+        // A view copies whole lines: the exact tier, which matches inside a
+        // line, does not run, and a hit must span whole lines.
         Ladder unnumbered(file, stripped_old, stripped_new);
         LadderResult again = run_ladder(unnumbered, [&](const TierInfo& t) {
-          return mode_runs(mode, t) && !(t.loose && unnumbered.is_short());
+          return t.id != TierId::kExact && mode_runs(mode, t) &&
+                 !(t.loose && unnumbered.is_short());
         });
         if (again.tier != nullptr && again.result.refusal) return *again.result.refusal;
-        if (again.tier != nullptr) return decide(request.text, again, request, "line_numbers");
+        if (again.tier != nullptr && whole_lines(request.text, again.result.hits))
+          return decide(request.text, again, request, "line_numbers");
       }
       hints.push_back(
-          "oldText carries line-number prefixes (\"12: \" or \"12\\t\") on every line; without "
-          "them it was not found either");
+          "oldText carries line-number prefixes (\"12:\", \"12\\t\" or \"12\u2192\") on every "
+          "line; without them it was not found either");
     }
-  } else if (numbered == Numbering::kEvery) {
+  } else if (view) {
     hints.push_back(
-        "every line of oldText starts with a line number (\"12: \" or \"12\\t\"), as copied from "
-        "a numbered view; the file does not contain those numbers: send oldText and newText "
-        "without them");
-  } else if (numbered == Numbering::kSome && non_blank_chars(request.old_text) > 0) {
+        "every line of oldText starts with a line number (\"12:\", \"12\\t\" or \"12\u2192\"), "
+        "as copied from a numbered view; the file does not contain those numbers: send oldText "
+        "and newText without them");
+  } else if (some_line_numbered(request.old_text) && non_blank_chars(request.old_text) > 0) {
     Lines l = text::split_lines(request.old_text);
     if (l.size() > 1)
       hints.push_back(
-          "some lines of oldText start with a line number (\"12: \" or \"12\\t\"): if they were "
-          "copied from a numbered view, send oldText without them");
+          "some lines of oldText start with a line number (\"12:\", \"12\\t\" or \"12\u2192\"): "
+          "if they were copied from a numbered view, send oldText without them");
   }
 
   if (!trim(request.new_text).empty()) {
