@@ -11,9 +11,11 @@
 #include <unordered_map>
 #include <utility>
 
+#include "edit/carry.h"
 #include "edit/chars.h"
 #include "edit/diff.h"
 #include "edit/line_numbers.h"
+#include "edit/occurrences.h"
 #include "edit/reindent.h"
 #include "edit/similarity.h"
 #include "edit/text.h"
@@ -197,6 +199,40 @@ std::vector<Hit> find_exact(std::string_view text, std::string_view needle,
   return hits;
 }
 
+// Hits of a tier. Overlapping readings (oldText "a\na\n" in "a\na\na\n") are
+// ambiguity, whatever replaceAll says: then `hits` holds every reading, without
+// replacements, and `overlapping` is set.
+struct Readings {
+  std::vector<Hit> hits;
+  bool overlapping = false;
+};
+
+// The occurrences of `needle`: the non-overlapping ones, or every one when two
+// overlap. Some occurrence overlaps another exactly when one overlaps a hit of
+// the left-to-right scan (a skipped occurrence starts inside the hit before
+// it), so each hit costs one more search of twice the needle's length.
+Readings find_readings(std::string_view text, std::string_view needle,
+                       std::string_view replacement) {
+  Readings r;
+  r.hits = find_exact(text, needle, replacement);
+  const std::size_t k = needle.size();
+  for (const Hit& h : r.hits) {
+    const std::size_t from = h.begin + 1, to = std::min(text.size(), h.begin + 2 * k - 1);
+    if (to >= from + k && memmem(text.data() + from, to - from, needle.data(), k) != nullptr) {
+      r.overlapping = true;
+      break;
+    }
+  }
+  if (!r.overlapping) return r;
+  r.hits.clear();
+  std::size_t counted = 0, line = 1;
+  for (std::size_t at : occurrences::all(text, needle)) {
+    line += count_newlines(text.substr(counted, at - counted));
+    counted = at;
+    r.hits.push_back({at, at + k, "", line});
+  }
+  return r;
+}
 
 // ---------------------------------------------------------------------------
 // Tiers.
@@ -238,8 +274,7 @@ bool mode_runs(Mode mode, const TierInfo& t) {
   return static_cast<int>(t.min_mode) <= static_cast<int>(mode);
 }
 
-struct TierResult {
-  std::vector<Hit> hits;
+struct TierResult : Readings {
   bool single_only = false;      // several hits are ambiguous even with replaceAll
   std::optional<Error> refusal;  // the tier found its region but will not guess
 };
@@ -330,7 +365,7 @@ class Ladder {
     switch (id) {
       case TierId::kExact: {
         TierResult r;
-        r.hits = find_exact(file_.text(), old_, new_);
+        static_cast<Readings&>(r) = find_readings(file_.text(), old_, new_);
         return r;
       }
       case TierId::kTrailingWhitespace:
@@ -339,12 +374,12 @@ class Ladder {
         return lines_tier(old_, new_, Norm::kTrim, false);
       case TierId::kUnicode:
         if (file_.ascii() && is_ascii(old_)) return {};
-        return lines_tier(old_, new_, Norm::kUnicode, false);
+        return lines_tier(old_, new_, Norm::kUnicode, false, true);
       case TierId::kEscapes: {
         auto old_text = unescape(old_);
         if (!old_text || old_text->empty()) return {};
         std::string new_text = unescape(new_).value_or(std::string(new_));
-        return lines_tier(*old_text, new_text, Norm::kTrim, true);
+        return lines_tier(*old_text, new_text, Norm::kTrim, true, true);
       }
       case TierId::kBlankPadding: {
         auto t = strip_padding(old_, new_);
@@ -364,40 +399,50 @@ class Ladder {
   }
 
  private:
-  // Start lines of every non-overlapping window of the file whose lines equal
-  // `old_lines` under `norm`, left to right.
+  // Start lines of every window of the file whose lines equal `old_lines`
+  // under `norm`, left to right, overlapping ones included. Each file line is
+  // interned once against oldText's distinct lines (hash first, then the
+  // normalized text), and the windows are the occurrences of oldText's ids in
+  // the file's: linear in the file and oldText, however repetitive both are.
   std::vector<std::size_t> windows(const Lines& old_lines, Norm norm) {
-    std::vector<std::size_t> starts;
     const Lines& lines = file_.lines();
     const std::size_t k = old_lines.size(), n = lines.size();
-    if (k == 0 || k > n) return starts;
-    std::vector<std::string> want;
-    std::vector<std::uint64_t> want_hash;
+    if (k == 0 || k > n) return {};
+    std::vector<std::string> want;  // oldText's distinct normalized lines, by id
+    std::unordered_multimap<std::uint64_t, std::int32_t> by_hash;
+    std::vector<std::int32_t> pattern;
     for (std::string_view l : old_lines) {
-      want.push_back(normalized_copy(norm, l));
-      want_hash.push_back(hash_of(want.back()));
+      std::string w = normalized_copy(norm, l);
+      const std::uint64_t h = hash_of(w);
+      std::int32_t id = -1;
+      for (auto [it, end] = by_hash.equal_range(h); it != end && id < 0; ++it)
+        if (want[static_cast<std::size_t>(it->second)] == w) id = it->second;
+      if (id < 0) {
+        id = static_cast<std::int32_t>(want.size());
+        want.push_back(std::move(w));
+        by_hash.emplace(h, id);
+      }
+      pattern.push_back(id);
     }
     const std::vector<std::uint64_t>& have = file_.hashes(norm);
+    std::vector<std::int32_t> ids(n, -1);
     std::string out, scratch;
-    for (std::size_t i = 0; i + k <= n;) {
-      bool match = have[i] == want_hash[0];
-      for (std::size_t j = 1; match && j < k; ++j) match = have[i + j] == want_hash[j];
-      for (std::size_t j = 0; match && j < k; ++j)
-        match = normalize(norm, lines[i + j], out, scratch) == want[j];
-      if (match) {
-        starts.push_back(i);
-        i += k;
-      } else {
-        ++i;
-      }
+    for (std::size_t i = 0; i < n; ++i) {
+      auto [it, end] = by_hash.equal_range(have[i]);
+      if (it == end) continue;
+      std::string_view line = normalize(norm, lines[i], out, scratch);
+      for (; it != end && ids[i] < 0; ++it)
+        if (want[static_cast<std::size_t>(it->second)] == line) ids[i] = it->second;
     }
-    return starts;
+    return occurrences::all(ids, pattern);
   }
 
   // The replacement for the window at `start`: lines that newText keeps from
-  // oldText keep the file's bytes; changed lines are newText's, re-indented.
+  // oldText keep the file's bytes; changed lines are newText's, re-indented,
+  // and with `carry` made on the file's lines character by character (carry.h).
   Hit replace_window(std::size_t start, const Lines& o, const Lines& n,
-                     const std::vector<diff::Block>& blocks, bool old_nl, bool new_nl) {
+                     const std::vector<diff::Block>& blocks, bool old_nl, bool new_nl,
+                     bool carry = false) {
     const Lines& lines = file_.lines();
     const std::size_t k = o.size();
     Lines f(lines.begin() + static_cast<std::ptrdiff_t>(start),
@@ -421,7 +466,16 @@ class Ladder {
     std::size_t a = 0, next = 0;
     for (const diff::Block& b : blocks) {
       while (a < b.a_begin) emit(f[a++]);
-      for (std::size_t j = b.b_begin; j < b.b_end; ++j) emit((*added)[next++]);
+      std::vector<std::string> written;
+      for (std::size_t j = b.b_begin; j < b.b_end; ++j) written.push_back((*added)[next++]);
+      if (carry) {
+        auto block_of = [&b](const Lines& l) {  // the lines the block replaces
+          return Lines(l.begin() + static_cast<std::ptrdiff_t>(b.a_begin),
+                       l.begin() + static_cast<std::ptrdiff_t>(b.a_end));
+        };
+        written = carry::carry_lines(block_of(f), block_of(o), written);
+      }
+      for (const std::string& line : written) emit(line);
       a = b.a_end;
     }
     while (a < k) emit(f[a++]);
@@ -433,30 +487,44 @@ class Ladder {
   }
 
   TierResult lines_tier(std::string_view old_text, std::string_view new_text, Norm norm,
-                        bool also_exact) {
+                        bool also_exact, bool carry = false) {
     TierResult r;
     Lines o = text::split_lines(old_text), n = text::split_lines(new_text);
     if (std::all_of(o.begin(), o.end(), [](std::string_view l) { return is_blank(l); })) return r;
-    std::vector<std::size_t> starts = windows(o, norm);
-    if (!starts.empty()) {
+    const std::vector<std::size_t> starts = windows(o, norm);
+    r.overlapping = occurrences::any_overlap(starts, o.size());
+    if (r.overlapping) {
+      for (std::size_t s : starts)
+        r.hits.push_back({file_.offset(s), file_.line_end(s + o.size() - 1), "", s + 1});
+    } else if (!starts.empty()) {
       auto blocks = diff::diff_lines(o, n);
       for (std::size_t s : starts)
-        r.hits.push_back(
-            replace_window(s, o, n, blocks, old_text.ends_with('\n'), new_text.ends_with('\n')));
+        r.hits.push_back(replace_window(s, o, n, blocks, old_text.ends_with('\n'),
+                                        new_text.ends_with('\n'), carry));
     }
-    if (also_exact) {
-      // The texts as rewritten may also occur verbatim (say, mid-line): those are
-      // hits of this tier too, and where both kinds overlap the earlier one wins.
-      std::vector<Hit> exact = find_exact(file_.text(), old_text, new_text);
-      exact.insert(exact.end(), std::make_move_iterator(r.hits.begin()),
-                   std::make_move_iterator(r.hits.end()));
-      std::stable_sort(exact.begin(), exact.end(),
-                       [](const Hit& x, const Hit& y) { return x.begin < y.begin; });
-      r.hits.clear();
-      for (Hit& h : exact)
-        if (r.hits.empty() || h.begin >= r.hits.back().end) r.hits.push_back(std::move(h));
-    }
+    if (also_exact) merge_verbatim(r, find_readings(file_.text(), old_text, new_text));
     return r;
+  }
+
+  // The texts as rewritten may also occur verbatim (say, mid-line): those are
+  // hits of the tier too. A verbatim hit and a window that start on the same
+  // line are one reading (the earlier start wins); any other overlap is two
+  // readings that share text.
+  static void merge_verbatim(TierResult& r, Readings verbatim) {
+    std::vector<Hit> all = std::move(verbatim.hits);
+    all.insert(all.end(), std::make_move_iterator(r.hits.begin()),
+               std::make_move_iterator(r.hits.end()));
+    std::stable_sort(all.begin(), all.end(),
+                     [](const Hit& x, const Hit& y) { return x.begin < y.begin; });
+    r.overlapping = r.overlapping || verbatim.overlapping;
+    r.hits.clear();
+    for (Hit& h : all) {
+      if (!r.hits.empty() && h.begin < r.hits.back().end) {
+        if (h.line == r.hits.back().line) continue;
+        r.overlapping = true;
+      }
+      r.hits.push_back(std::move(h));
+    }
   }
 
   static bool similar_line(std::string_view a, std::string_view b) {
@@ -632,6 +700,16 @@ Result<Plan> decide(std::string_view text, LadderResult& found, const Request& r
     data["candidates"] = std::move(candidates);
   }
   const std::string where = "lines " + list_lines(lines) + " (tier " + std::string(tier_name) + ")";
+  if (found.result.overlapping) {
+    data["overlapping"] = true;
+    return Error(ErrorKind::kAmbiguous,
+                 "oldText can be read at " + std::to_string(n) + " overlapping regions at " +
+                     where +
+                     ": repeated lines (or characters) match in more than one way, and replaceAll "
+                     "cannot replace regions that share text; add a line before or after that "
+                     "tells them apart so that oldText matches only one",
+                 std::move(data));
+  }
   if (request.expected_replacements && *request.expected_replacements != n) {
     data["expected"] = *request.expected_replacements;
     data["found"] = n;
@@ -668,17 +746,30 @@ bool whole_lines(std::string_view text, const std::vector<Hit>& hits) {
   });
 }
 
+// oldText without the U+FEFF that starts it, unless the file holds it there
+// verbatim: a BOM copied from a view that shows it (the body never starts with
+// the file's BOM, see text.h).
+std::string_view without_copied_bom(std::string_view text, std::string_view old_text) {
+  if (!old_text.starts_with(text::kBom)) return old_text;
+  if (memmem(text.data(), text.size(), old_text.data(), old_text.size()) != nullptr)
+    return old_text;
+  while (old_text.starts_with(text::kBom)) old_text.remove_prefix(text::kBom.size());
+  return old_text;
+}
+
 }  // namespace
 
 Result<Plan> plan_replace(const Request& request) {
-  if (request.old_text.empty())
+  const std::string_view old_text = without_copied_bom(request.text, request.old_text);
+  const std::string new_text = carry::keep_matched_feff(old_text, request.new_text);
+  if (old_text.empty())
     return invalid_param("oldText", "must not be empty (to insert text, use insert or write_text)");
-  if (request.old_text == request.new_text)
+  if (old_text == new_text)
     return Error(ErrorKind::kNoChange, "oldText and newText are the same: nothing would change");
 
   File file(request.text);
   const Mode mode = request.mode;
-  Ladder ladder(file, request.old_text, request.new_text);
+  Ladder ladder(file, old_text, new_text);
   auto enabled = [&](const TierInfo& t) {
     return mode_runs(mode, t) && !(t.loose && ladder.is_short());
   };
@@ -687,13 +778,13 @@ Result<Plan> plan_replace(const Request& request) {
   if (found.tier != nullptr) return decide(request.text, found, request, found.tier->name);
 
   std::vector<std::string> hints;
-  const std::optional<View> view = numbered_view(request.old_text);
-  std::string_view needle = request.old_text;
+  const std::optional<View> view = numbered_view(old_text);
+  std::string_view needle = old_text;
   std::string stripped_old;
   if (view && mode != Mode::kExact) {
-    stripped_old = strip_numbers(request.old_text);
+    stripped_old = strip_numbers(old_text);
     needle = stripped_old;
-    const NewTextNumbers new_numbers = new_text_numbers(request.new_text, *view);
+    const NewTextNumbers new_numbers = new_text_numbers(new_text, *view);
     if (new_numbers == NewTextNumbers::kRefuse) {
       hints.push_back(
           "oldText carries line-number prefixes (\"12:\", \"12\\t\" or \"12\u2192\") on every "
@@ -701,8 +792,8 @@ Result<Plan> plan_replace(const Request& request) {
           "both without line numbers");
     } else {
       std::string stripped_new = new_numbers == NewTextNumbers::kStrip
-                                     ? strip_numbers(request.new_text)
-                                     : std::string(request.new_text);
+                                     ? strip_numbers(new_text)
+                                     : std::string(new_text);
       if (stripped_old != stripped_new) {
         // A view copies whole lines: the exact tier, which matches inside a
         // line, does not run, and a hit must span whole lines.
@@ -724,16 +815,16 @@ Result<Plan> plan_replace(const Request& request) {
         "every line of oldText starts with a line number (\"12:\", \"12\\t\" or \"12\u2192\"), "
         "as copied from a numbered view; the file does not contain those numbers: send oldText "
         "and newText without them");
-  } else if (some_line_numbered(request.old_text) && non_blank_chars(request.old_text) > 0) {
-    Lines l = text::split_lines(request.old_text);
+  } else if (some_line_numbered(old_text) && non_blank_chars(old_text) > 0) {
+    Lines l = text::split_lines(old_text);
     if (l.size() > 1)
       hints.push_back(
           "some lines of oldText start with a line number (\"12:\", \"12\\t\" or \"12\u2192\"): "
           "if they were copied from a numbered view, send oldText without them");
   }
 
-  if (!trim(request.new_text).empty()) {
-    if (auto hit = find_exact(request.text, request.new_text, ""); !hit.empty()) {
+  if (!trim(new_text).empty()) {
+    if (auto hit = find_exact(request.text, new_text, ""); !hit.empty()) {
       hints.push_back("newText is already in the file at line " + std::to_string(hit.front().line) +
                       ": was this edit already applied?");
     }

@@ -47,12 +47,12 @@ const std::vector<Applies> kApplies = {
      "exact",
      {{1, 1}, {3, 3}},
      true},
-    {"hits do not overlap and are taken left to right",
-     "aaaaa",
-     "aa",
-     "b",
+    {"repeated hits that do not overlap are all replaced",
+     "abab",
+     "ab",
+     "X",
      kS,
-     "bba",
+     "XX",
      "exact",
      {{1, 1}, {1, 1}},
      true},
@@ -234,7 +234,7 @@ const std::vector<Applies> kApplies = {
      "a = compute(1);",
      "a = compute(2);",
      kS,
-     "a = compute(2);\n",
+     "a\u00a0=\u00a0compute(2);\n",
      "unicode",
      {{1, 1}}},
     {"dashes fold to a hyphen",
@@ -697,4 +697,223 @@ TEST_CASE("a large file is handled and its closest region found") {
   REQUIRE(plan.has_error());
   CHECK(plan.error().data["closest"]["startLine"] == 5001);
   CHECK(plan.error().data["closest"]["endLine"] == 5040);
+}
+
+// ---------------------------------------------------------------------------
+// Forgiving tiers keep the file's own characters (docs/protocol.md, "What the
+// replacement keeps"): only what the model changed is written in its characters.
+
+namespace {
+
+struct Kept {
+  const char* name;
+  std::string text, old_text, new_text, result;
+  std::string tier = "unicode";
+};
+
+const std::vector<Kept> kKept = {
+    {"Python: an f-string keeps its curly apostrophes when a word is added",
+     "def greet(name):\n    return f\"It\u2019s {name}\u2019s turn\"\n",
+     "def greet(name):\n    return f\"It's {name}'s turn\"",
+     "def greet(name):\n    return f\"It's {name}'s turn now\"",
+     "def greet(name):\n    return f\"It\u2019s {name}\u2019s turn now\"\n"},
+    {"shell: the flags keep their hyphens where the model wrote en dashes",
+     "#!/bin/sh\ncurl -sS -X POST \"$URL\" -d @body.json\n",
+     "curl \u2013sS \u2013X POST \"$URL\" \u2013d @body.json",
+     "curl \u2013sS \u2013X PUT \"$URL\" \u2013d @body.json",
+     "#!/bin/sh\ncurl -sS -X PUT \"$URL\" -d @body.json\n"},
+    {"JSON: keys keep their curly quotes when a value changes",
+     "{\n  \u201cname\u201d: \u201ceditd\u201d,\n  \u201cversion\u201d: \u201c1.0\u201d\n}\n",
+     "\"name\": \"editd\",\n  \"version\": \"1.0\"",
+     "\"name\": \"editd\",\n  \"version\": \"1.1\"",
+     "{\n  \u201cname\u201d: \u201ceditd\u201d,\n  \u201cversion\u201d: \u201c1.1\u201d\n}\n"},
+    {"Markdown: the ellipsis and the no-break space stay when a later word changes",
+     "# Notes\n\nLoading\u2026 please wait\u00a0a moment.\n",
+     "Loading... please wait a moment.",
+     "Loading... please wait a second.",
+     "# Notes\n\nLoading\u2026 please wait\u00a0a second.\n"},
+    {"TypeScript: a changed line keeps its apostrophe, an added line is the model's",
+     "const msg = `Don\u2019t panic`;\nconsole.log(msg);\n",
+     "const msg = `Don't panic`;\nconsole.log(msg);",
+     "const msg = `Don't panic!`;\nconsole.warn(\"added\");\nconsole.log(msg);",
+     "const msg = `Don\u2019t panic!`;\nconsole.warn(\"added\");\nconsole.log(msg);\n"},
+    {"YAML: a quoted description keeps its quotes",
+     "description: \u201cA fast server\u201d\nversion: 1\n",
+     "description: \"A fast server\"\nversion: 1",
+     "description: \"A fast JSON-RPC server\"\nversion: 2",
+     "description: \u201cA fast JSON-RPC server\u201d\nversion: 2\n"},
+    {"C: a re-indented line keeps its em dash",
+     "int f(void) {\n\treturn 0; /* none \u2014 yet */\n}\n",
+     "int f(void) {\n    return 0; /* none - yet */\n}",
+     "int f(void) {\n    return 1; /* none - yet */\n}",
+     "int f(void) {\n\treturn 1; /* none \u2014 yet */\n}\n"},
+    {"Go: a string keeps its no-break space when an argument changes",
+     "fmt.Println(\"total:\u00a0\", n)\nreturn nil\n",
+     "fmt.Println(\"total: \", n)\nreturn nil",
+     "fmt.Println(\"total: \", n+1)\nreturn nil",
+     "fmt.Println(\"total:\u00a0\", n+1)\nreturn nil\n"},
+    {"Makefile: a recipe keeps its tab and its en dash",
+     "build:\n\techo \u201cbuilding\u201d \u2013 $(CC)\n",
+     "build:\n    echo \"building\" - $(CC)",
+     "build:\n    echo \"building\" - $(CC) -O2",
+     "build:\n\techo \u201cbuilding\u201d \u2013 $(CC) -O2\n"},
+    {"Rust: a format string keeps its apostrophe when an argument changes",
+     "fn main() {\n    println!(\"{}\u2019s score: {}\", name, score);\n}\n",
+     "println!(\"{}'s score: {}\", name, score);", "println!(\"{}'s score: {}\", name, total);",
+     "fn main() {\n    println!(\"{}\u2019s score: {}\", name, total);\n}\n"},
+    {"Python: a docstring line removed between two changed lines leaves the others the file's",
+     "def f():\n    \"\"\"It\u2019s \u201cfast\u201d.\n    Really.\n    Ok\u2026\"\"\"\n",
+     "\"\"\"It's \"fast\".\nReally.\nOk...\"\"\"", "\"\"\"It's \"faster\".\nOk... done\"\"\"",
+     "def f():\n    \"\"\"It\u2019s \u201cfaster\u201d.\n    Ok\u2026 done\"\"\"\n"},
+    {"an ellipsis the model shortens is rewritten whole", "msg = \u201cLoading\u2026\u201d\n",
+     "msg = \"Loading...\"", "msg = \"Loading..\"", "msg = \u201cLoading..\u201d\n"},
+    {"the escapes tier writes a changed line's trailing blanks as newText has them",
+     "if (x) {\n  return 1;   \n}\n", "if (x) {\\n  return 1;\\n}", "if (x) {\\n  return 2;\\n}",
+     "if (x) {\n  return 2;\n}\n", "escapes"},
+    // U+FEFF
+    {"a U+FEFF that the file has where the model did not look stays",
+     "x = \u201cv\u201d\ufeff;\nnext();\n", "x = \"v\";\nnext();", "x = \"w\";\nnext();",
+     "x = \u201cw\u201d\ufeff;\nnext();\n"},
+    {"a U+FEFF the model adds on a folded line is dropped", "x = \u201cvalue\u201d;\n",
+     "x = \"value\";", "x = \"other\";\ufeff", "x = \u201cother\u201d;\n"},
+    {"a BOM copied at the start of oldText and newText does not reach the body",
+     "import os\nimport re\n", "\ufeffimport os", "\ufeffimport sys", "import sys\nimport re\n",
+     "exact"},
+    {"a BOM copied at the start of newText only does not reach the body", "import os\n",
+     "import os", "\ufeffimport sys", "import sys\n", "exact"},
+    {"a U+FEFF inside newText that oldText lacks is dropped", "a = 1\nb = 2\n", "b = 2",
+     "b = 3\n\ufeffc = 4", "a = 1\nb = 3\nc = 4\n", "exact"},
+    {"a U+FEFF that the file holds where newText keeps it stays", "s = '\ufeff'\n",
+     "s = '\ufeff'", "t = '\ufeff'", "t = '\ufeff'\n", "exact"},
+    {"an oldText starting with a U+FEFF the file really holds is matched with it",
+     "a\ufeffb = 1;\n", "\ufeffb = 1;", "c = 1;", "ac = 1;\n", "exact"},
+};
+
+}  // namespace
+
+TEST_CASE("forgiving tiers make the model's change on the file's own characters") {
+  for (const Kept& c : kKept) {
+    CAPTURE(c.name);
+    auto plan = plan_replace(request(c.text, c.old_text, c.new_text));
+    if (plan.has_error()) FAIL_CHECK(c.name << ": " << plan.error().wire_data().dump());
+    if (!plan) continue;
+    CHECK(splice::apply_edits(c.text, plan->edits) == c.result);
+    CHECK(plan->tier == c.tier);
+  }
+}
+
+TEST_CASE("a newText that differs only by a copied BOM changes nothing") {
+  auto plan = plan_replace(request("x = 1\n", "x = 1", "\ufeffx = 1"));
+  REQUIRE(plan.has_error());
+  CHECK(plan.error().kind == ErrorKind::kNoChange);
+  auto empty = plan_replace(request("x = 1\n", "\ufeff", "y"));
+  REQUIRE(empty.has_error());
+  CHECK(empty.error().kind == ErrorKind::kInvalidParams);
+}
+
+// ---------------------------------------------------------------------------
+// Overlapping readings of repeated text are ambiguity, even with replaceAll.
+
+namespace {
+
+struct Overlap {
+  const char* name;
+  std::string text, old_text, new_text;
+  std::string tier;
+  std::vector<int> lines;
+};
+
+const std::vector<Overlap> kOverlaps = {
+    {"two identical lines in three", "a\na\na\n", "a\na\n", "b\n", "exact", {1, 2}},
+    {"characters: \"aa\" in \"aaa\"", "aaa\n", "aa", "b", "exact", {1, 1}},
+    {"Go: rows of a test table", "var cases = []struct{ in, want int }{\n\t{1, 1},\n\t{1, 1},\n"
+     "\t{1, 1},\n}\n", "\t{1, 1},\n\t{1, 1},\n", "\t{1, 2},\n\t{1, 2},\n", "exact", {2, 3}},
+    {"Markdown: rows of a table", "| a | 1 |\n| a | 1 |\n| a | 1 |\n", "| a | 1 |\n| a | 1 |\n",
+     "| b | 2 |\n", "exact", {1, 2}},
+    {"Rust: repeated calls matched by indentation",
+     "fn main() {\n    v.push(0);\n    v.push(0);\n    v.push(0);\n}\n", "v.push(0);\nv.push(0);",
+     "v.push(1);\nv.push(1);", "indentation", {2, 3}},
+    {"YAML: list items matched by indentation", "items:\n  - x\n  - x\n  - x\n", "- x\n- x",
+     "- y\n- y", "indentation", {2, 3}},
+    {"C: repeated frees with trailing blanks", "free(p); \nfree(p); \nfree(p); \n",
+     "free(p);\nfree(p);", "free(q);\nfree(q);", "trailing_whitespace", {1, 2}},
+    {"TypeScript: repeated calls with curly quotes",
+     "log(\u201cretry\u201d);\nlog(\u201cretry\u201d);\nlog(\u201cretry\u201d);\n",
+     "log(\"retry\");\nlog(\"retry\");", "log(\"again\");\nlog(\"again\");", "unicode", {1, 2}},
+    {"escaped newlines over repeated lines", "a();\na();\na();\n", "a();\\na();", "b();\\nb();",
+     "escapes", {1, 2}},
+    {"blank padding around repeated lines", "x = 1;\nx = 1;\nx = 1;\n", "\nx = 1;\nx = 1;\n\n",
+     "\ny = 1;\n\n", "blank_padding", {1, 2}},
+    {"Python: repeated statements", "def f():\n    x += 1\n    x += 1\n    x += 1\n",
+     "    x += 1\n    x += 1\n", "    x += 2\n", "exact", {2, 3}},
+    {"JSON: repeated array items", "[\n  {},\n  {},\n  {},\n  {}\n]\n", "  {},\n  {},\n", "  {}\n",
+     "exact", {2, 3}},
+    {"Makefile: repeated recipe lines matched by indentation", "all:\n\t@echo\n\t@echo\n\t@echo\n",
+     "@echo\n@echo", "@echo hi", "indentation", {2, 3}},
+    {"a verbatim hit mid-line and a window that share a line", "y x\nx\n  x\n", "\n\nx\nx",
+     "\n\nz", "blank_padding", {1, 2}},
+};
+
+}  // namespace
+
+TEST_CASE("overlapping readings are ambiguous, with or without replaceAll") {
+  for (const Overlap& c : kOverlaps) {
+    for (bool all : {false, true}) {
+      CAPTURE(c.name);
+      CAPTURE(all);
+      Request r{c.text, c.old_text, c.new_text, kF, all, std::nullopt};
+      auto plan = plan_replace(r);
+      if (plan.has_value())
+        FAIL_CHECK(c.name << ": applied, giving " << splice::apply_edits(c.text, plan->edits));
+      if (plan) continue;
+      const Error& e = plan.error();
+      CHECK(e.kind == ErrorKind::kAmbiguous);
+      CHECK(e.data.value("tier", "") == c.tier);
+      CHECK(e.data["lines"] == nlohmann::json(c.lines));
+      CHECK(e.data.value("overlapping", false));
+      CHECK(e.data["candidates"].size() == c.lines.size());
+      CHECK(e.message.find("overlapping") != std::string::npos);
+    }
+  }
+}
+
+TEST_CASE("an overlapping reading shows each candidate's own lines") {
+  auto plan = plan_replace(request("x\ny\ny\ny\nz\n", "y\ny\n", "w\n"));
+  REQUIRE(plan.has_error());
+  CHECK(plan.error().data["candidates"] ==
+        nlohmann::json::parse(R"([{"startLine":2,"endLine":3,"text":"y\ny"},
+                                   {"startLine":3,"endLine":4,"text":"y\ny"}])"));
+}
+
+TEST_CASE("repeated lines with a line that tells them apart match once") {
+  auto plan = plan_replace(request("a\nb\na\na\n", "b\na\n", "b\nc\n"));
+  REQUIRE(plan.has_value());
+  CHECK(splice::apply_edits("a\nb\na\na\n", plan->edits) == "a\nb\nc\na\n");
+  // Windows that repeat without overlapping are still replaced together.
+  Request all{"x();\n  y();\nx();\n  y();\n", "x();\ny();", "x(1);\ny();", kS, true, 2};
+  auto both = plan_replace(all);
+  REQUIRE(both.has_value());
+  CHECK(both->tier == "indentation");
+  CHECK(splice::apply_edits(all.text, both->edits) == "x(1);\n  y();\nx(1);\n  y();\n");
+}
+
+TEST_CASE("a long run of repeated lines is read in linear time") {
+  std::string file;
+  for (int i = 0; i < 100000; ++i) file += "    a\n";
+  std::string old_text;
+  for (int i = 0; i < 50000; ++i) old_text += "a\n";
+  auto plan = plan_replace(request(file, old_text, "b\n"));
+  REQUIRE(plan.has_error());
+  CHECK(plan.error().data.value("tier", "") == "indentation");
+  CHECK(plan.error().data["lines"].size() == 50001);
+}
+
+TEST_CASE("replaceAll over a forgiving tier carries each change onto its own region's characters") {
+  Request all{"log(\u201cx\u201d \u2013 1);\nnext();\nlog(\u201cx\u201d \u2014 1);\n",
+              "log(\"x\" - 1);", "log(\"y\" - 1);", kS, true, 2};
+  auto plan = plan_replace(all);
+  REQUIRE(plan.has_value());
+  CHECK(plan->tier == "unicode");
+  CHECK(splice::apply_edits(all.text, plan->edits) ==
+        "log(\u201cy\u201d \u2013 1);\nnext();\nlog(\u201cy\u201d \u2014 1);\n");
 }

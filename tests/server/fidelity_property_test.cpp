@@ -373,6 +373,19 @@ std::vector<Edit> str_replace_edits(const Decoded& f, std::string_view old_text,
   return edits;
 }
 
+// True when two occurrences of `old_text` share text: overlapping readings,
+// ambiguous even with replaceAll (docs/protocol.md, "Matching").
+bool overlapping_occurrences(const Decoded& f, std::string_view old_text) {
+  std::string o = normalize(old_text);
+  if (o.empty()) return false;
+  std::size_t last = std::string::npos;
+  for (std::size_t at = f.n.find(o); at != std::string::npos; at = f.n.find(o, at + 1)) {
+    if (last != std::string::npos && at < last + o.size()) return true;
+    last = at;
+  }
+  return false;
+}
+
 // insert: the normalized text, ending in '\n', at the start of line `line`; at
 // the end of a non-empty N without a final '\n', after a '\n' of its own.
 Edit insert_edit(const Decoded& f, std::size_t line, std::string_view text) {
@@ -1357,7 +1370,8 @@ Case make_case(std::uint64_t seed, std::size_t index) {
     c.edits = str_replace_edits(f, c.op.old_text, c.op.new_text);
     if (c.edits.empty())
       c.error = ErrorKind::kNoMatch;
-    else if (c.edits.size() > 1 && !c.op.replace_all)
+    else if ((c.edits.size() > 1 && !c.op.replace_all) ||
+             overlapping_occurrences(f, c.op.old_text))
       c.error = ErrorKind::kAmbiguous;
   } else if (kind == 1) {
     c.op = random_insert(rng, f);

@@ -1,0 +1,74 @@
+// Forgiving matching through the real binary (docs/protocol.md, "Matching"):
+// a change found by folding is made on the file's own characters, repeated text
+// that can be read in overlapping ways is refused, and a U+FEFF copied into
+// newText never reaches the body.
+#include <doctest/doctest.h>
+
+#include "support/process.h"
+
+using namespace editd::test;
+
+TEST_CASE("a change matched by folding typography keeps the file's characters") {
+  TempDir root;
+  root.write("greet.py", "def greet(name):\n    return f\"It\u2019s {name}\u2019s turn\"\n");
+  root.write(
+      "pkg.json",
+      "{\n  \u201cname\u201d: \u201ceditd\u201d,\n  \u201cversion\u201d: \u201c1.0\u201d\n}\n");
+  root.write("run.sh", "#!/bin/sh\ncurl -sS -X POST \"$URL\"\n");
+  auto p = spawn_editd(root);
+  json py = p.ok("str_replace", {{"path", "greet.py"},
+                                 {"oldText", "return f\"It's {name}'s turn\""},
+                                 {"newText", "return f\"It's {name}'s turn now\""}});
+  CHECK(py["matchedBy"] == "unicode");
+  CHECK(root.read("greet.py") ==
+        "def greet(name):\n    return f\"It\u2019s {name}\u2019s turn now\"\n");
+  p.ok("str_replace", {{"path", "pkg.json"},
+                       {"oldText", "\"version\": \"1.0\""},
+                       {"newText", "\"version\": \"1.1\""}});
+  CHECK(root.read("pkg.json") ==
+        "{\n  \u201cname\u201d: \u201ceditd\u201d,\n  \u201cversion\u201d: \u201c1.1\u201d\n}\n");
+  p.ok("str_replace", {{"path", "run.sh"},
+                       {"oldText", "curl \u2013sS \u2013X POST \"$URL\""},
+                       {"newText", "curl \u2013sS \u2013X PUT \"$URL\""}});
+  CHECK(root.read("run.sh") == "#!/bin/sh\ncurl -sS -X PUT \"$URL\"\n");
+}
+
+TEST_CASE("repeated lines read in overlapping ways are ambiguous, even with replaceAll") {
+  TempDir root;
+  const std::string table =
+      "var cases = []struct{ in, want int }{\n\t{1, 1},\n\t{1, 1},\n\t{1, 1},\n}\n";
+  root.write("t_test.go", table);
+  auto p = spawn_editd(root);
+  for (bool all : {false, true}) {
+    CAPTURE(all);
+    json e = p.fails("str_replace", {{"path", "t_test.go"},
+                                     {"oldText", "\t{1, 1},\n\t{1, 1},\n"},
+                                     {"newText", "\t{1, 2},\n"},
+                                     {"replaceAll", all}});
+    CHECK(e["data"]["kind"] == "ambiguous");
+    CHECK(e["data"]["overlapping"] == true);
+    CHECK(e["data"]["lines"] == json::array({2, 3}));
+    CHECK(e["data"]["candidates"].size() == 2);
+  }
+  CHECK(root.read("t_test.go") == table);
+  // A line that tells the readings apart makes it one.
+  p.ok("str_replace", {{"path", "t_test.go"},
+                       {"oldText", "\t{1, 1},\n\t{1, 1},\n}"},
+                       {"newText", "\t{1, 1},\n\t{1, 2},\n}"}});
+  CHECK(root.read("t_test.go") ==
+        "var cases = []struct{ in, want int }{\n\t{1, 1},\n\t{1, 1},\n\t{1, 2},\n}\n");
+}
+
+TEST_CASE("a BOM copied into oldText and newText does not become a second BOM") {
+  TempDir root;
+  root.write("a.py", "\xEF\xBB\xBFimport os\nimport re\n");
+  auto p = spawn_editd(root);
+  json r =
+      p.ok("str_replace",
+           {{"path", "a.py"}, {"oldText", "\ufeffimport os"}, {"newText", "\ufeffimport sys"}});
+  CHECK(r["matchedBy"] == "exact");
+  CHECK(root.read("a.py") == "\xEF\xBB\xBFimport sys\nimport re\n");
+  p.ok("str_replace",
+       {{"path", "a.py"}, {"oldText", "import re"}, {"newText", "\ufeffimport json"}});
+  CHECK(root.read("a.py") == "\xEF\xBB\xBFimport sys\nimport json\n");
+}
