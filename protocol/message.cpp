@@ -6,6 +6,8 @@
 #include <limits>
 #include <vector>
 
+#include "protocol/fast_json.h"
+
 namespace editd::protocol {
 namespace {
 
@@ -309,6 +311,7 @@ Incoming parse_line(std::string_view line) {
   // nlohmann reads a NUL as the end of the input: the rest would be ignored.
   if (std::size_t nul = line.find('\0'); nul != std::string_view::npos) return raw_nul(nul);
   if (nesting(line, kMaxNesting) > kMaxNesting) return too_deep(line);
+  if (auto fast = fast_json::parse(line)) return classify(std::move(*fast));
   json msg = json::parse(line, nullptr, /*allow_exceptions=*/false);
   if (!msg.is_discarded()) return classify(std::move(msg));
 
@@ -357,8 +360,6 @@ json make_notification(std::string_view method, json params) {
   return json{{"jsonrpc", "2.0"}, {"method", method}, {"params", std::move(params)}};
 }
 
-std::string serialize(const json& message) {
-  return message.dump(-1, ' ', false, json::error_handler_t::replace);
-}
+std::string serialize(const json& message) { return fast_json::dump(message); }
 
 }  // namespace editd::protocol

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "fuzz/fuzz_support.h"
+#include "protocol/fast_json.h"
 #include "protocol/framing.h"
 #include "protocol/message.h"
 #include "protocol/methods.h"
@@ -88,7 +89,22 @@ void check_reply(const Incoming& in) {
   FUZZ_CHECK(back.error->message == in.error->message, reply);
 }
 
+// The fast reader (protocol/fast_json.h) reads exactly what nlohmann reads or
+// gives up; the fast writer writes exactly what nlohmann writes.
+void check_fast_json(const std::string& line) {
+  json expected = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  auto fast = fast_json::parse(line);
+  if (expected.is_discarded()) {
+    FUZZ_CHECK(!fast, line);
+    return;
+  }
+  if (fast) FUZZ_CHECK(*fast == expected && fast->dump() == expected.dump(), line);
+  FUZZ_CHECK(fast_json::dump(expected) == expected.dump(-1, ' ', false, json::error_handler_t::replace),
+             line);
+}
+
 void check_message(const std::string& line) {
+  check_fast_json(line);
   Incoming in = parse_message(line);
   // A client's error may say internal; editd's own answers never do.
   if (in.type == Incoming::Type::kInvalid)

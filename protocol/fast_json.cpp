@@ -1,0 +1,373 @@
+#include "protocol/fast_json.h"
+
+#include <charconv>
+#include <cstdint>
+#include <utility>
+
+namespace editd::protocol::fast_json {
+namespace {
+
+using json = nlohmann::json;
+
+// The length of the UTF-8 sequence at p (RFC 3629: no overlong forms, no
+// surrogates, nothing past U+10FFFF), or 0 when it is not one.
+std::size_t utf8_length(const char* p, const char* end) {
+  auto at = [&](std::ptrdiff_t i) { return static_cast<unsigned char>(p[i]); };
+  auto tail = [&](std::ptrdiff_t i, unsigned lo = 0x80, unsigned hi = 0xBF) {
+    return p + i < end && at(i) >= lo && at(i) <= hi;
+  };
+  unsigned char c = at(0);
+  if (c >= 0xC2 && c <= 0xDF) return tail(1) ? 2 : 0;
+  if (c == 0xE0) return tail(1, 0xA0) && tail(2) ? 3 : 0;
+  if ((c >= 0xE1 && c <= 0xEC) || c == 0xEE || c == 0xEF) return tail(1) && tail(2) ? 3 : 0;
+  if (c == 0xED) return tail(1, 0x80, 0x9F) && tail(2) ? 3 : 0;
+  if (c == 0xF0) return tail(1, 0x90) && tail(2) && tail(3) ? 4 : 0;
+  if (c >= 0xF1 && c <= 0xF3) return tail(1) && tail(2) && tail(3) ? 4 : 0;
+  if (c == 0xF4) return tail(1, 0x80, 0x8F) && tail(2) && tail(3) ? 4 : 0;
+  return 0;
+}
+
+// Bytes that a JSON string holds as they are, in both directions: printable
+// ASCII other than the quote and the backslash.
+struct PlainBytes {
+  bool plain[256] = {};
+  constexpr PlainBytes() {
+    for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
+  }
+};
+constexpr PlainBytes kPlain;
+
+bool is_plain(char c) { return kPlain.plain[static_cast<unsigned char>(c)]; }
+
+void append_utf8(std::uint32_t cp, std::string& out) {
+  if (cp < 0x80) {
+    out.push_back(static_cast<char>(cp));
+  } else if (cp < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else if (cp < 0x10000) {
+    out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  } else {
+    out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+  }
+}
+
+// A recursive-descent reader that fails (returns false) wherever nlohmann
+// would fail and wherever it would take a path this reader does not copy.
+class Reader {
+ public:
+  explicit Reader(std::string_view text) : p_(text.data()), end_(text.data() + text.size()) {}
+
+  bool document(json& out) {
+    skip_blanks();
+    if (!value(out, 0)) return false;
+    skip_blanks();
+    return p_ == end_;
+  }
+
+ private:
+  void skip_blanks() {
+    while (p_ < end_ && (*p_ == ' ' || *p_ == '\t' || *p_ == '\n' || *p_ == '\r')) ++p_;
+  }
+
+  bool take(char c) {
+    if (p_ == end_ || *p_ != c) return false;
+    ++p_;
+    return true;
+  }
+
+  bool word(std::string_view w) {
+    if (static_cast<std::size_t>(end_ - p_) < w.size() || std::string_view(p_, w.size()) != w)
+      return false;
+    p_ += w.size();
+    return true;
+  }
+
+  bool value(json& out, std::size_t depth) {
+    if (p_ == end_) return false;
+    switch (*p_) {
+      case '{':
+        return object(out, depth + 1);
+      case '[':
+        return array(out, depth + 1);
+      case '"': {
+        std::string s;
+        if (!string(s)) return false;
+        out = std::move(s);
+        return true;
+      }
+      case 't':
+        out = true;
+        return word("true");
+      case 'f':
+        out = false;
+        return word("false");
+      case 'n':
+        out = nullptr;
+        return word("null");
+      default:
+        return number(out);
+    }
+  }
+
+  bool object(json& out, std::size_t depth) {
+    if (depth > kMaxDepth) return false;
+    ++p_;
+    out = json::object();
+    auto& members = out.get_ref<json::object_t&>();
+    skip_blanks();
+    if (take('}')) return true;
+    for (;;) {
+      std::string key;
+      if (p_ == end_ || *p_ != '"' || !string(key)) return false;
+      skip_blanks();
+      if (!take(':')) return false;
+      skip_blanks();
+      json v;
+      if (!value(v, depth)) return false;
+      members[std::move(key)] = std::move(v);  // a repeated key: the last wins, as in nlohmann
+      skip_blanks();
+      if (take('}')) return true;
+      if (!take(',')) return false;
+      skip_blanks();
+    }
+  }
+
+  bool array(json& out, std::size_t depth) {
+    if (depth > kMaxDepth) return false;
+    ++p_;
+    out = json::array();
+    auto& elements = out.get_ref<json::array_t&>();
+    skip_blanks();
+    if (take(']')) return true;
+    for (;;) {
+      json v;
+      if (!value(v, depth)) return false;
+      elements.push_back(std::move(v));
+      skip_blanks();
+      if (take(']')) return true;
+      if (!take(',')) return false;
+      skip_blanks();
+    }
+  }
+
+  // Integers of up to 18 digits only: longer ones and fractions go to
+  // nlohmann, whose rules for overflow and rounding are its own.
+  bool number(json& out) {
+    bool negative = take('-');
+    const char* digits = p_;
+    if (p_ == end_ || *p_ < '0' || *p_ > '9') return false;
+    if (*p_ == '0') {
+      ++p_;
+    } else {
+      while (p_ < end_ && *p_ >= '0' && *p_ <= '9') ++p_;
+    }
+    if (p_ < end_ && (*p_ == '.' || *p_ == 'e' || *p_ == 'E')) return false;
+    if (p_ - digits > 18) return false;
+    std::uint64_t v = 0;
+    std::from_chars(digits, p_, v);
+    if (negative)
+      out = static_cast<std::int64_t>(-static_cast<std::int64_t>(v));
+    else
+      out = v;
+    return true;
+  }
+
+  static int hex_digit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  }
+
+  // The four hex digits after "\u" (p_ is past the 'u'), or -1.
+  int hex4() {
+    if (end_ - p_ < 4) return -1;
+    int v = 0;
+    for (int i = 0; i < 4; ++i) {
+      int d = hex_digit(p_[i]);
+      if (d < 0) return -1;
+      v = v * 16 + d;
+    }
+    p_ += 4;
+    return v;
+  }
+
+  bool string(std::string& out) {
+    ++p_;  // the opening quote
+    for (;;) {
+      const char* run = p_;
+      while (p_ < end_) {
+        if (is_plain(*p_)) {
+          ++p_;
+        } else if (static_cast<unsigned char>(*p_) >= 0x80) {
+          std::size_t n = utf8_length(p_, end_);
+          if (n == 0) return false;
+          p_ += n;
+        } else {
+          break;
+        }
+      }
+      out.append(run, p_);
+      if (p_ == end_) return false;
+      char c = *p_++;
+      if (c == '"') return true;
+      if (c != '\\' || p_ == end_) return false;  // a raw control character
+      switch (*p_++) {
+        case '"': out.push_back('"'); break;
+        case '\\': out.push_back('\\'); break;
+        case '/': out.push_back('/'); break;
+        case 'b': out.push_back('\b'); break;
+        case 'f': out.push_back('\f'); break;
+        case 'n': out.push_back('\n'); break;
+        case 'r': out.push_back('\r'); break;
+        case 't': out.push_back('\t'); break;
+        case 'u': {
+          int cp = hex4();
+          if (cp < 0 || (cp >= 0xDC00 && cp <= 0xDFFF)) return false;
+          if (cp >= 0xD800 && cp <= 0xDBFF) {
+            if (!word("\\u")) return false;
+            int low = hex4();
+            if (low < 0xDC00 || low > 0xDFFF) return false;
+            cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+          }
+          append_utf8(static_cast<std::uint32_t>(cp), out);
+          break;
+        }
+        default:
+          return false;
+      }
+    }
+  }
+
+  const char* p_;
+  const char* end_;
+};
+
+// Appends s as a JSON string; false when s is not valid UTF-8 (what was
+// appended is then the caller's to drop).
+bool write_string(const std::string& s, std::string& out) {
+  out.push_back('"');
+  const char* p = s.data();
+  const char* end = p + s.size();
+  while (p < end) {
+    const char* run = p;
+    while (p < end) {
+      if (is_plain(*p)) {
+        ++p;
+      } else if (static_cast<unsigned char>(*p) >= 0x80) {
+        std::size_t n = utf8_length(p, end);
+        if (n == 0) return false;
+        p += n;
+      } else {
+        break;
+      }
+    }
+    out.append(run, p);
+    if (p == end) break;
+    auto c = static_cast<unsigned char>(*p++);
+    switch (c) {
+      case '"': out += "\\\""; break;
+      case '\\': out += "\\\\"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      default: {
+        static constexpr char kHex[] = "0123456789abcdef";
+        out += "\\u00";
+        out.push_back(kHex[c >> 4]);
+        out.push_back(kHex[c & 0xF]);
+      }
+    }
+  }
+  out.push_back('"');
+  return true;
+}
+
+std::string nlohmann_dump(const json& v) {
+  return v.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+void write(const json& v, std::string& out) {
+  switch (v.type()) {
+    case json::value_t::null:
+      out += "null";
+      return;
+    case json::value_t::boolean:
+      out += v.get<bool>() ? "true" : "false";
+      return;
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: {
+      char buf[24];
+      auto r = v.is_number_unsigned()
+                   ? std::to_chars(buf, buf + sizeof buf, v.get<std::uint64_t>())
+                   : std::to_chars(buf, buf + sizeof buf, v.get<std::int64_t>());
+      out.append(buf, r.ptr);
+      return;
+    }
+    case json::value_t::string: {
+      const auto& s = v.get_ref<const std::string&>();
+      std::size_t mark = out.size();
+      if (!write_string(s, out)) {
+        out.resize(mark);
+        out += nlohmann_dump(v);  // invalid UTF-8: nlohmann's replacement rules
+      }
+      return;
+    }
+    case json::value_t::array: {
+      out.push_back('[');
+      bool first = true;
+      for (const json& e : v.get_ref<const json::array_t&>()) {
+        if (!first) out.push_back(',');
+        first = false;
+        write(e, out);
+      }
+      out.push_back(']');
+      return;
+    }
+    case json::value_t::object: {
+      out.push_back('{');
+      bool first = true;
+      for (const auto& [key, e] : v.get_ref<const json::object_t&>()) {
+        if (!first) out.push_back(',');
+        first = false;
+        std::size_t mark = out.size();
+        if (!write_string(key, out)) {
+          out.resize(mark);
+          out += nlohmann_dump(json(key));
+        }
+        out.push_back(':');
+        write(e, out);
+      }
+      out.push_back('}');
+      return;
+    }
+    default:  // floats, binary, discarded: as nlohmann writes them
+      out += nlohmann_dump(v);
+  }
+}
+
+}  // namespace
+
+std::optional<json> parse(std::string_view line) {
+  if (!line.empty() && static_cast<unsigned char>(line[0]) == 0xEF) return std::nullopt;  // a BOM
+  json out;
+  Reader reader(line);
+  if (!reader.document(out)) return std::nullopt;
+  return out;
+}
+
+std::string dump(const json& value) {
+  std::string out;
+  write(value, out);
+  return out;
+}
+
+}  // namespace editd::protocol::fast_json
