@@ -27,7 +27,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build run acp-client-deps test bench clean fuzz-build fuzz fuzz-smoke \
+.PHONY: all deps configure build run acp-client-deps mcp-client-deps test bench clean fuzz-build fuzz fuzz-smoke \
         sanitize-test install deb
 
 all: build
@@ -57,14 +57,20 @@ build: configure
 run: build
 	$(BUILD_DIR)/editd --root .
 
-# The ACP client test's npm packages (package-lock.json), installed again only when the lock changes.
+# The ACP and MCP client tests' npm packages (package-lock.json), installed again only when the
+# lock changes.
 ACP_CLIENT := tests/clients/acp
+MCP_CLIENT := tests/clients/mcp
 
 acp-client-deps:
 	@[ $(ACP_CLIENT)/node_modules/.package-lock.json -nt $(ACP_CLIENT)/package-lock.json ] || \
 	  npm ci --prefix $(ACP_CLIENT) --no-audit --no-fund
 
-test: build acp-client-deps
+mcp-client-deps:
+	@[ $(MCP_CLIENT)/node_modules/.package-lock.json -nt $(MCP_CLIENT)/package-lock.json ] || \
+	  npm ci --prefix $(MCP_CLIENT) --no-audit --no-fund
+
+test: build acp-client-deps mcp-client-deps
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 	$(MAKE) fuzz-smoke
 
@@ -89,7 +95,7 @@ $(SANITIZE_BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(SANITIZE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDITD_SANITIZE=ON \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_CXX_FLAGS)"
 
-sanitize-test: deps acp-client-deps $(SANITIZE_BUILD_DIR)/CMakeCache.txt
+sanitize-test: deps acp-client-deps mcp-client-deps $(SANITIZE_BUILD_DIR)/CMakeCache.txt
 	cmake --build $(SANITIZE_BUILD_DIR) -j$(JOBS) --target test_binaries
 	cd $(SANITIZE_BUILD_DIR) && \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \

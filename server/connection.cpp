@@ -14,6 +14,7 @@
 
 #include "protocol/framing.h"
 #include "protocol/methods.h"
+#include "server/mcp.h"
 #include "server/server.h"
 
 namespace editd {
@@ -108,15 +109,12 @@ bool offers_fs(const json& caps) {
   return offered("readTextFile") && offered("writeTextFile");
 }
 
-bool is_mutation(std::string_view method) {
-  return method == "write_text" || method == "create" || method == "insert" ||
-         method == "str_replace" || method == "apply_patch";
+Error unknown_tool(const std::string& name) {
+  return Error(ErrorKind::kInvalidParams, "unknown tool: " + name + " (tools/list lists the tools)",
+               {{"param", "name"}, {"tool", name}});
 }
 
-bool is_dry_run(const json& params) {
-  auto it = params.find("dryRun");
-  return it != params.end() && it->is_boolean() && it->get<bool>();
-}
+Error missing_tool_name() { return invalid_param("name", "missing (a tool name is required)"); }
 
 Error unknown_session(const std::string& id) {
   return Error(
@@ -486,14 +484,14 @@ void Connection::fail_output(const std::string& why) {
 
 void Connection::on_oversize(std::size_t limit) {
   spdlog::warn("connection {}: skipped a message over {} bytes", stream_->peer(), limit);
-  send(protocol::make_error(nullptr, oversize_error(limit)));
+  send(error_reply(nullptr, oversize_error(limit)));
 }
 
 void Connection::on_line(std::string line) {
   Incoming in = protocol::parse_message(line);
   switch (in.type) {
     case Incoming::Type::kInvalid:
-      send(protocol::make_error(in.id, *in.error));
+      send(error_reply(in.id, *in.error));
       break;
     case Incoming::Type::kResponse:
       on_response(std::move(in));
@@ -512,17 +510,25 @@ void Connection::on_line(std::string line) {
   }
 }
 
-void Connection::refuse(const Incoming& in) { send(protocol::make_error(in.id, shutting_down())); }
+void Connection::refuse(const Incoming& in) { send(error_reply(in.id, shutting_down())); }
+
+json Connection::error_reply(const json& id, const Error& error) const {
+  return dialect_ == Dialect::kMcp ? mcp::make_error(id, error) : protocol::make_error(id, error);
+}
 
 void Connection::on_notification(const Incoming& in) {
-  std::string_view method = Dispatcher::bare_method(in.method);
-  if (method == "$/cancel_request" || method == "$/cancelRequest") {
+  std::string_view method = Registry::bare_method(in.method);
+  if (method == "$/cancel_request" || method == "$/cancelRequest" ||
+      method == "notifications/cancelled") {
     auto id = in.params.find("requestId");
     if (id == in.params.end()) id = in.params.find("id");
     if (id == in.params.end()) return;
     auto [first, last] = requests_.equal_range(request_key(*id));
-    for (auto it = first; it != last; ++it)
-      if (!it->second->committed) it->second->cancelled = true;
+    for (auto it = first; it != last; ++it) {
+      if (it->second->committed) continue;
+      it->second->cancelled = true;
+      it->second->by_client = true;
+    }
     return;
   }
   spdlog::debug("connection {}: ignored notification {}", stream_->peer(), in.method);
@@ -550,11 +556,16 @@ asio::awaitable<void> Connection::handle(Incoming in) {
   json reply;
   try {
     Result<json> result = co_await dispatch(in, cancel);
-    reply = result ? protocol::make_result(in.id, std::move(*result))
-                   : protocol::make_error(in.id, result.error());
+    // MCP: a request the client cancelled gets no answer.
+    const bool unanswered = dialect_ == Dialect::kMcp && !result && cancel->by_client &&
+                            result.error().kind == ErrorKind::kCancelled;
+    if (result)
+      reply = protocol::make_result(in.id, std::move(*result));
+    else if (!unanswered)
+      reply = error_reply(in.id, result.error());
   } catch (const std::exception& e) {
     spdlog::error("request {} {} failed: {}", in.method, key, e.what());
-    reply = protocol::make_error(in.id, internal_error(e.what()));
+    reply = error_reply(in.id, internal_error(e.what()));
   }
   requests_.erase(entry);
   finish_request(in, key, reply, started);
@@ -562,7 +573,7 @@ asio::awaitable<void> Connection::handle(Incoming in) {
 
 void Connection::finish_request(const Incoming& in, const std::string& key, const json& reply,
                                 std::chrono::steady_clock::time_point started) {
-  const std::size_t bytes = send(reply);
+  const std::size_t bytes = reply.is_null() ? 0 : send(reply);
   reply_estimate_ = std::max(bytes, reply_estimate_ / 2);
   --inflight_;
   start_parked();
@@ -578,7 +589,7 @@ void Connection::finish_request(const Incoming& in, const std::string& key, cons
 
 asio::awaitable<Result<json>> Connection::dispatch(Incoming& in,
                                                    std::shared_ptr<CancelState> cancel) {
-  std::string_view method = Dispatcher::bare_method(in.method);
+  std::string_view method = Registry::bare_method(in.method);
   if (method == "initialize") co_return initialize(in.params);
   if (!authenticated_) {
     if (++auth_failures_ >= kMaxAuthFailures) {
@@ -588,26 +599,64 @@ asio::awaitable<Result<json>> Connection::dispatch(Incoming& in,
     }
     co_return unauthenticated(auth_failures_);
   }
+  if (dialect_ == Dialect::kMcp) {
+    if (in.method == "ping") co_return json::object();
+    if (in.method == "tools/list") co_return mcp::tools_list(server_.registry());
+    if (in.method == "tools/call") co_return co_await call_tool(in.params, std::move(cancel));
+    co_return method_not_found(in.method);
+  }
   if (method == "session/new") co_return new_session(in.params);
-  const Dispatcher::Handler* handler = server_.dispatcher().find(method);
-  if (!handler) co_return method_not_found(in.method);
-  co_return co_await edit(*handler, in, std::move(cancel));
+  const Method* m = server_.registry().find(method);
+  if (!m) co_return method_not_found(in.method);
+  co_return co_await edit(*m, in.params, std::move(cancel));
+}
+
+asio::awaitable<Result<json>> Connection::call_tool(const json& params,
+                                                    std::shared_ptr<CancelState> cancel) {
+  auto name = params.find("name");
+  if (name == params.end() || !name->is_string()) co_return missing_tool_name();
+  const Method* m = server_.registry().find(name->get_ref<const std::string&>());
+  if (!m || m->name != name->get_ref<const std::string&>())
+    co_return unknown_tool(name->get<std::string>());
+  const json arguments = params.contains("arguments") ? params["arguments"] : json();
+  Result<json> prepared = mcp::prepare_arguments(*m, arguments);
+  if (!prepared) co_return mcp::tool_result(*m, arguments, prepared);
+  Result<json> result = co_await edit(*m, *prepared, cancel);
+  if (!result && result.error().kind == ErrorKind::kCancelled && cancel->by_client)
+    co_return result.error();
+  if (result && m->paged) mcp::page(*result);
+  co_return mcp::tool_result(*m, *prepared, result);
+}
+
+Result<void> Connection::authenticate(const std::optional<std::string>& token) {
+  if (authenticated_) return {};
+  const auto& expected = server_.token();
+  if (!expected || !token || !same_token(*token, *expected)) {
+    if (++auth_failures_ >= kMaxAuthFailures) stop();
+    return unauthenticated(auth_failures_);
+  }
+  authenticated_ = true;
+  return {};
 }
 
 Result<json> Connection::initialize(const json& params) {
+  if (mcp::is_mcp_initialize(params)) {
+    dialect_ = Dialect::kMcp;
+    std::optional<std::string> token;
+    if (auto t = params.find("authToken"); t != params.end() && t->is_string()) token = t->get<std::string>();
+    if (auto ok = authenticate(token); !ok) return ok.error();
+    initialized_ = true;
+    if (auto caps = params.find("capabilities"); caps != params.end() && caps->is_object())
+      client_capabilities_ = *caps;
+    return mcp::initialize_result(params);
+  }
+  dialect_ = Dialect::kPlain;
   auto p = protocol::decode_initialize(params);
   if (!p) {
     if (!authenticated_ && ++auth_failures_ >= kMaxAuthFailures) stop();
     return p.error();
   }
-  if (!authenticated_) {
-    const auto& token = server_.token();
-    if (!token || !p->auth_token || !same_token(*p->auth_token, *token)) {
-      if (++auth_failures_ >= kMaxAuthFailures) stop();
-      return unauthenticated(auth_failures_);
-    }
-    authenticated_ = true;
-  }
+  if (auto ok = authenticate(p->auth_token); !ok) return ok.error();
   initialized_ = true;
   client_capabilities_ = p->client_capabilities;
   delegated_ = server_.options().backend != "local" && offers_fs(client_capabilities_);
@@ -616,7 +665,7 @@ Result<json> Connection::initialize(const json& params) {
     if (!root) return root.error();
     root_ = *root;
   }
-  json methods = server_.dispatcher().methods();
+  json methods = server_.registry().names();
   json editd_meta = {{"methods", methods},
                      {"backend", delegated_ ? "delegated" : "local"},
                      {"version", EDITD_VERSION}};
@@ -704,25 +753,24 @@ std::unique_ptr<FsBackend> Connection::delegated_backend(const std::string& sess
   return make_delegated_backend(std::move(options), *this);
 }
 
-asio::awaitable<Result<json>> Connection::edit(const Dispatcher::Handler& handler, Incoming& in,
+asio::awaitable<Result<json>> Connection::edit(const Method& m, const json& params,
                                                std::shared_ptr<CancelState> cancel) {
-  Result<std::string> session = session_for(in.params);
+  Result<std::string> session = session_for(params);
   if (!session) co_return session.error();
   std::unique_ptr<FsBackend> delegated;
   if (delegated_) delegated = delegated_backend(*session);
   FsBackend& backend = delegated ? *delegated : server_.local_backend();
   RequestContext ctx{backend, std::move(cancel), &known_, nullptr};
 
-  const std::string method(Dispatcher::bare_method(in.method));
   const std::string tool_call_id = "editd-call-" + std::to_string(next_tool_call_++);
-  const bool announce = !sessions_.empty() && is_mutation(method) && !is_dry_run(in.params);
+  const bool announce = !sessions_.empty() && m.mutates && !m.dry_run(params);
   std::vector<FileChange> changes;
   if (announce) {
     ctx.changes = &changes;
-    notify("session/update", tool_call_started(*session, tool_call_id, method, in.params, backend));
+    notify("session/update", tool_call_started(*session, tool_call_id, m.name, params, backend));
   }
   if (server_.options().approve == "ask") ctx.approve = approver(*session, tool_call_id, backend);
-  Result<json> result = co_await handler(ctx, in.params);
+  Result<json> result = co_await m.run(ctx, params);
   if (announce)
     notify("session/update", tool_call_finished(*session, tool_call_id, result, changes));
   co_return result;

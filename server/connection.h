@@ -29,6 +29,12 @@
 // session/update notifications, and with --approve ask the client is asked
 // (session/request_permission) before each write.
 //
+// The dialect is chosen per connection by initialize: a string protocolVersion
+// means MCP (server/mcp.h: tools/list, tools/call, ping; editd's own error
+// codes never go out, a request cancelled by notifications/cancelled gets no
+// answer); an integer, or no initialize at all, means the plain methods and
+// ACP as above.
+//
 // Threading: everything here runs on the server's single I/O thread.
 #pragma once
 
@@ -45,7 +51,7 @@
 
 #include "backends/delegated_backend.h"
 #include "protocol/message.h"
-#include "server/dispatcher.h"
+#include "server/registry.h"
 #include "server/operations.h"
 #include "server/stream.h"
 
@@ -115,10 +121,17 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   boost::asio::awaitable<Result<nlohmann::json>> dispatch(protocol::Incoming& in,
                                                           std::shared_ptr<CancelState> cancel);
   // An edit method, with its session's backend, approvals and announcements.
-  boost::asio::awaitable<Result<nlohmann::json>> edit(const Dispatcher::Handler& handler,
-                                                      protocol::Incoming& in,
+  boost::asio::awaitable<Result<nlohmann::json>> edit(const Method& method,
+                                                      const nlohmann::json& params,
                                                       std::shared_ptr<CancelState> cancel);
+  // MCP's tools/call: a failed operation is a result with isError.
+  boost::asio::awaitable<Result<nlohmann::json>> call_tool(const nlohmann::json& params,
+                                                           std::shared_ptr<CancelState> cancel);
+  // Checks the token (TCP), then answers in the dialect the params ask for.
   Result<nlohmann::json> initialize(const nlohmann::json& params);
+  Result<void> authenticate(const std::optional<std::string>& token);
+  // The error reply to a request, in this connection's dialect.
+  nlohmann::json error_reply(const nlohmann::json& id, const Error& error) const;
   Result<nlohmann::json> new_session(const nlohmann::json& params);
   // The session a request names (sessionId), else the latest, else the connection's own id.
   Result<std::string> session_for(const nlohmann::json& params);
@@ -165,6 +178,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   bool authenticated_ = false;
   int auth_failures_ = 0;
   bool initialized_ = false;
+  enum class Dialect { kPlain, kMcp };
+  Dialect dialect_ = Dialect::kPlain;
   nlohmann::json client_capabilities_ = nlohmann::json::object();
 
   // Requests read while every slot is taken and calls to the client wait.

@@ -35,6 +35,9 @@ Error conflict_error(const std::string& shown, const std::string& expected,
 struct CancelState {
   bool cancelled = false;
   bool committed = false;  // the write has begun: too late to cancel
+  // Cancelled by the client (MCP's notifications/cancelled), not by shutdown:
+  // on MCP such a request gets no answer.
+  bool by_client = false;
 };
 
 // What one connection knows of each file (fingerprint last read or written by

@@ -42,7 +42,7 @@ ServerContext::ServerContext(ServerOptions options, asio::io_context& io, asio::
       local_(std::move(local)),
       locks_(io.get_executor()),
       ops_(options_, locks_, pool_),
-      dispatcher_(ops_) {}
+      registry_(ops_) {}
 
 void log_failure(const char* what, std::exception_ptr e) {
   if (!e) return;

@@ -22,7 +22,7 @@
 #include <string>
 
 #include "backends/fs_backend.h"
-#include "server/dispatcher.h"
+#include "server/registry.h"
 #include "server/lock_chain.h"
 #include "server/operations.h"
 #include "server/options.h"
@@ -41,7 +41,7 @@ class ServerContext {
   FsBackend& local_backend() { return *local_; }
   LockChains& locks() { return locks_; }
   Operations& operations() { return ops_; }
-  const Dispatcher& dispatcher() const { return dispatcher_; }
+  const Registry& registry() const { return registry_; }
   // The TCP token, when --token-file was given.
   const std::optional<std::string>& token() const { return token_; }
   void set_token(std::string token) { token_ = std::move(token); }
@@ -57,7 +57,7 @@ class ServerContext {
   std::unique_ptr<FsBackend> local_;
   LockChains locks_;
   Operations ops_;
-  Dispatcher dispatcher_;
+  Registry registry_;
   std::optional<std::string> token_;
   std::set<Connection*> connections_;
 };

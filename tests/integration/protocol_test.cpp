@@ -24,8 +24,10 @@ TEST_CASE("initialize answers 1 to an unsupported version and refuses a missing 
   json e = p.fails("initialize", json::object());
   CHECK(e["code"] == -32602);
   CHECK(e["data"]["param"] == "protocolVersion");
-  json s = p.fails("initialize", {{"protocolVersion", "1"}});
+  json s = p.fails("initialize", {{"protocolVersion", true}});
   CHECK(s["data"]["kind"] == "invalid_params");
+  // A string is MCP's protocolVersion (mcp_test.cpp), never an error.
+  CHECK(p.ok("initialize", {{"protocolVersion", "1"}})["protocolVersion"] == "2025-11-25");
 }
 
 TEST_CASE("an unparsable line is a parse error with id null and the connection keeps working") {

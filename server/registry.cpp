@@ -1,0 +1,308 @@
+#include "server/registry.h"
+
+#include <algorithm>
+
+#include "server/tool_text.h"
+
+namespace editd {
+
+using nlohmann::json;
+
+namespace {
+
+// Schema builders: only the flat shapes every host accepts.
+json str(std::string description) {
+  return {{"type", "string"}, {"description", std::move(description)}};
+}
+json boolean(std::string description) {
+  return {{"type", "boolean"}, {"description", std::move(description)}};
+}
+json integer(std::string description, int minimum) {
+  return {{"type", "integer"}, {"minimum", minimum}, {"description", std::move(description)}};
+}
+json string_map(std::string description) {
+  return {{"type", "object"},
+          {"additionalProperties", {{"type", "string"}}},
+          {"description", std::move(description)}};
+}
+json object(json properties, std::vector<std::string> required) {
+  return {{"type", "object"},
+          {"properties", std::move(properties)},
+          {"required", std::move(required)},
+          {"additionalProperties", false}};
+}
+
+json path_param() {
+  return str("The file, relative to the root editd serves (or absolute inside it).");
+}
+json expected_fingerprint_param() {
+  return str(
+      "Optional: the fingerprint read_text returned. If the file changed since, nothing is "
+      "written and the error is conflict: read the file again.");
+}
+json dry_run_param() {
+  return boolean(
+      "Optional: true returns exactly what the call would do (diff included) and writes nothing.");
+}
+
+json line_range_schema() {
+  return {
+      {"type", "object"},
+      {"properties", {{"startLine", {{"type", "integer"}}}, {"endLine", {{"type", "integer"}}}}},
+      {"required", {"startLine", "endLine"}}};
+}
+
+// What every mutation returns; `extra` adds the method's own fields.
+json mutation_output(json extra, std::vector<std::string> required = {}) {
+  json properties = {
+      {"fingerprint", str("The file's new fingerprint: pass it as expectedFingerprint next time.")},
+      {"diff", str("Unified diff of the change.")},
+      {"added", {{"type", "integer"}}},
+      {"removed", {{"type", "integer"}}}};
+  for (auto it = extra.begin(); it != extra.end(); ++it) properties[it.key()] = it.value();
+  required.insert(required.end(), {"fingerprint", "diff", "added", "removed"});
+  return {
+      {"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}};
+}
+
+constexpr const char* kErrorsNote =
+    " On failure nothing is written and the error names its kind; the message says what to do.";
+
+}  // namespace
+
+bool Method::dry_run(const json& params) const {
+  if (!mutates || !params.is_object()) return false;
+  auto it = params.find("dryRun");
+  return it != params.end() && it->is_boolean() && it->get<bool>();
+}
+
+template <class Params, class R>
+boost::asio::awaitable<Result<json>> Registry::invoke(
+    Result<Params> (*decode)(const json&),
+    boost::asio::awaitable<Result<R>> (Operations::*op)(RequestContext&, Params),
+    RequestContext& ctx, const json& raw) {
+  auto params = decode(raw);
+  if (!params) co_return params.error();
+  Result<R> result = co_await (ops_.*op)(ctx, std::move(*params));
+  if (!result) co_return result.error();
+  co_return protocol::to_json(*result);
+}
+
+// The handler itself is not a coroutine: GCC 12 miscompiles lambda coroutines.
+template <class Params, class R>
+void Registry::add(Method m, Result<Params> (*decode)(const json&),
+                   boost::asio::awaitable<Result<R>> (Operations::*op)(RequestContext&, Params)) {
+  m.run = [this, decode, op](RequestContext& ctx, const json& raw) {
+    return invoke(decode, op, ctx, raw);
+  };
+  methods_.push_back(std::move(m));
+}
+
+Registry::Registry(Operations& ops) : ops_(ops) {
+  add({.name = "read_text",
+       .title = "Read a text file",
+       .description =
+           "Read a UTF-8 text file, whole or a range of lines. Returns the text and the whole "
+           "file's fingerprint; pass that fingerprint as expectedFingerprint to a later edit so "
+           "that it fails with conflict instead of overwriting changes made since. Read before "
+           "editing: str_replace needs oldText copied exactly from the file. Long files come in "
+           "pages: the result says which lines it holds and how to read on (line, limit). "
+           "Errors: not_found, is_directory, not_text (a binary file), line_out_of_range, "
+           "outside_root.",
+       .input_schema =
+           object({{"path", path_param()},
+                   {"line", integer("Optional: the first line to return, 1-based (default 1).", 1)},
+                   {"limit", integer("Optional: the most lines to return.", 1)}},
+                  {"path"}),
+       .output_schema = {{"type", "object"},
+                         {"properties",
+                          {{"content", str("The lines returned, line endings kept.")},
+                           {"fingerprint", str("The whole file's fingerprint.")},
+                           {"totalLines", {{"type", "integer"}}},
+                           {"line", {{"type", "integer"}}},
+                           {"lineCount", {{"type", "integer"}}}}},
+                         {"required",
+                          {"content", "fingerprint", "totalLines", "line", "lineCount"}}},
+       .idempotent = true,
+       .paged = true,
+       .render = &render_read_text},
+      &protocol::decode_read_text, &Operations::read_text);
+
+  add({.name = "write_text",
+       .title = "Write a whole file",
+       .description =
+           std::string("Create a file (and missing parent directories) or replace its whole "
+                       "content. To change part of an existing file prefer str_replace, insert or "
+                       "apply_patch: they send less and cannot drop lines by accident. An existing "
+                       "file keeps its BOM and line endings. Returns the new fingerprint and a "
+                       "diff. Errors: conflict (expectedFingerprint differs: read again), "
+                       "not_text, too_large, is_directory, denied, outside_root.") +
+           kErrorsNote,
+       .input_schema = object({{"path", path_param()},
+                               {"content", str("The whole new content of the file.")},
+                               {"expectedFingerprint", expected_fingerprint_param()},
+                               {"dryRun", dry_run_param()}},
+                              {"path", "content"}),
+       .output_schema = mutation_output({{"created", {{"type", "boolean"}}}}),
+       .mutates = true,
+       .idempotent = true,
+       .destructive = true,
+       .render = &render_mutation},
+      &protocol::decode_write_text, &Operations::write_text);
+
+  add({.name = "create",
+       .title = "Create a new file",
+       .description = std::string("Create a new file (and missing parent directories) with the "
+                                  "given content. Fails with exists if the path already exists: "
+                                  "use write_text or str_replace to change an existing file.") +
+                      kErrorsNote,
+       .input_schema = object({{"path", path_param()},
+                               {"content", str("The content of the new file.")},
+                               {"dryRun", dry_run_param()}},
+                              {"path", "content"}),
+       .output_schema = mutation_output({{"created", {{"type", "boolean"}}}}),
+       .mutates = true,
+       .idempotent = true,
+       .render = &render_mutation},
+      &protocol::decode_create, &Operations::create);
+
+  add({.name = "insert",
+       .title = "Insert lines",
+       .description =
+           std::string("Insert text as whole lines after line `line` (1-based; 0 inserts at the "
+                       "top). Nothing is removed. A final newline in text ends its last line. "
+                       "Returns where the text now is (lines) and a diff. Errors: "
+                       "line_out_of_range (the file has fewer lines; data.totalLines), conflict, "
+                       "not_found.") +
+           kErrorsNote,
+       .input_schema =
+           object({{"path", path_param()},
+                   {"line",
+                    integer("Insert after this 1-based line; 0 inserts before the first line.", 0)},
+                   {"text", str("The lines to insert (not empty; \"\\n\" for one blank line).")},
+                   {"expectedFingerprint", expected_fingerprint_param()},
+                   {"dryRun", dry_run_param()}},
+                  {"path", "line", "text"}),
+       .output_schema =
+           mutation_output({{"lines", {{"type", "array"}, {"items", line_range_schema()}}}}),
+       .mutates = true,
+       .render = &render_mutation},
+      &protocol::decode_insert, &Operations::insert);
+
+  add({.name = "str_replace",
+       .title = "Replace text in a file",
+       .description =
+           std::string(
+               "Replace one exact occurrence of oldText with newText: the usual way to edit part "
+               "of a file. Copy oldText from read_text's output, with enough surrounding lines to "
+               "match one place only; indentation and line endings are forgiven where that is "
+               "unambiguous (matchedBy says how it matched). newText is literal. Errors: "
+               "no_match (nothing matched: the message shows the closest region of the file; copy "
+               "oldText from there), ambiguous (several places match: the message lists their "
+               "lines; add context or set replaceAll), no_change (oldText equals newText), "
+               "conflict.") +
+           kErrorsNote,
+       .input_schema = object(
+           {{"path", path_param()},
+            {"oldText", str("The text to replace, copied exactly from the file (not empty).")},
+            {"newText", str("The replacement text (may be empty to delete).")},
+            {"replaceAll", boolean("Optional: replace every occurrence instead of exactly one.")},
+            {"expectedReplacements",
+             integer("Optional: fail with ambiguous unless exactly this many places match.", 1)},
+            {"matching",
+             {{"type", "string"},
+              {"enum", {"exact", "standard", "fuzzy"}},
+              {"description",
+               "Optional: exact turns off the forgiving tiers; standard (the server default) "
+               "forgives trailing whitespace, indentation, unicode look-alikes and escapes; fuzzy "
+               "also forgives blank-line runs."}}},
+            {"expectedFingerprint", expected_fingerprint_param()},
+            {"dryRun", dry_run_param()}},
+           {"path", "oldText", "newText"}),
+       .output_schema =
+           mutation_output({{"replacements", {{"type", "integer"}}},
+                            {"lines", {{"type", "array"}, {"items", line_range_schema()}}},
+                            {"matchedBy", {{"type", "string"}}}}),
+       .mutates = true,
+       .destructive = true,
+       .render = &render_mutation},
+      &protocol::decode_str_replace, &Operations::str_replace);
+
+  add({.name = "apply_patch",
+       .title = "Apply a multi-file patch",
+       .description =
+           std::string(
+               "Apply a patch that may add, update, delete and move several files, entirely or "
+               "not at all. Accepts the Codex envelope (*** Begin Patch / *** Update File: PATH / "
+               "@@ / -old / +new / *** End Patch) and unified diffs (git diff, diff -u). Use it "
+               "for changes spanning several places or files. Errors: patch_parse (the patch "
+               "does not parse; data.line), patch_apply (a hunk's context was not found: read the "
+               "file again and rebuild the hunk), conflict (expectedFingerprints).") +
+           kErrorsNote,
+       .input_schema = object(
+           {{"patch", str("The patch text.")},
+            {"expectedFingerprints", string_map("Optional: path -> the fingerprint read_text "
+                                                "returned, for files the patch touches.")},
+            {"dryRun", dry_run_param()}},
+           {"patch"}),
+       .output_schema =
+           {{"type", "object"},
+            {"properties",
+             {{"files",
+               {{"type", "array"},
+                {"items",
+                 {{"type", "object"},
+                  {"properties",
+                   {{"path", {{"type", "string"}}},
+                    {"action", {{"type", "string"}, {"enum", {"add", "update", "delete", "move"}}}},
+                    {"movedTo", {{"type", "string"}}},
+                    {"added", {{"type", "integer"}}},
+                    {"removed", {{"type", "integer"}}},
+                    {"fingerprint", {{"type", "string"}}},
+                    {"overwritten", {{"type", "boolean"}}}}},
+                  {"required", {"path", "action", "added", "removed"}}}}}},
+              {"diff", str("Every file's unified diff.")}}},
+            {"required", {"files", "diff"}}},
+       .mutates = true,
+       .destructive = true,
+       .render = &render_apply_patch},
+      &protocol::decode_apply_patch, &Operations::apply_patch);
+
+  add({.name = "fingerprint",
+       .title = "Fingerprint a file",
+       .description =
+           "The fingerprint and byte size of a file (text or not), without reading its content: "
+           "to check whether a file changed since it was read. Errors: not_found, is_directory.",
+       .input_schema = object({{"path", path_param()}}, {"path"}),
+       .output_schema = {{"type", "object"},
+                         {"properties",
+                          {{"fingerprint", {{"type", "string"}}}, {"size", {{"type", "integer"}}}}},
+                         {"required", {"fingerprint", "size"}}},
+       .idempotent = true,
+       .render = &render_fingerprint},
+      &protocol::decode_fingerprint, &Operations::fingerprint);
+
+  std::sort(methods_.begin(), methods_.end(),
+            [](const Method& a, const Method& b) { return a.name < b.name; });
+}
+
+const Method* Registry::find(std::string_view name) const {
+  name = bare_method(name);
+  for (const Method& m : methods_)
+    if (m.name == name) return &m;
+  return nullptr;
+}
+
+std::vector<std::string> Registry::names() const {
+  std::vector<std::string> out;
+  for (const Method& m : methods_) out.push_back(m.name);
+  return out;
+}
+
+std::string_view Registry::bare_method(std::string_view method) {
+  for (std::string_view prefix : {std::string_view("_edit/"), std::string_view("edit/")})
+    if (method.starts_with(prefix)) return method.substr(prefix.size());
+  return method;
+}
+
+}  // namespace editd

@@ -1,0 +1,26 @@
+// Results and errors as text that is complete on its own.
+//
+// Some agent hosts show a model only the text of a tool result (MCP's text
+// content), so each rendering carries everything the structured result does:
+// read_text a one-line header (path, the lines shown of the total, the
+// fingerprint, how to read on) and then the text; a mutation a one-line
+// summary and then its diff; an error its message, its kind and every hint
+// (closest region, candidates) in full. Pure functions of JSON, no I/O.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "protocol/error.h"
+
+namespace editd {
+
+// Each takes the params as the method received them and its encoded result.
+std::string render_read_text(const nlohmann::json& params, const nlohmann::json& result);
+std::string render_mutation(const nlohmann::json& params, const nlohmann::json& result);
+std::string render_apply_patch(const nlohmann::json& params, const nlohmann::json& result);
+std::string render_fingerprint(const nlohmann::json& params, const nlohmann::json& result);
+
+std::string render_error(const Error& error);
+
+}  // namespace editd

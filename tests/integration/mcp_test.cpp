@@ -1,0 +1,330 @@
+// MCP through the real binary: the dialect chosen by initialize, tools/list
+// derived from the registry, tools/call results and errors, paging,
+// cancellation, and MCP over stdio, a Unix socket and TCP.
+#include <doctest/doctest.h>
+
+#include <regex>
+#include <set>
+#include <thread>
+
+#include "support/socket_client.h"
+
+using namespace editd::test;
+
+namespace {
+
+json mcp_initialize_params(const std::string& version) {
+  return {{"protocolVersion", version},
+          {"capabilities", json::object()},
+          {"clientInfo", {{"name", "mcp-test"}, {"version", "0"}}}};
+}
+
+// Initializes editd on stdio as MCP.
+void mcp_initialize(Process& p) {
+  json init = p.ok("initialize", mcp_initialize_params("2025-11-25"));
+  REQUIRE(init["protocolVersion"] == "2025-11-25");
+  p.send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+}
+
+json call(Process& p, const std::string& tool, json arguments) {
+  return p.ok("tools/call", {{"name", tool}, {"arguments", std::move(arguments)}});
+}
+
+std::string text_of(const json& result) {
+  REQUIRE(result["content"].size() == 1);
+  REQUIRE(result["content"][0]["type"] == "text");
+  return result["content"][0]["text"].get<std::string>();
+}
+
+// Whether a schema holds any construct hosts reject, at any depth.
+bool has_forbidden(const json& schema) {
+  if (schema.is_object()) {
+    for (auto it = schema.begin(); it != schema.end(); ++it) {
+      if (it.key() == "anyOf" || it.key() == "oneOf" || it.key() == "allOf" || it.key() == "$ref" ||
+          it.key() == "$defs" || it.key() == "$schema" || it.key() == "definitions")
+        return true;
+      if (it.key() == "type" && !it.value().is_string()) return true;
+      if (has_forbidden(it.value())) return true;
+    }
+  }
+  if (schema.is_array())
+    for (const json& v : schema)
+      if (has_forbidden(v)) return true;
+  return false;
+}
+
+bool editd_code(const json& reply) {
+  if (!reply.contains("error")) return false;
+  int code = reply["error"]["code"].get<int>();
+  return code >= -32099 && code <= -32000;
+}
+
+}  // namespace
+
+TEST_CASE("a string protocolVersion makes the connection MCP: a supported version is echoed, any other gets the newest") {
+  TempDir root;
+  for (std::string v : {"2025-11-25", "2025-06-18"}) {
+    auto p = spawn_editd(root);
+    json r = p.ok("initialize", mcp_initialize_params(v));
+    CHECK(r["protocolVersion"] == v);
+    CHECK(r["serverInfo"]["name"] == "editd");
+    CHECK(r["capabilities"]["tools"].is_object());
+    CHECK(r["instructions"].is_string());
+  }
+  for (std::string v : {"2024-11-05", "2099-01-01", ""}) {
+    auto p = spawn_editd(root);
+    CHECK(p.ok("initialize", mcp_initialize_params(v))["protocolVersion"] == "2025-11-25");
+  }
+  // An integer keeps the plain (ACP) answer.
+  auto plain = spawn_editd(root);
+  json r = plain.ok("initialize", {{"protocolVersion", 1}});
+  CHECK(r["protocolVersion"] == 1);
+  CHECK(r["agentCapabilities"]["_meta"]["editd"]["methods"].size() == 7);
+}
+
+TEST_CASE("server/discover is method-not-found, and initialize follows on the same connection") {
+  TempDir root;
+  auto p = spawn_editd(root);
+  json d = p.request("server/discover", json::object());
+  CHECK(d["error"]["code"] == -32601);
+  CHECK(p.ok("initialize", mcp_initialize_params("2025-11-25"))["protocolVersion"] == "2025-11-25");
+  // notifications/initialized and unknown notifications get no answer; ping does.
+  p.send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+  p.send({{"jsonrpc", "2.0"}, {"method", "notifications/whatever"}, {"params", {{"x", 1}}}});
+  json ping = p.request("ping", json::object());
+  CHECK(ping["result"] == json::object());
+  CHECK(p.other.empty());
+}
+
+TEST_CASE("tools/list has one tool per registry method with flat input schemas, output schemas and annotations") {
+  TempDir root;
+  auto plain = spawn_editd(root);
+  json methods = plain.ok("initialize", {{"protocolVersion", 1}})["agentCapabilities"]["_meta"]["editd"]["methods"];
+  auto p = spawn_editd(root);
+  mcp_initialize(p);
+  json tools = p.ok("tools/list", json::object())["tools"];
+  std::vector<std::string> names;
+  for (const json& t : tools) {
+    CAPTURE(t["name"]);
+    names.push_back(t["name"]);
+    CHECK(t["title"].is_string());
+    CHECK(t["description"].get<std::string>().size() > 80);
+    const json& in = t["inputSchema"];
+    CHECK(in["type"] == "object");
+    CHECK(in["additionalProperties"] == false);
+    CHECK_FALSE(has_forbidden(in));
+    for (const json& req : in["required"]) CHECK(in["properties"].contains(req.get<std::string>()));
+    CHECK(t["outputSchema"]["type"] == "object");
+    CHECK_FALSE(has_forbidden(t["outputSchema"]));
+    const json& a = t["annotations"];
+    CHECK(a["openWorldHint"] == false);
+    CHECK(a["readOnlyHint"].is_boolean());
+    CHECK(a["destructiveHint"].is_boolean());
+    CHECK(a["idempotentHint"].is_boolean());
+  }
+  CHECK(json(names) == methods);
+  auto flags = [&](const std::string& name) {
+    for (const json& t : tools)
+      if (t["name"] == name) return t["annotations"];
+    return json();
+  };
+  CHECK(flags("read_text")["readOnlyHint"] == true);
+  CHECK(flags("fingerprint")["readOnlyHint"] == true);
+  CHECK(flags("str_replace")["readOnlyHint"] == false);
+  CHECK(flags("apply_patch")["destructiveHint"] == true);
+  CHECK(flags("insert")["destructiveHint"] == false);
+}
+
+TEST_CASE("tools/call returns the plain method's whole result as structuredContent and complete text") {
+  TempDir root;
+  auto p = spawn_editd(root);
+  mcp_initialize(p);
+  json w = call(p, "write_text", {{"path", "notes.txt"}, {"content", "alpha\nbeta\ngamma\n"}});
+  CHECK(w["isError"] == false);
+  CHECK(w["structuredContent"]["created"] == true);
+  std::string wt = text_of(w);
+  CHECK(wt.find("notes.txt: created") == 0);
+  CHECK(wt.find(w["structuredContent"]["fingerprint"].get<std::string>()) != std::string::npos);
+  CHECK(wt.find(w["structuredContent"]["diff"].get<std::string>()) != std::string::npos);
+
+  json r = call(p, "read_text", {{"path", "notes.txt"}});
+  auto plain = spawn_editd(root);
+  CHECK(r["structuredContent"] == plain.ok("read_text", {{"path", "notes.txt"}}));
+  CHECK(text_of(r) == "notes.txt: lines 1-3 of 3, fingerprint " +
+                          r["structuredContent"]["fingerprint"].get<std::string>() +
+                          " (the whole file)\nalpha\nbeta\ngamma\n");
+
+  json s = call(p, "str_replace", {{"path", "notes.txt"}, {"oldText", "beta"}, {"newText", "BETA"}, {"dryRun", true}});
+  CHECK(s["structuredContent"]["replacements"] == 1);
+  CHECK(text_of(s).find("1 replacement at line 2 (matched by exact)") != std::string::npos);
+  CHECK(text_of(s).find("dry run: nothing was written") != std::string::npos);
+  CHECK(root.read("notes.txt") == "alpha\nbeta\ngamma\n");
+
+  json patch = call(p, "apply_patch", {{"patch", "*** Begin Patch\n*** Add File: b.txt\n+new\n*** End Patch\n"}});
+  CHECK(patch["structuredContent"]["files"][0]["action"] == "add");
+  CHECK(text_of(patch).find("apply_patch: 1 file: add b.txt (+1 -0") == 0);
+  json fp = call(p, "fingerprint", {{"path", "b.txt"}});
+  CHECK(text_of(fp) == "b.txt: fingerprint " + fp["structuredContent"]["fingerprint"].get<std::string>() + ", 4 bytes");
+}
+
+TEST_CASE("failed calls are isError results with message, kind and every hint; unknown tools are -32602") {
+  TempDir root;
+  root.write("calc.js", "function add(a, b) {\n  return a + b;\n}\n\nfunction sub(a, b) {\n  return a - b;\n}\n");
+  auto p = spawn_editd(root);
+  mcp_initialize(p);
+  std::vector<json> replies;
+
+  json nm = call(p, "str_replace", {{"path", "calc.js"}, {"oldText", "return a * b;"}, {"newText", "x"}});
+  CHECK(nm["isError"] == true);
+  CHECK_FALSE(nm.contains("structuredContent"));
+  std::string t = text_of(nm);
+  CHECK(t.find("Error (no_match): oldText was not found") == 0);
+  CHECK(t.find("Closest region, line 2 (similarity 0.80):\n  return a + b;\n") != std::string::npos);
+
+  json amb = call(p, "str_replace", {{"path", "calc.js"}, {"oldText", "(a, b) {"}, {"newText", "(x, y) {"}});
+  t = text_of(amb);
+  CHECK(t.find("Error (ambiguous):") == 0);
+  CHECK(t.find("Candidate, line 1:\nfunction add(a, b) {\n") != std::string::npos);
+  CHECK(t.find("Candidate, line 5:\nfunction sub(a, b) {\n") != std::string::npos);
+
+  json missing = call(p, "read_text", json::object());
+  CHECK(missing["isError"] == true);
+  CHECK(text_of(missing).find("Error (invalid_params): invalid param 'path'") == 0);
+
+  json unknown_arg = call(p, "str_replace", {{"path", "calc.js"}, {"old_str", "a"}, {"new_str", "b"}});
+  CHECK(unknown_arg["isError"] == true);
+  CHECK(text_of(unknown_arg).find("invalid params 'new_str', 'old_str': str_replace takes no such arguments (it takes dryRun,") != std::string::npos);
+
+  json not_object = p.ok("tools/call", {{"name", "read_text"}, {"arguments", "calc.js"}});
+  CHECK(not_object["isError"] == true);
+
+  json conflict = call(p, "write_text", {{"path", "calc.js"}, {"content", "x"}, {"expectedFingerprint", "xxh3:0000000000000000"}});
+  CHECK(text_of(conflict).find("Error (conflict):") == 0);
+  CHECK(text_of(conflict).find("currentFingerprint") != std::string::npos);
+
+  json unknown = p.request("tools/call", {{"name", "frobnicate"}, {"arguments", json::object()}});
+  CHECK(unknown["error"]["code"] == -32602);
+  replies.push_back(unknown);
+  // Plain methods are not MCP methods; editd's own codes never go out.
+  json plain = p.request("read_text", {{"path", "calc.js"}});
+  CHECK(plain["error"]["code"] == -32601);
+  replies.push_back(plain);
+  p.write_raw("{not json\n");
+  replies.push_back(p.read_message());
+  CHECK(replies.back()["error"]["code"] == -32700);
+  for (const json& r : replies) CHECK_FALSE(editd_code(r));
+  CHECK(root.read("calc.js").find("return a + b;") != std::string::npos);
+}
+
+TEST_CASE("read_text pages on MCP: 2,000 lines or 256 KiB, and the header says how to read on") {
+  TempDir root;
+  std::string many;
+  for (int i = 1; i <= 2500; ++i) many += "line " + std::to_string(i) + "\n";
+  root.write("many.txt", many);
+  std::string wide;
+  for (int i = 0; i < 300; ++i) wide += std::string(1000, 'a' + i % 26) + "\n";
+  root.write("wide.txt", wide);
+  auto p = spawn_editd(root);
+  mcp_initialize(p);
+
+  json first = call(p, "read_text", {{"path", "many.txt"}});
+  CHECK(first["structuredContent"]["lineCount"] == 2000);
+  CHECK(first["structuredContent"]["totalLines"] == 2500);
+  std::string header = text_of(first).substr(0, text_of(first).find('\n'));
+  CHECK(header.find("many.txt: lines 1-2000 of 2500") == 0);
+  CHECK(header.find("call read_text with line 2001") != std::string::npos);
+  json rest = call(p, "read_text", {{"path", "many.txt"}, {"line", 2001}});
+  CHECK(rest["structuredContent"]["lineCount"] == 500);
+  CHECK(text_of(rest).find("many.txt: lines 2001-2500 of 2500, fingerprint") == 0);
+  // An explicit limit is kept.
+  CHECK(call(p, "read_text", {{"path", "many.txt"}, {"limit", 2500}})["structuredContent"]["lineCount"] == 2500);
+
+  json w = call(p, "read_text", {{"path", "wide.txt"}, {"limit", 1000}});
+  CHECK(w["structuredContent"]["lineCount"] == 261);
+  CHECK(w["structuredContent"]["content"].get<std::string>().size() == 261 * 1001);
+  CHECK(text_of(w).find("call read_text with line 262") != std::string::npos);
+  // The plain method does not page.
+  auto plain = spawn_editd(root);
+  CHECK(plain.ok("read_text", {{"path", "many.txt"}})["lineCount"] == 2500);
+}
+
+TEST_CASE("notifications/cancelled cancels a queued call, which changes nothing and gets no answer") {
+  TempDir root;
+  root.write("big.txt", "start\n");
+  auto p = spawn_editd(root);
+  mcp_initialize(p);
+  std::string big(8 << 20, 'x');
+  auto tool_call = [](const char* id, const char* tool, json args) {
+    return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"}, {"params", {{"name", tool}, {"arguments", std::move(args)}}}}.dump() + "\n";
+  };
+  std::string lines =
+      tool_call("w", "write_text", {{"path", "big.txt"}, {"content", big + "\nstart\n"}}) +
+      tool_call("e", "str_replace", {{"path", "big.txt"}, {"oldText", "start"}, {"newText", "changed"}}) +
+      json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", "e"}, {"reason", "user"}}}}.dump() + "\n" +
+      json{{"jsonrpc", "2.0"}, {"id", "p"}, {"method", "ping"}}.dump() + "\n";
+  p.write_raw(lines);
+  std::set<std::string> ids;
+  ids.insert(p.read_message()["id"].get<std::string>());
+  ids.insert(p.read_message()["id"].get<std::string>());
+  CHECK(ids == std::set<std::string>{"w", "p"});
+  // After a later request is answered, the cancelled one still has not been.
+  json after = p.request("ping", json::object());
+  CHECK(after.contains("result"));
+  CHECK(p.other.empty());
+  CHECK(root.read("big.txt").find("changed") == std::string::npos);
+}
+
+TEST_CASE("MCP on a Unix socket and on TCP, where initialize carries the token") {
+  TempDir root, run_dir, secrets;
+  root.write("a.txt", "x\n");
+  const std::string socket = (run_dir.path() / "editd.sock").string();
+  Process unix_server(EDITD_BINARY, {"--root", root.str(), "--listen", "unix:" + socket});
+  REQUIRE(wait_for_path(socket));
+  auto c = SocketClient::unix_socket(socket);
+  REQUIRE(c);
+  CHECK((*c->call("initialize", mcp_initialize_params("2025-06-18")))["result"]["protocolVersion"] == "2025-06-18");
+  json r = *c->call("tools/call", {{"name", "read_text"}, {"arguments", {{"path", "a.txt"}}}});
+  CHECK(r["result"]["structuredContent"]["content"] == "x\n");
+
+  secrets.write("token", "s3cret-token\n");
+  Process tcp(EDITD_BINARY, {"--root", root.str(), "--listen", "tcp:127.0.0.1:0", "--token-file",
+                             (secrets.path() / "token").string()});
+  int port = -1;
+  std::regex re("listening on tcp:[0-9.]+:([0-9]+)");
+  for (int i = 0; i < 2000 && port < 0; ++i) {
+    std::smatch m;
+    std::string err = tcp.stderr_text();
+    if (std::regex_search(err, m, re)) port = std::stoi(m[1].str());
+    else std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  REQUIRE(port > 0);
+  auto bad = SocketClient::tcp(port);
+  REQUIRE(bad);
+  json refused = *bad->call("initialize", mcp_initialize_params("2025-11-25"));
+  CHECK(refused["error"]["code"] == -32600);
+  CHECK(refused["error"]["data"]["kind"] == "unauthenticated");
+  auto good = SocketClient::tcp(port);
+  REQUIRE(good);
+  json params = mcp_initialize_params("2025-11-25");
+  params["authToken"] = "s3cret-token";
+  CHECK((*good->call("initialize", params))["result"]["protocolVersion"] == "2025-11-25");
+  CHECK((*good->call("tools/call", {{"name", "fingerprint"}, {"arguments", {{"path", "a.txt"}}}}))["result"]["structuredContent"]["size"] == 2);
+}
+
+TEST_CASE("--approve ask on MCP fails closed: the client cannot answer session/request_permission") {
+  TempDir root;
+  auto p = spawn_editd(root, {"--approve", "ask"});
+  mcp_initialize(p);
+  p.send({{"jsonrpc", "2.0"},
+          {"id", 9},
+          {"method", "tools/call"},
+          {"params", {{"name", "write_text"}, {"arguments", {{"path", "a.txt"}, {"content", "x\n"}}}}}});
+  json ask = p.read_message();
+  REQUIRE(ask["method"] == "session/request_permission");
+  // What an MCP client answers to a method it does not know.
+  p.send({{"jsonrpc", "2.0"}, {"id", ask["id"]}, {"error", {{"code", -32601}, {"message", "Method not found"}}}});
+  json r = p.response_to(9);
+  CHECK(r["result"]["isError"] == true);
+  CHECK(text_of(r["result"]).find("Error (delegate_failed):") == 0);
+  CHECK_FALSE(root.exists("a.txt"));
+}
