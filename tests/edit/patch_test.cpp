@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "edit/match.h"
 #include "edit/patch_seek.h"
 #include "support/conformance.h"
 
@@ -309,6 +310,56 @@ TEST_CASE("matching forgives whitespace and typographic punctuation, in that ord
     Tree r = patched(codex("*** Update File: f\n@@\n-a\n+A\n"), {{"f", " a\na\n"}});
     CHECK(r["f"] == " a\nA\n");
   }
+}
+
+// One folding table and one rule (chars.h) for str_replace's unicode tier and
+// apply_patch's fold tier: for every pair of a file line and a model's line,
+// both find it or both do not.
+TEST_CASE("apply_patch folds exactly what str_replace's unicode tier folds, by the same rule") {
+  struct Pair {
+    const char* language;
+    std::string file_line;
+    std::string model_line;
+    bool folds;  // long enough and equal once folded
+  };
+  const std::vector<Pair> pairs = {
+      {"Python", "print(\u201Chello, world\u201D)", "print(\"hello, world\")", true},
+      {"TypeScript", "const s = \u2018it\u2019s\u2019;", "const s = 'it's';", true},
+      {"Go", "x := a \u2212 b\u00A0// diff", "x := a - b // diff", true},
+      {"Rust", "// wait\u2026 done", "// wait... done", true},
+      {"C", "int\u2002count\u200B = 1;", "int count = 1;", true},
+      {"YAML", "title: \u201CA\u2014B\u201D", "title: \"A-B\"", true},
+      {"Markdown", "\u2014", "-", false},                       // 1 character: too short
+      {"JSON", "\"k\": \u201Cv\u201D", "\"k\": \"v\"", false},  // 7 characters
+      {"Makefile", "\t@echo \u201Cdone\u201D", "\t@echo \"done\"", true},
+      {"not folded", "a \u2192 b and more", "a -> b and more", false},
+  };
+  for (const Pair& p : pairs) {
+    CAPTURE(std::string(p.language));
+    const std::string file = "before\n" + p.file_line + "\nafter\n";
+    match::Request request;
+    request.text = file;
+    request.old_text = p.model_line;
+    request.new_text = "REPLACED";
+    auto plan = match::plan_replace(request);
+    CHECK(plan.has_value() == p.folds);
+    if (plan) CHECK(plan->tier == "unicode");
+    auto out = run(codex("*** Update File: f\n@@\n-" + p.model_line + "\n+REPLACED\n"),
+                   inputs_of({{"f", file}}));
+    CHECK(out.has_value() == p.folds);
+    if (out) CHECK(*(*out)[0].new_bytes == "before\nREPLACED\nafter\n");
+    if (!out) CHECK(out.error().kind == ErrorKind::kPatchApply);
+    auto unified = run("--- a/f\n+++ b/f\n@@ -2 +2 @@\n-" + p.model_line + "\n+REPLACED\n",
+                       inputs_of({{"f", file}}));
+    CHECK(unified.has_value() == p.folds);
+  }
+  // The rule counts the whole pattern: a short line folds inside a longer chunk.
+  Tree r = patched(codex("*** Update File: f\n@@\n before it\n-\u2014\n+X\n"),
+                   {{"f", "before it\n-\nafter\n"}});
+  CHECK(r["f"] == "before it\nX\nafter\n");
+  CHECK_FALSE(seek::forward({"\u2014"}, {"-"}, 0, false));
+  CHECK(seek::forward({"\u201Chello, world\u201D"}, {"\"hello, world\""}, 0, false)->tier ==
+        seek::Tier::kFold);
 }
 
 TEST_CASE("a trailing empty context line is dropped when it keeps a chunk from matching") {
