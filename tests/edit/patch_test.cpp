@@ -140,8 +140,8 @@ TEST_CASE("whitespace around markers and headers, CRLF and blank lines are accep
       "@@\r\n-one\r\n+two\r\n"
       "\r\n"
       "@@ \r\n-three\r\n+four\r\n"
-      "\t*** End of File\r\n"
-      "\n  *** Add File: g.txt\n+g\n"
+      "*** End of File \t\r\n"
+      "\n*** Add File: g.txt  \n+g\n"
       " *** End Patch \n\n");
   REQUIRE(p.files.size() == 2);
   CHECK(p.files[0].path == "f.txt");
@@ -237,6 +237,123 @@ TEST_CASE("Codex parse errors name the line and what was expected there") {
   SUBCASE("text after End Patch") {
     Error e = parse_failure(codex("*** Add File: a\n+x\n") + "trailing\n");
     CHECK(e.data["line"] == 5);
+  }
+}
+
+// Codex reads an indented header inside a chunk as a context line (and then
+// refuses the patch, unless the file has that line); taking it for a header
+// would split the chunk. editd refuses it as patch_parse at its line.
+TEST_CASE("a file header or marker indented inside a chunk is refused at its line") {
+  struct Case {
+    const char* name;
+    std::string body;
+    std::size_t line;  // in the whole patch
+    std::string found;
+  };
+  const std::vector<Case> cases = {
+      {"Python: Update File after a chunk",
+       "*** Update File: app.py\n@@ def main():\n-    run()\n+    run(fast=True)\n"
+       "  *** Update File: lib.py\n@@\n-x = 1\n+x = 2\n",
+       6, "  *** Update File: lib.py"},
+      {"TypeScript: Add File after a blank line in a chunk",
+       "*** Update File: src/app.ts\n@@\n-const a = 1;\n+const a = 2;\n\n"
+       " *** Add File: src/new.ts\n+export {};\n",
+       7, " *** Add File: src/new.ts"},
+      {"Go: Delete File with a tab",
+       "*** Update File: main.go\n@@ func main() {\n-\tfmt.Println(1)\n+\tfmt.Println(2)\n"
+       "\t*** Delete File: old.go\n",
+       6, "\t*** Delete File: old.go"},
+      {"Rust: End of File indented",
+       "*** Update File: src/lib.rs\n@@\n-pub fn f() {}\n+pub fn f() -> u8 { 0 }\n"
+       "    *** End of File\n",
+       6, "    *** End of File"},
+      {"C: Move to indented after a chunk",
+       "*** Update File: a.c\n@@\n-int x;\n+long x;\n  *** Move to: b.c\n", 6,
+       "  *** Move to: b.c"},
+      {"YAML: End Patch indented in the middle",
+       "*** Update File: ci.yml\n@@\n-on: push\n+on: [push, pull_request]\n  *** End Patch\n"
+       "*** Add File: x.yml\n+a: 1\n",
+       6, "  *** End Patch"},
+      {"Markdown: a header after End of File, indented",
+       "*** Update File: README.md\n@@\n-# Title\n+# New title\n*** End of File\n"
+       "  *** Update File: CHANGES.md\n@@\n-old\n+new\n",
+       7, "  *** Update File: CHANGES.md"},
+      {"JSON: the first chunk's first line",
+       "*** Update File: package.json\n  *** Update File: tsconfig.json\n@@\n-{}\n+{ }\n", 3,
+       "  *** Update File: tsconfig.json"},
+      {"Makefile: Begin Patch indented in a chunk",
+       "*** Update File: Makefile\n@@ all:\n-\tcc -o app app.c\n+\tcc -O2 -o app app.c\n"
+       " *** Begin Patch\n",
+       6, " *** Begin Patch"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(std::string(c.name));
+    Error e = parse_failure(codex(c.body));
+    CHECK(e.data["line"] == c.line);
+    CHECK(e.data["found"] == c.found);
+    CHECK(e.message.find("line " + std::to_string(c.line)) != std::string::npos);
+    CHECK(e.message.find("indented inside a chunk") != std::string::npos);
+    CHECK(e.data["expected"].get<std::string>().find("at the start of its line") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("indented headers between file operations are accepted, as in Codex") {
+  // (An indented `*** Move to:` and spaces after `*** End of File` are editd's
+  // own leniencies.)
+  Patch p = parsed(codex(
+      "  *** Add File: notes.md\n+# Notes\n\t*** Update File: app.py\n   *** Move to: main.py\n"
+      "@@\n-a\n+b\n*** End of File  \n\n*** Delete File: old.txt\n   *** Update File: c.go\n"
+      "@@\n-x\n+y\n"));
+  REQUIRE(p.files.size() == 4);
+  CHECK(p.files[0].action == Action::kAdd);
+  CHECK(p.files[1].action == Action::kMove);
+  CHECK(*p.files[1].move_to == "main.py");
+  CHECK(p.files[1].chunks[0].end_of_file);
+  CHECK(p.files[2].action == Action::kDelete);
+  CHECK(p.files[3].path == "c.go");
+  // A context line that only looks like a comment banner stays a context line.
+  Patch c = parsed(codex("*** Update File: a.c\n@@\n /*\n  *** WARNING ***\n- */\n+ **/\n"));
+  CHECK(c.files[0].chunks[0].lines[1].text == " *** WARNING ***");
+}
+
+TEST_CASE("a header or marker without its exact spelling is refused with the right form") {
+  struct Case {
+    std::string body;
+    std::size_t line;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"*** Update File foo.py\n@@\n-a\n+b\n", 2, "'*** Update File: <path>'"},
+      {"*** Add File: a.ts\n+x\n*** add file: b.ts\n+y\n", 4, "'*** Add File: <path>'"},
+      {"***Delete File: main.go\n", 2, "'*** Delete File: <path>'"},
+      {"*** Update File: lib.rs\n@@\n-a\n+b\n** Update File: mod.rs\n@@\n-c\n+d\n", 6,
+       "'*** Update File: <path>'"},
+      {"*** Update File: a.yml\n@@\n-a: 1\n+a: 2\n*** End of file\n", 6, "'*** End of File'"},
+      {"*** Update File: Makefile\n*** Move to Makefile.old\n@@\n-all:\n+all: app\n", 3,
+       "'*** Move to: <path>'"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.body);
+    Error e = parse_failure(codex(c.body));
+    CHECK(e.data["line"] == c.line);
+    CHECK(e.data["expected"] == c.expected);
+    CHECK(e.message.find("spelled exactly") != std::string::npos);
+  }
+  SUBCASE("an unknown header keeps the list of headers") {
+    Error e = parse_failure(codex("*** Frobnicate: x\n"));
+    CHECK(e.data["line"] == 2);
+    CHECK(e.data["expected"].get<std::string>().find("*** Update File: <path>") !=
+          std::string::npos);
+  }
+  SUBCASE("a marker in the wrong place says where it goes") {
+    Error e = parse_failure(codex("*** Add File: a.md\n+x\n*** Move to: b.md\n"));
+    CHECK(e.data["line"] == 4);
+    CHECK(e.message.find("right after its '*** Update File: <path>' line") != std::string::npos);
+    Error end =
+        parse_failure(codex("*** Add File: a.json\n+{}\n*** End Patch\n*** Add File: b\n+\n"));
+    CHECK(end.data["line"] == 4);
+    CHECK(end.message.find("only the patch's last line") != std::string::npos);
   }
 }
 
