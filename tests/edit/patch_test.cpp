@@ -858,21 +858,153 @@ TEST_CASE("a unified diff keeps a CRLF file's endings and its BOM") {
         "a\r\nB\r\nB2\r\nc\r\n");
 }
 
-TEST_CASE("wrong hunk counts are tolerated") {
-  SUBCASE("too small") {
-    Tree r = patched("--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n a\n-b\n+B\n", {{"f", "a\nb\n"}});
-    CHECK(r["f"] == "a\nB\n");
+// git apply and GNU patch refuse a hunk whose @@ counts disagree with its
+// body; reading it either way would be a guess (lines past the counts taken,
+// or left out), so editd refuses it at the hunk's line with both counts.
+TEST_CASE("a hunk whose counts disagree with its body is refused at its header") {
+  struct Case {
+    const char* name;
+    std::string patch;
+    std::size_t line;
+    std::size_t expected_old, expected_new, found_old, found_new;
+  };
+  const std::vector<Case> cases = {
+      {"Python: body longer than both counts",
+       "--- a/app.py\n+++ b/app.py\n@@ -1,1 +1,1 @@\n def f():\n-    return 1\n+    return 2\n", 3,
+       1, 1, 2, 2},
+      {"TypeScript: an added line past the counts is not dropped",
+       "--- a/a.ts\n+++ b/a.ts\n@@ -1,2 +1,2 @@\n import x from 'x';\n-x();\n+x(1);\n+x(2);\n", 3,
+       2, 2, 2, 3},
+      {"Go: body shorter, the next hunk starts",
+       "--- a/main.go\n+++ b/main.go\n@@ -1,4 +1,4 @@\n package main\n-var a = 1\n+var a = 2\n"
+       "@@ -10,1 +10,1 @@\n-var b = 1\n+var b = 2\n",
+       3, 4, 4, 2, 2},
+      {"Rust: body shorter at the end of the patch",
+       "diff --git a/src/lib.rs b/src/lib.rs\n--- a/src/lib.rs\n+++ b/src/lib.rs\n"
+       "@@ -3,5 +3,5 @@\n fn a() {}\n-fn b() {}\n+fn b() -> u8 { 0 }\n",
+       4, 5, 5, 2, 2},
+      {"C: more lines after a blank line",
+       "--- a/a.c\n+++ b/a.c\n@@ -1,2 +1,2 @@\n #include <stdio.h>\n-int x;\n+long x;\n\n+int y;\n",
+       3, 2, 2, 3, 4},
+      {"YAML: old side over while the new side is short",
+       "--- a/ci.yml\n+++ b/ci.yml\n@@ -1,1 +1,2 @@\n-on: push\n-jobs:\n+on: [push]\n+jobs:\n", 3,
+       1, 2, 2, 2},
+      {"Markdown: body shorter, prose follows",
+       "--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,3 @@\n # Title\n-old\n+new\nThat's all.\n", 3,
+       3, 3, 2, 2},
+      {"JSON: zero counts with a body",
+       "--- a/p.json\n+++ b/p.json\n@@ -2,0 +3,0 @@\n+  \"a\": 1,\n", 3, 0, 0, 0, 1},
+      {"Makefile: the second hunk of a file",
+       "--- a/Makefile\n+++ b/Makefile\n@@ -1 +1 @@\n-all:\n+all: app\n@@ -5,2 +5,2 @@\n "
+       "clean:\n-\trm app\n+\trm -f app\n \trm -f *.o\n",
+       6, 2, 2, 3, 3},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(std::string(c.name));
+    Error e = parse_failure(c.patch);
+    CHECK(e.data["line"] == c.line);
+    CHECK(e.data["counts"]["expected"]["old"] == c.expected_old);
+    CHECK(e.data["counts"]["expected"]["new"] == c.expected_new);
+    CHECK(e.data["counts"]["found"]["old"] == c.found_old);
+    CHECK(e.data["counts"]["found"]["new"] == c.found_new);
+    CHECK(e.message.find("line " + std::to_string(c.line)) != std::string::npos);
+    CHECK(e.message.find("correct the counts") != std::string::npos);
   }
-  SUBCASE("too large") {
-    Tree r = patched(
-        "--- a/f\n+++ b/f\n@@ -1,9 +1,9 @@\n a\n-b\n+B\n--- a/g\n+++ b/g\n"
-        "@@ -1 +1 @@\n-g\n+G\n",
-        {{"f", "a\nb\n"}, {"g", "g\n"}});
-    CHECK(r == Tree{{"f", "a\nB\n"}, {"g", "G\n"}});
+}
+
+TEST_CASE("hunks whose counts match their body are still read as before") {
+  SUBCASE("an empty context line whose space was lost") {
+    Tree r =
+        patched("--- a/f.py\n+++ b/f.py\n@@ -1,3 +1,3 @@\n a\n\n-b\n+B\n", {{"f.py", "a\n\nb\n"}});
+    CHECK(r["f.py"] == "a\n\nB\n");
   }
-  SUBCASE("missing, with an empty context line") {
+  SUBCASE("empty context lines trimmed off the end of the patch") {
+    Tree r = patched("--- a/f.go\n+++ b/f.go\n@@ -1,3 +1,3 @@\n-a\n+A\n b\n \n",
+                     {{"f.go", "a\nb\n\nc\n"}});
+    CHECK(r["f.go"] == "A\nb\n\nc\n");
+  }
+  SUBCASE("a bare @@ has no counts: its body ends at the first line that is not a hunk line") {
     Tree r = patched("--- a/f\n+++ b/f\n@@\n a\n\n-b\n+B\n", {{"f", "a\n\nb\n"}});
     CHECK(r["f"] == "a\n\nB\n");
+  }
+  SUBCASE("a mail signature, prose and a blank line after the last hunk") {
+    Tree r = patched("--- a/f.rs\n+++ b/f.rs\n@@ -1 +1 @@\n-a\n+b\n-- \n2.39.0\n\nThanks!\n",
+                     {{"f.rs", "a\n"}});
+    CHECK(r["f.rs"] == "b\n");
+  }
+  SUBCASE("No newline markers after the counts are reached") {
+    Tree r = patched(
+        "--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n"
+        "\\ No newline at end of file\n",
+        {{"f.c", "a"}});
+    CHECK(r["f.c"] == "b");
+  }
+  SUBCASE("a truncated patch is not padded") {
+    Error e = parse_failure("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n-a\n+A\n b\n");
+    CHECK(e.data["counts"]["found"]["old"] == 2);
+  }
+}
+
+TEST_CASE("a stray line inside a file's headers is refused, as git apply refuses it") {
+  struct Case {
+    const char* name;
+    std::string patch;
+    std::size_t line;
+    std::string found;
+  };
+  const std::vector<Case> cases = {
+      {"between diff --git and index",
+       "diff --git a/app.py b/app.py\nthis line is stray\nindex 1..2 100644\n--- a/app.py\n"
+       "+++ b/app.py\n@@ -1 +1 @@\n-a\n+b\n",
+       2, "this line is stray"},
+      {"after a mode change, before the file header",
+       "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\nstray\n--- a/run.sh\n"
+       "+++ b/run.sh\n@@ -1 +1 @@\n-echo a\n+echo b\n",
+       4, "stray"},
+      {"after deleted file mode",
+       "diff --git a/old.go b/old.go\ndeleted file mode 100644\nNOTE: gone\n--- a/old.go\n"
+       "+++ /dev/null\n@@ -1 +0,0 @@\n-package old\n",
+       3, "NOTE: gone"},
+      {"after new file mode",
+       "diff --git a/n.ts b/n.ts\nnew file mode 100644\n\n--- /dev/null\n+++ b/n.ts\n"
+       "@@ -0,0 +1 @@\n+export {};\n",
+       3, ""},
+      {"after the rename lines",
+       "diff --git a/a.rs b/b.rs\nsimilarity index 90%\nrename from a.rs\nrename to b.rs\n"
+       "index 1..2\n(renamed)\n--- a/a.rs\n+++ b/b.rs\n@@ -1 +1 @@\n-a\n+b\n",
+       6, "(renamed)"},
+      {"between --- and +++",
+       "--- a/config.yml\n# comment\n+++ b/config.yml\n@@ -1 +1 @@\n-a: 1\n+a: 2\n", 2,
+       "# comment"},
+      {"between --- and +++ after diff --git",
+       "diff --git a/README.md b/README.md\n--- a/README.md\nstray\n+++ b/README.md\n@@ -1 +1 @@\n"
+       "-# A\n+# B\n",
+       3, "stray"},
+      {"between +++ and the first hunk",
+       "--- a/data.json\n+++ b/data.json\n(JSON)\n@@ -1 +1 @@\n-{}\n+{ }\n", 3, "(JSON)"},
+      {"between +++ and the first hunk of a new file",
+       "--- /dev/null\n+++ b/Makefile\nstray\n@@ -0,0 +1 @@\n+all:\n", 3, "stray"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(std::string(c.name));
+    Error e = parse_failure(c.patch);
+    CHECK(e.data["line"] == c.line);
+    CHECK(e.data["found"] == c.found);
+    CHECK(e.message.find("line " + std::to_string(c.line)) != std::string::npos);
+  }
+  SUBCASE("header-only entries followed by prose are accepted, as git apply accepts them") {
+    Patch p = parsed(
+        "diff --git a/a.c b/b.c\nsimilarity index 100%\nrename from a.c\nrename to b.c\n\n"
+        "The file was renamed.\n");
+    REQUIRE(p.files.size() == 1);
+    CHECK(p.files[0].action == Action::kMove);
+  }
+  SUBCASE("every git extended header line is known") {
+    Patch p = parsed(
+        "diff --git a/a.c b/b.c\nold mode 100644\nnew mode 100755\nsimilarity index 80%\n"
+        "dissimilarity index 20%\nrename from a.c\nrename to b.c\nindex 1..2 100755\n--- a/a.c\n"
+        "+++ b/b.c\n@@ -1 +1 @@\n-a\n+b\n");
+    CHECK(p.files[0].action == Action::kMove);
   }
 }
 
@@ -904,7 +1036,10 @@ TEST_CASE("unified parse errors name the line and what was expected") {
   }
   SUBCASE("a hunk header without lines") {
     Error e = parse_failure("--- a/f\n+++ b/f\n@@ -1 +1 @@\n");
-    CHECK(e.data["line"] == 4);
+    CHECK(e.data["line"] == 3);
+    CHECK(e.data["counts"]["found"]["old"] == 0);
+    Error bare = parse_failure("--- a/f\n+++ b/f\n@@\n");
+    CHECK(bare.data["line"] == 4);
   }
   SUBCASE("a new file with old lines") {
     Error e = parse_failure("--- /dev/null\n+++ b/n\n@@ -0,0 +1,2 @@\n a\n+b\n");
