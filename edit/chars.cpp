@@ -23,6 +23,16 @@ std::size_t count_newlines(std::string_view s) {
   return n;
 }
 
+std::size_t non_blank_chars(std::string_view s) {
+  std::size_t n = 0;
+  for (char c : s) {
+    auto u = static_cast<unsigned char>(c);
+    if ((u & 0xC0) == 0x80) continue;  // continuation byte
+    if (!is_blank_char(c) && c != '\n') ++n;
+  }
+  return n;
+}
+
 void fold_unicode(std::string_view in, std::string& out) {
   for (std::size_t i = 0; i < in.size();) {
     auto b0 = static_cast<unsigned char>(in[i]);

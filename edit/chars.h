@@ -40,6 +40,18 @@ bool is_ascii(std::string_view s);
 // Number of "\n" in `s`.
 std::size_t count_newlines(std::string_view s);
 
+// Code points of `s` that are not blanks or "\n".
+std::size_t non_blank_chars(std::string_view s);
+
+// The one rule for every comparison that forgives more than whitespace
+// (str_replace's unicode, escapes and block tiers; apply_patch's fold tier):
+// the text searched for must have at least this many non-blank characters
+// (code points) in all, or such a comparison would match too much by accident.
+inline constexpr std::size_t kMinLooseChars = 8;
+
+// Whether `non_blank` characters are enough for a loose comparison.
+inline bool loose_allowed(std::size_t non_blank) { return non_blank >= kMinLooseChars; }
+
 // Appends `in` with typographic punctuation and special spaces folded to ASCII:
 // dashes and the minus sign to '-', curly single quotes and the prime to ',
 // curly double quotes and the double prime to ", the ellipsis to "...", no-break

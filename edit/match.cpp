@@ -54,21 +54,11 @@ using chars::is_ascii;
 using chars::is_blank;
 using chars::is_blank_char;
 using chars::leading_ws;
+using chars::non_blank_chars;
 using chars::rtrim;
 using chars::trim;
 
 std::uint64_t hash_of(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
-
-// Code points that are not whitespace.
-std::size_t non_blank_chars(std::string_view s) {
-  std::size_t n = 0;
-  for (char c : s) {
-    auto u = static_cast<unsigned char>(c);
-    if ((u & 0xC0) == 0x80) continue;  // continuation byte
-    if (!is_blank_char(c) && c != '\n') ++n;
-  }
-  return n;
-}
 
 nlohmann::json closest_json(const Closest& c) {
   return {{"startLine", c.lines.start_line},
@@ -357,7 +347,7 @@ class Ladder {
       : file_(file),
         old_(old_text),
         new_(new_text),
-        short_(non_blank_chars(old_text) < kMinLooseChars) {}
+        short_(!chars::loose_allowed(non_blank_chars(old_text))) {}
 
   bool is_short() const { return short_; }
 

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "edit/chars.h"
 #include "edit/closest.h"
 #include "edit/splice.h"
 #include "protocol/error.h"
@@ -33,8 +34,8 @@ enum class Mode { kExact, kStandard, kFuzzy };
 // Tiers that forgive more than whitespace (unicode, escapes, block) only run
 // when oldText has at least this many non-blank characters (code points):
 // shorter strings match too much by accident. Exact and whitespace tiers run
-// for any oldText.
-inline constexpr std::size_t kMinLooseChars = 8;
+// for any oldText. The same rule gates apply_patch's fold tier (chars.h).
+inline constexpr std::size_t kMinLooseChars = chars::kMinLooseChars;
 
 // The block tier (fuzzy) needs oldText to span at least this many lines (after
 // blank padding is dropped): its first and last lines anchor the region.

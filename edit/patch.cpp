@@ -189,7 +189,9 @@ Result<Patch> parse(std::string_view text) {
   }
   if (looks_unified(lines)) {
     patch.format = Format::kUnified;
-    auto files = detail::parse_unified(lines);
+    std::size_t trailing_blank = 0;
+    while (e + trailing_blank < all.size() && blank(all[e + trailing_blank])) ++trailing_blank;
+    auto files = detail::parse_unified(lines, trailing_blank);
     if (!files) return files.error();
     patch.files = std::move(*files);
     return patch;

@@ -76,7 +76,10 @@ struct Patch {
 // Errors: patch_parse with data.line (1-based line of the patch), data.expected
 // (what was expected there) and data.found (the line's text, when there is one);
 // the message states all three. A patch without any file operation, an Update
-// without chunks, an unknown `*** ...` header and binary or copy diffs are
+// without chunks, an unknown, misspelled or misplaced `*** ...` header, a Codex
+// header or marker indented inside an Update, a stray line among a unified
+// diff's file headers, a unified hunk whose counts disagree with its body (then
+// also data.counts {expected, found}: {old, new}) and binary or copy diffs are
 // patch_parse errors.
 Result<Patch> parse(std::string_view text);
 

@@ -21,11 +21,71 @@ constexpr std::string_view kExpectedHeader =
 constexpr std::string_view kExpectedChunkLine =
     "a chunk line starting with ' ' (context), '-' (removed) or '+' (added)";
 
-// A line that ends a chunk even when indented: an operation header or a marker.
+constexpr std::string_view kBeginPatch = "*** Begin Patch";
+
+// An operation header or a marker, once trimmed.
 bool is_marker(std::string_view line) {
   std::string_view t = trim(line);
   return t.starts_with(kAddFile) || t.starts_with(kDeleteFile) || t.starts_with(kUpdateFile) ||
-         t.starts_with(kMoveTo) || t == kEndOfFile || t == kEndPatch;
+         t.starts_with(kMoveTo) || t == kEndOfFile || t == kEndPatch || t == kBeginPatch;
+}
+
+bool indented(std::string_view line) {
+  return !line.empty() && (line[0] == ' ' || line[0] == '\t');
+}
+
+// The header or marker that `line` means but does not spell: `*** Update File
+// x` (no colon), `*** update file: x`, `***Update File: x`, `** End Patch`.
+// Empty when `line` looks like none of them.
+std::string_view meant_marker(std::string_view line) {
+  std::string_view t = trim(line);
+  if (!t.starts_with("**")) return {};
+  while (t.starts_with('*')) t.remove_prefix(1);
+  t = trim(t);
+  static constexpr std::string_view kMarkers[] = {kAddFile,   kDeleteFile, kUpdateFile, kMoveTo,
+                                                  kEndOfFile, kEndPatch,   kBeginPatch};
+  for (std::string_view m : kMarkers) {
+    std::string_view name = m.substr(4);  // without "*** "
+    if (name.ends_with(':')) name.remove_suffix(1);
+    if (t.size() < name.size()) continue;
+    bool same = true;
+    for (std::size_t k = 0; k < name.size() && same; ++k)
+      same = std::tolower(static_cast<unsigned char>(t[k])) ==
+             std::tolower(static_cast<unsigned char>(name[k]));
+    if (same) return m;
+  }
+  return {};
+}
+
+// The header or marker at `line` is misspelled (see meant_marker): the error
+// shows the form Codex reads.
+Error misspelled_marker(const PatchLine& line, std::string_view marker) {
+  std::string form(marker);
+  if (form.ends_with(':')) form += " <path>";
+  return parse_error(line.number, "'" + form + "'", line.text,
+                     "a header or marker is spelled exactly so, with '*** ' before it" +
+                         std::string(marker.ends_with(':') ? " and ': ' before the path" : ""));
+}
+
+// Why a well-formed marker `t` (trimmed) cannot stand where a file operation starts.
+std::string misplaced(std::string_view t) {
+  if (t.starts_with(kMoveTo))
+    return "'*** Move to: <path>' goes right after its '*** Update File: <path>' line";
+  if (t == kEndOfFile) return "'*** End of File' goes right after a chunk's last line";
+  if (t == kEndPatch) return "only the patch's last line is '*** End Patch'";
+  return "only the patch's first line is '*** Begin Patch'";
+}
+
+// An operation header or marker indented inside an Update's chunks: Codex reads
+// it as a context line, and taking it for a header would split the chunk.
+Error indented_marker(const PatchLine& line) {
+  return parse_error(
+      line.number,
+      "a chunk line starting with ' ', '-' or '+', or a '*** ' header at the start of its line",
+      line.text,
+      "this file header or marker is indented inside a chunk, where Codex reads it as a "
+      "context line: write it without indentation, after the chunk's last line; if the file "
+      "really has this line, change it with str_replace or a unified diff");
 }
 
 // `@@ -12,3 +12,4 @@ ...`, a unified hunk header written where a Codex chunk header goes.
@@ -64,6 +124,10 @@ class CodexParser {
         file = delete_file();
       } else if (t.starts_with(kUpdateFile)) {
         file = update_file();
+      } else if (is_marker(l.text)) {
+        return parse_error(l.number, kExpectedHeader, l.text, misplaced(t));
+      } else if (std::string_view m = meant_marker(l.text); !m.empty()) {
+        return misspelled_marker(l, m);
       } else {
         return parse_error(l.number, kExpectedHeader, l.text);
       }
@@ -138,6 +202,10 @@ class CodexParser {
         ++i_;
         continue;
       }
+      if (indented(text) && is_marker(text)) return indented_marker(lines_[i_]);
+      if (text.starts_with('*') && !is_marker(text))
+        if (std::string_view m = meant_marker(text); !m.empty())
+          return misspelled_marker(lines_[i_], m);
       if (text.starts_with('*') || is_marker(text)) break;
       auto chunk = parse_chunk(f.chunks.empty(), f.move_to.value_or(f.path));
       if (!chunk) return chunk.error();
@@ -172,7 +240,8 @@ class CodexParser {
     std::size_t count = 0;
     while (i_ < end_) {
       std::string_view text = lines_[i_].text;
-      if (trim(text) == kEndOfFile) {
+      if (indented(text) && is_marker(text)) return indented_marker(lines_[i_]);
+      if (trim_end(text) == kEndOfFile) {
         if (count == 0) break;
         c.end_of_file = true;
         ++i_;

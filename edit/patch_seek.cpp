@@ -16,10 +16,17 @@ using chars::trim;
 // tier; the folded forms are built once, when the last tier is reached.
 class Matcher {
  public:
-  Matcher(const Lines& lines, const Lines& pattern) : lines_(lines), pattern_(pattern) {}
+  Matcher(const Lines& lines, const Lines& pattern) : lines_(lines), pattern_(pattern) {
+    std::size_t non_blank = 0;
+    for (std::string_view l : pattern_) non_blank += chars::non_blank_chars(l);
+    may_fold_ = chars::loose_allowed(non_blank);
+  }
 
   bool matches_at(std::size_t i, Tier tier) {
-    if (tier == Tier::kFold) prepare_fold();
+    if (tier == Tier::kFold) {
+      if (!may_fold_) return false;
+      prepare_fold();
+    }
     for (std::size_t k = 0; k < pattern_.size(); ++k) {
       if (!equal(i + k, k, tier)) return false;
     }
@@ -52,6 +59,7 @@ class Matcher {
 
   const Lines& lines_;
   const Lines& pattern_;
+  bool may_fold_ = false;  // chars::loose_allowed: the pattern is long enough to fold
   bool folded_ = false;
   std::vector<std::string> folded_lines_;
   std::vector<std::string> folded_pattern_;

@@ -3,8 +3,10 @@
 // Matching runs in tiers, from strict to forgiving, as Codex's apply_patch does:
 // exact, then trailing whitespace ignored, then leading and trailing whitespace
 // ignored, then also typographic punctuation and odd spaces folded to ASCII by
-// the table str_replace's unicode tier uses (chars::fold_unicode). The first
-// tier with any hit decides. Lines are LF-normalized and carry no "\n".
+// the table str_replace's unicode tier uses (chars::fold_unicode), under the
+// same rule: only for a pattern of at least chars::kMinLooseChars non-blank
+// characters. The first tier with any hit decides. Lines are LF-normalized and
+// carry no "\n".
 #pragma once
 
 #include <cstddef>

@@ -47,7 +47,9 @@ Result<void> check_added(const PatchLine& line, std::string_view text, std::stri
 Result<std::vector<FilePatch>> parse_codex(const PatchLines& lines);
 
 // A unified diff; lines that belong to no file (prose, `Index:` lines, a
-// `diff -u a b` command line) are skipped.
-Result<std::vector<FilePatch>> parse_unified(const PatchLines& lines);
+// `diff -u a b` command line) are skipped. `trailing_blank`: how many blank
+// lines followed `lines` in the text and were trimmed (a hunk may miss that
+// many empty context lines at the end).
+Result<std::vector<FilePatch>> parse_unified(const PatchLines& lines, std::size_t trailing_blank);
 
 }  // namespace editd::patch::detail

@@ -161,9 +161,15 @@ std::optional<Range> hunk_range(std::string_view s) {
   return r;
 }
 
+constexpr std::string_view kExpectedGitHeader =
+    "a git header line ('index', 'old mode', 'new mode', 'new file mode', 'deleted file mode', "
+    "'similarity index', 'rename from', 'rename to'), '--- <old path>' or a hunk '@@ -<line>,"
+    "<count> +<line>,<count> @@'";
+
 class UnifiedParser {
  public:
-  explicit UnifiedParser(const PatchLines& lines) : lines_(lines) {}
+  UnifiedParser(const PatchLines& lines, std::size_t trailing_blank)
+      : lines_(lines), trailing_blank_(trailing_blank) {}
 
   Result<std::vector<FilePatch>> run() {
     std::vector<FilePatch> files;
@@ -178,6 +184,11 @@ class UnifiedParser {
                            "'--- <old path>' and '+++ <new path>' before the first hunk", t);
       } else if (t.starts_with("Binary files ") || t.starts_with("GIT binary patch")) {
         return unsupported("binary patches are not supported");
+      } else if (std::optional<std::size_t> stray = stray_in_file_header(i_)) {
+        return parse_error(lines_[*stray].number, "'+++ <new path>' right after '--- <old path>'",
+                           lines_[*stray].text,
+                           "git apply and GNU patch read a file header only from consecutive "
+                           "'---' and '+++' lines");
       } else {
         ++i_;
       }
@@ -194,6 +205,60 @@ class UnifiedParser {
   bool file_header_at(std::size_t i) const {
     return i + 1 < lines_.size() && lines_[i].text.starts_with("--- ") &&
            lines_[i + 1].text.starts_with("+++ ");
+  }
+
+  // A `--- ` line at `i` whose `+++ ` line comes a few lines later instead of
+  // right after it: the first line in between.
+  std::optional<std::size_t> stray_in_file_header(std::size_t i) const {
+    constexpr std::size_t kReach = 4;
+    if (!lines_[i].text.starts_with("--- ") || file_header_at(i)) return std::nullopt;
+    for (std::size_t k = i + 1; k < lines_.size() && k <= i + kReach; ++k) {
+      std::string_view t = lines_[k].text;
+      if (t.starts_with("+++ "))
+        return k > i + 1 ? std::optional<std::size_t>(i + 1) : std::nullopt;
+      if (t.starts_with("@@") || t.starts_with("diff ") || t.starts_with("--- ")) break;
+    }
+    return std::nullopt;
+  }
+
+  // Whether a hunk or a file header comes after line `i` before the next
+  // `diff ` line: then line `i` stands inside a file's headers.
+  bool headers_go_on_after(std::size_t i) const {
+    for (std::size_t k = i + 1; k < lines_.size(); ++k) {
+      std::string_view t = lines_[k].text;
+      if (t.starts_with("diff ")) return false;
+      if (t.starts_with("@@") || file_header_at(k) || stray_in_file_header(k)) return true;
+    }
+    return false;
+  }
+
+  // Whether line `j`, after a hunk whose counts are reached, reads as one more
+  // line of that hunk: a ' ', '-' or '+' line that is neither a file header
+  // nor a mail signature (`-- `).
+  bool continues_hunk(std::size_t j) const {
+    std::string_view t = lines_[j].text;
+    if (t.empty() || !(t[0] == ' ' || t[0] == '-' || t[0] == '+')) return false;
+    return !(t == "-- " || file_header_at(j) || stray_in_file_header(j));
+  }
+
+  // patch_parse at the hunk header `head`: its counts are not its body's.
+  Error counts_error(const PatchLine& head, const Range& r, std::size_t old_found,
+                     std::size_t new_found, std::string_view where) const {
+    auto side = [](std::size_t n, std::string_view what) {
+      return std::to_string(n) + " " + std::string(what) + (n == 1 ? " line" : " lines");
+    };
+    Error e = parse_error(
+        head.number,
+        "a hunk of " + side(r.old_count, "old") + " and " + side(r.new_count, "new") +
+            ", as its header says",
+        head.text,
+        "its body has " + side(old_found, "old") + " (context and '-') and " +
+            side(new_found, "new") + " (context and '+') " + std::string(where) +
+            "; git apply and GNU patch refuse a hunk whose counts disagree with its body: "
+            "correct the counts in the '@@' line, or resend the hunk whole");
+    e.data["counts"] = {{"expected", {{"old", r.old_count}, {"new", r.new_count}}},
+                        {"found", {{"old", old_found}, {"new", new_found}}}};
+    return e;
   }
 
   Error unsupported(std::string_view why) const {
@@ -246,6 +311,17 @@ class UnifiedParser {
           return unsupported("binary patches are not supported");
         } else if (!(t.starts_with("index ") || t.starts_with("similarity index") ||
                      t.starts_with("dissimilarity index"))) {
+          // Not a git header line: the entry's headers end here. Unless its
+          // `---`/`+++` lines or hunks still follow: then the line is stray.
+          if (std::optional<std::size_t> stray = stray_in_file_header(i_))
+            return parse_error(lines_[*stray].number,
+                               "'+++ <new path>' right after '--- <old path>'", lines_[*stray].text,
+                               "git apply and GNU patch read a file header only from "
+                               "consecutive '---' and '+++' lines");
+          if (headers_go_on_after(i_))
+            return parse_error(lines_[i_].number, kExpectedGitHeader, t,
+                               "git apply refuses a line that is not a header line between "
+                               "'diff --git' and the file's hunks");
           break;
         }
       }
@@ -256,6 +332,13 @@ class UnifiedParser {
       old_at = i_;
       new_at = i_ + 1;
       i_ += 2;
+      if (i_ < lines_.size() && !lines_[i_].text.starts_with("@@") &&
+          !lines_[i_].text.starts_with("diff ") && !file_header_at(i_) &&
+          !stray_in_file_header(i_) && headers_go_on_after(i_))
+        return parse_error(lines_[i_].number, "a hunk '@@ -<line>,<count> +<line>,<count> @@'",
+                           lines_[i_].text,
+                           "git apply and GNU patch refuse a line between '+++' and the first "
+                           "hunk");
     }
     // An added line that is not text: reported with the path it goes to.
     std::optional<Error> not_text;
@@ -354,9 +437,11 @@ class UnifiedParser {
       std::string_view t = lines_[i].text;
       return !t.empty() && (t[0] == ' ' || t[0] == '+' || t[0] == '-') && !file_header_at(i);
     };
+    auto satisfied = [&] {
+      return range && old_seen >= range->old_count && new_seen >= range->new_count;
+    };
     for (; i_ < lines_.size(); ++i_) {
       std::string_view t = lines_[i_].text;
-      const bool satisfied = range && old_seen >= range->old_count && new_seen >= range->new_count;
       if (t.starts_with('\\')) {
         if (c.lines.empty()) continue;
         ChunkLine::Kind k = c.lines.back().kind;
@@ -364,17 +449,15 @@ class UnifiedParser {
         if (k != ChunkLine::Kind::kRemoved) c.new_no_newline = true;
         continue;
       }
+      // The counts, when there are any, end the hunk.
+      if (satisfied()) break;
       if (t.starts_with("@@") || t.starts_with("diff ") || file_header_at(i_)) break;
       ChunkLine line;
       if (t.empty()) {
-        // An empty context line whose ' ' was lost, unless the hunk is complete.
-        if (satisfied) break;
+        // An empty context line whose ' ' was lost.
         if (!range && !(i_ + 1 < lines_.size() && body_line(i_ + 1))) break;
         line = {ChunkLine::Kind::kContext, ""};
       } else if (t[0] == ' ' || t[0] == '-' || t[0] == '+') {
-        // Past the declared counts, more hunk lines are taken (the counts were
-        // wrong), but not a mail signature.
-        if (satisfied && t == "-- ") break;
         line.kind = t[0] == ' '   ? ChunkLine::Kind::kContext
                     : t[0] == '-' ? ChunkLine::Kind::kRemoved
                                   : ChunkLine::Kind::kAdded;
@@ -386,9 +469,36 @@ class UnifiedParser {
       } else {
         break;
       }
-      if (line.kind != ChunkLine::Kind::kAdded) ++old_seen;
-      if (line.kind != ChunkLine::Kind::kRemoved) ++new_seen;
+      const bool old_side = line.kind != ChunkLine::Kind::kAdded;
+      const bool new_side = line.kind != ChunkLine::Kind::kRemoved;
+      if (range && ((old_side && old_seen == range->old_count) ||
+                    (new_side && new_seen == range->new_count)))
+        return too_long(head, *range, old_seen, new_seen, i_);
+      if (old_side) ++old_seen;
+      if (new_side) ++new_seen;
       c.lines.push_back(std::move(line));
+    }
+    if (range && !satisfied()) {
+      // Empty context lines at the very end of the patch that were trimmed
+      // with the patch's trailing blank lines (GNU patch also assumes them).
+      const std::size_t old_missing = range->old_count - std::min(old_seen, range->old_count);
+      const std::size_t new_missing = range->new_count - std::min(new_seen, range->new_count);
+      if (i_ == lines_.size() && old_missing == new_missing && old_missing <= trailing_blank_) {
+        for (std::size_t k = 0; k < old_missing; ++k)
+          c.lines.push_back({ChunkLine::Kind::kContext, ""});
+      } else {
+        std::string where = i_ < lines_.size()
+                                ? "before line " + std::to_string(lines_[i_].number) + " ends it"
+                                : std::string("before the patch ends");
+        return counts_error(head, *range, old_seen, new_seen, where);
+      }
+    } else if (range) {
+      // Hunk lines after the counts, maybe past blank lines, mean wrong counts:
+      // taking them or leaving them out would both be a guess.
+      std::size_t j = i_;
+      while (j < lines_.size() && trim(lines_[j].text).empty()) ++j;
+      if (j < lines_.size() && continues_hunk(j))
+        return too_long(head, *range, old_seen, new_seen, i_);
     }
     if (c.lines.empty())
       return parse_error(
@@ -398,14 +508,38 @@ class UnifiedParser {
     return c;
   }
 
+  // The hunk at `head` goes on at line `j` past its counts (`old_seen` and
+  // `new_seen` lines so far): counts the rest of its body for the error.
+  Error too_long(const PatchLine& head, const Range& r, std::size_t old_seen, std::size_t new_seen,
+                 std::size_t j) const {
+    for (; j < lines_.size(); ++j) {
+      std::string_view t = lines_[j].text;
+      if (t.starts_with('\\')) continue;
+      if (t.empty() || trim(t).empty()) {
+        std::size_t k = j;
+        while (k < lines_.size() && trim(lines_[k].text).empty()) ++k;
+        if (k == lines_.size() || !continues_hunk(k)) break;
+        ++old_seen;
+        ++new_seen;
+        continue;
+      }
+      if (!continues_hunk(j)) break;
+      if (t[0] != '+') ++old_seen;
+      if (t[0] != '-') ++new_seen;
+    }
+    return counts_error(head, r, old_seen, new_seen,
+                        "up to line " + std::to_string(lines_[j - 1].number));
+  }
+
   const PatchLines& lines_;
+  const std::size_t trailing_blank_;
   std::size_t i_ = 0;
 };
 
 }  // namespace
 
-Result<std::vector<FilePatch>> parse_unified(const PatchLines& lines) {
-  return UnifiedParser(lines).run();
+Result<std::vector<FilePatch>> parse_unified(const PatchLines& lines, std::size_t trailing_blank) {
+  return UnifiedParser(lines, trailing_blank).run();
 }
 
 }  // namespace editd::patch::detail

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "edit/match.h"
 #include "edit/patch_seek.h"
 #include "support/conformance.h"
 
@@ -139,8 +140,8 @@ TEST_CASE("whitespace around markers and headers, CRLF and blank lines are accep
       "@@\r\n-one\r\n+two\r\n"
       "\r\n"
       "@@ \r\n-three\r\n+four\r\n"
-      "\t*** End of File\r\n"
-      "\n  *** Add File: g.txt\n+g\n"
+      "*** End of File \t\r\n"
+      "\n*** Add File: g.txt  \n+g\n"
       " *** End Patch \n\n");
   REQUIRE(p.files.size() == 2);
   CHECK(p.files[0].path == "f.txt");
@@ -239,6 +240,123 @@ TEST_CASE("Codex parse errors name the line and what was expected there") {
   }
 }
 
+// Codex reads an indented header inside a chunk as a context line (and then
+// refuses the patch, unless the file has that line); taking it for a header
+// would split the chunk. editd refuses it as patch_parse at its line.
+TEST_CASE("a file header or marker indented inside a chunk is refused at its line") {
+  struct Case {
+    const char* name;
+    std::string body;
+    std::size_t line;  // in the whole patch
+    std::string found;
+  };
+  const std::vector<Case> cases = {
+      {"Python: Update File after a chunk",
+       "*** Update File: app.py\n@@ def main():\n-    run()\n+    run(fast=True)\n"
+       "  *** Update File: lib.py\n@@\n-x = 1\n+x = 2\n",
+       6, "  *** Update File: lib.py"},
+      {"TypeScript: Add File after a blank line in a chunk",
+       "*** Update File: src/app.ts\n@@\n-const a = 1;\n+const a = 2;\n\n"
+       " *** Add File: src/new.ts\n+export {};\n",
+       7, " *** Add File: src/new.ts"},
+      {"Go: Delete File with a tab",
+       "*** Update File: main.go\n@@ func main() {\n-\tfmt.Println(1)\n+\tfmt.Println(2)\n"
+       "\t*** Delete File: old.go\n",
+       6, "\t*** Delete File: old.go"},
+      {"Rust: End of File indented",
+       "*** Update File: src/lib.rs\n@@\n-pub fn f() {}\n+pub fn f() -> u8 { 0 }\n"
+       "    *** End of File\n",
+       6, "    *** End of File"},
+      {"C: Move to indented after a chunk",
+       "*** Update File: a.c\n@@\n-int x;\n+long x;\n  *** Move to: b.c\n", 6,
+       "  *** Move to: b.c"},
+      {"YAML: End Patch indented in the middle",
+       "*** Update File: ci.yml\n@@\n-on: push\n+on: [push, pull_request]\n  *** End Patch\n"
+       "*** Add File: x.yml\n+a: 1\n",
+       6, "  *** End Patch"},
+      {"Markdown: a header after End of File, indented",
+       "*** Update File: README.md\n@@\n-# Title\n+# New title\n*** End of File\n"
+       "  *** Update File: CHANGES.md\n@@\n-old\n+new\n",
+       7, "  *** Update File: CHANGES.md"},
+      {"JSON: the first chunk's first line",
+       "*** Update File: package.json\n  *** Update File: tsconfig.json\n@@\n-{}\n+{ }\n", 3,
+       "  *** Update File: tsconfig.json"},
+      {"Makefile: Begin Patch indented in a chunk",
+       "*** Update File: Makefile\n@@ all:\n-\tcc -o app app.c\n+\tcc -O2 -o app app.c\n"
+       " *** Begin Patch\n",
+       6, " *** Begin Patch"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(std::string(c.name));
+    Error e = parse_failure(codex(c.body));
+    CHECK(e.data["line"] == c.line);
+    CHECK(e.data["found"] == c.found);
+    CHECK(e.message.find("line " + std::to_string(c.line)) != std::string::npos);
+    CHECK(e.message.find("indented inside a chunk") != std::string::npos);
+    CHECK(e.data["expected"].get<std::string>().find("at the start of its line") !=
+          std::string::npos);
+  }
+}
+
+TEST_CASE("indented headers between file operations are accepted, as in Codex") {
+  // (An indented `*** Move to:` and spaces after `*** End of File` are editd's
+  // own leniencies.)
+  Patch p = parsed(codex(
+      "  *** Add File: notes.md\n+# Notes\n\t*** Update File: app.py\n   *** Move to: main.py\n"
+      "@@\n-a\n+b\n*** End of File  \n\n*** Delete File: old.txt\n   *** Update File: c.go\n"
+      "@@\n-x\n+y\n"));
+  REQUIRE(p.files.size() == 4);
+  CHECK(p.files[0].action == Action::kAdd);
+  CHECK(p.files[1].action == Action::kMove);
+  CHECK(*p.files[1].move_to == "main.py");
+  CHECK(p.files[1].chunks[0].end_of_file);
+  CHECK(p.files[2].action == Action::kDelete);
+  CHECK(p.files[3].path == "c.go");
+  // A context line that only looks like a comment banner stays a context line.
+  Patch c = parsed(codex("*** Update File: a.c\n@@\n /*\n  *** WARNING ***\n- */\n+ **/\n"));
+  CHECK(c.files[0].chunks[0].lines[1].text == " *** WARNING ***");
+}
+
+TEST_CASE("a header or marker without its exact spelling is refused with the right form") {
+  struct Case {
+    std::string body;
+    std::size_t line;
+    std::string expected;
+  };
+  const std::vector<Case> cases = {
+      {"*** Update File foo.py\n@@\n-a\n+b\n", 2, "'*** Update File: <path>'"},
+      {"*** Add File: a.ts\n+x\n*** add file: b.ts\n+y\n", 4, "'*** Add File: <path>'"},
+      {"***Delete File: main.go\n", 2, "'*** Delete File: <path>'"},
+      {"*** Update File: lib.rs\n@@\n-a\n+b\n** Update File: mod.rs\n@@\n-c\n+d\n", 6,
+       "'*** Update File: <path>'"},
+      {"*** Update File: a.yml\n@@\n-a: 1\n+a: 2\n*** End of file\n", 6, "'*** End of File'"},
+      {"*** Update File: Makefile\n*** Move to Makefile.old\n@@\n-all:\n+all: app\n", 3,
+       "'*** Move to: <path>'"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.body);
+    Error e = parse_failure(codex(c.body));
+    CHECK(e.data["line"] == c.line);
+    CHECK(e.data["expected"] == c.expected);
+    CHECK(e.message.find("spelled exactly") != std::string::npos);
+  }
+  SUBCASE("an unknown header keeps the list of headers") {
+    Error e = parse_failure(codex("*** Frobnicate: x\n"));
+    CHECK(e.data["line"] == 2);
+    CHECK(e.data["expected"].get<std::string>().find("*** Update File: <path>") !=
+          std::string::npos);
+  }
+  SUBCASE("a marker in the wrong place says where it goes") {
+    Error e = parse_failure(codex("*** Add File: a.md\n+x\n*** Move to: b.md\n"));
+    CHECK(e.data["line"] == 4);
+    CHECK(e.message.find("right after its '*** Update File: <path>' line") != std::string::npos);
+    Error end =
+        parse_failure(codex("*** Add File: a.json\n+{}\n*** End Patch\n*** Add File: b\n+\n"));
+    CHECK(end.data["line"] == 4);
+    CHECK(end.message.find("only the patch's last line") != std::string::npos);
+  }
+}
+
 // ---------------------------------------------------------------------------
 // Codex format: applying
 
@@ -309,6 +427,56 @@ TEST_CASE("matching forgives whitespace and typographic punctuation, in that ord
     Tree r = patched(codex("*** Update File: f\n@@\n-a\n+A\n"), {{"f", " a\na\n"}});
     CHECK(r["f"] == " a\nA\n");
   }
+}
+
+// One folding table and one rule (chars.h) for str_replace's unicode tier and
+// apply_patch's fold tier: for every pair of a file line and a model's line,
+// both find it or both do not.
+TEST_CASE("apply_patch folds exactly what str_replace's unicode tier folds, by the same rule") {
+  struct Pair {
+    const char* language;
+    std::string file_line;
+    std::string model_line;
+    bool folds;  // long enough and equal once folded
+  };
+  const std::vector<Pair> pairs = {
+      {"Python", "print(\u201Chello, world\u201D)", "print(\"hello, world\")", true},
+      {"TypeScript", "const s = \u2018it\u2019s\u2019;", "const s = 'it's';", true},
+      {"Go", "x := a \u2212 b\u00A0// diff", "x := a - b // diff", true},
+      {"Rust", "// wait\u2026 done", "// wait... done", true},
+      {"C", "int\u2002count\u200B = 1;", "int count = 1;", true},
+      {"YAML", "title: \u201CA\u2014B\u201D", "title: \"A-B\"", true},
+      {"Markdown", "\u2014", "-", false},                       // 1 character: too short
+      {"JSON", "\"k\": \u201Cv\u201D", "\"k\": \"v\"", false},  // 7 characters
+      {"Makefile", "\t@echo \u201Cdone\u201D", "\t@echo \"done\"", true},
+      {"not folded", "a \u2192 b and more", "a -> b and more", false},
+  };
+  for (const Pair& p : pairs) {
+    CAPTURE(std::string(p.language));
+    const std::string file = "before\n" + p.file_line + "\nafter\n";
+    match::Request request;
+    request.text = file;
+    request.old_text = p.model_line;
+    request.new_text = "REPLACED";
+    auto plan = match::plan_replace(request);
+    CHECK(plan.has_value() == p.folds);
+    if (plan) CHECK(plan->tier == "unicode");
+    auto out = run(codex("*** Update File: f\n@@\n-" + p.model_line + "\n+REPLACED\n"),
+                   inputs_of({{"f", file}}));
+    CHECK(out.has_value() == p.folds);
+    if (out) CHECK(*(*out)[0].new_bytes == "before\nREPLACED\nafter\n");
+    if (!out) CHECK(out.error().kind == ErrorKind::kPatchApply);
+    auto unified = run("--- a/f\n+++ b/f\n@@ -2 +2 @@\n-" + p.model_line + "\n+REPLACED\n",
+                       inputs_of({{"f", file}}));
+    CHECK(unified.has_value() == p.folds);
+  }
+  // The rule counts the whole pattern: a short line folds inside a longer chunk.
+  Tree r = patched(codex("*** Update File: f\n@@\n before it\n-\u2014\n+X\n"),
+                   {{"f", "before it\n-\nafter\n"}});
+  CHECK(r["f"] == "before it\nX\nafter\n");
+  CHECK_FALSE(seek::forward({"\u2014"}, {"-"}, 0, false));
+  CHECK(seek::forward({"\u201Chello, world\u201D"}, {"\"hello, world\""}, 0, false)->tier ==
+        seek::Tier::kFold);
 }
 
 TEST_CASE("a trailing empty context line is dropped when it keeps a chunk from matching") {
@@ -690,21 +858,153 @@ TEST_CASE("a unified diff keeps a CRLF file's endings and its BOM") {
         "a\r\nB\r\nB2\r\nc\r\n");
 }
 
-TEST_CASE("wrong hunk counts are tolerated") {
-  SUBCASE("too small") {
-    Tree r = patched("--- a/f\n+++ b/f\n@@ -1,1 +1,1 @@\n a\n-b\n+B\n", {{"f", "a\nb\n"}});
-    CHECK(r["f"] == "a\nB\n");
+// git apply and GNU patch refuse a hunk whose @@ counts disagree with its
+// body; reading it either way would be a guess (lines past the counts taken,
+// or left out), so editd refuses it at the hunk's line with both counts.
+TEST_CASE("a hunk whose counts disagree with its body is refused at its header") {
+  struct Case {
+    const char* name;
+    std::string patch;
+    std::size_t line;
+    std::size_t expected_old, expected_new, found_old, found_new;
+  };
+  const std::vector<Case> cases = {
+      {"Python: body longer than both counts",
+       "--- a/app.py\n+++ b/app.py\n@@ -1,1 +1,1 @@\n def f():\n-    return 1\n+    return 2\n", 3,
+       1, 1, 2, 2},
+      {"TypeScript: an added line past the counts is not dropped",
+       "--- a/a.ts\n+++ b/a.ts\n@@ -1,2 +1,2 @@\n import x from 'x';\n-x();\n+x(1);\n+x(2);\n", 3,
+       2, 2, 2, 3},
+      {"Go: body shorter, the next hunk starts",
+       "--- a/main.go\n+++ b/main.go\n@@ -1,4 +1,4 @@\n package main\n-var a = 1\n+var a = 2\n"
+       "@@ -10,1 +10,1 @@\n-var b = 1\n+var b = 2\n",
+       3, 4, 4, 2, 2},
+      {"Rust: body shorter at the end of the patch",
+       "diff --git a/src/lib.rs b/src/lib.rs\n--- a/src/lib.rs\n+++ b/src/lib.rs\n"
+       "@@ -3,5 +3,5 @@\n fn a() {}\n-fn b() {}\n+fn b() -> u8 { 0 }\n",
+       4, 5, 5, 2, 2},
+      {"C: more lines after a blank line",
+       "--- a/a.c\n+++ b/a.c\n@@ -1,2 +1,2 @@\n #include <stdio.h>\n-int x;\n+long x;\n\n+int y;\n",
+       3, 2, 2, 3, 4},
+      {"YAML: old side over while the new side is short",
+       "--- a/ci.yml\n+++ b/ci.yml\n@@ -1,1 +1,2 @@\n-on: push\n-jobs:\n+on: [push]\n+jobs:\n", 3,
+       1, 2, 2, 2},
+      {"Markdown: body shorter, prose follows",
+       "--- a/README.md\n+++ b/README.md\n@@ -1,3 +1,3 @@\n # Title\n-old\n+new\nThat's all.\n", 3,
+       3, 3, 2, 2},
+      {"JSON: zero counts with a body",
+       "--- a/p.json\n+++ b/p.json\n@@ -2,0 +3,0 @@\n+  \"a\": 1,\n", 3, 0, 0, 0, 1},
+      {"Makefile: the second hunk of a file",
+       "--- a/Makefile\n+++ b/Makefile\n@@ -1 +1 @@\n-all:\n+all: app\n@@ -5,2 +5,2 @@\n "
+       "clean:\n-\trm app\n+\trm -f app\n \trm -f *.o\n",
+       6, 2, 2, 3, 3},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(std::string(c.name));
+    Error e = parse_failure(c.patch);
+    CHECK(e.data["line"] == c.line);
+    CHECK(e.data["counts"]["expected"]["old"] == c.expected_old);
+    CHECK(e.data["counts"]["expected"]["new"] == c.expected_new);
+    CHECK(e.data["counts"]["found"]["old"] == c.found_old);
+    CHECK(e.data["counts"]["found"]["new"] == c.found_new);
+    CHECK(e.message.find("line " + std::to_string(c.line)) != std::string::npos);
+    CHECK(e.message.find("correct the counts") != std::string::npos);
   }
-  SUBCASE("too large") {
-    Tree r = patched(
-        "--- a/f\n+++ b/f\n@@ -1,9 +1,9 @@\n a\n-b\n+B\n--- a/g\n+++ b/g\n"
-        "@@ -1 +1 @@\n-g\n+G\n",
-        {{"f", "a\nb\n"}, {"g", "g\n"}});
-    CHECK(r == Tree{{"f", "a\nB\n"}, {"g", "G\n"}});
+}
+
+TEST_CASE("hunks whose counts match their body are still read as before") {
+  SUBCASE("an empty context line whose space was lost") {
+    Tree r =
+        patched("--- a/f.py\n+++ b/f.py\n@@ -1,3 +1,3 @@\n a\n\n-b\n+B\n", {{"f.py", "a\n\nb\n"}});
+    CHECK(r["f.py"] == "a\n\nB\n");
   }
-  SUBCASE("missing, with an empty context line") {
+  SUBCASE("empty context lines trimmed off the end of the patch") {
+    Tree r = patched("--- a/f.go\n+++ b/f.go\n@@ -1,3 +1,3 @@\n-a\n+A\n b\n \n",
+                     {{"f.go", "a\nb\n\nc\n"}});
+    CHECK(r["f.go"] == "A\nb\n\nc\n");
+  }
+  SUBCASE("a bare @@ has no counts: its body ends at the first line that is not a hunk line") {
     Tree r = patched("--- a/f\n+++ b/f\n@@\n a\n\n-b\n+B\n", {{"f", "a\n\nb\n"}});
     CHECK(r["f"] == "a\n\nB\n");
+  }
+  SUBCASE("a mail signature, prose and a blank line after the last hunk") {
+    Tree r = patched("--- a/f.rs\n+++ b/f.rs\n@@ -1 +1 @@\n-a\n+b\n-- \n2.39.0\n\nThanks!\n",
+                     {{"f.rs", "a\n"}});
+    CHECK(r["f.rs"] == "b\n");
+  }
+  SUBCASE("No newline markers after the counts are reached") {
+    Tree r = patched(
+        "--- a/f.c\n+++ b/f.c\n@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n"
+        "\\ No newline at end of file\n",
+        {{"f.c", "a"}});
+    CHECK(r["f.c"] == "b");
+  }
+  SUBCASE("a truncated patch is not padded") {
+    Error e = parse_failure("--- a/f\n+++ b/f\n@@ -1,3 +1,3 @@\n-a\n+A\n b\n");
+    CHECK(e.data["counts"]["found"]["old"] == 2);
+  }
+}
+
+TEST_CASE("a stray line inside a file's headers is refused, as git apply refuses it") {
+  struct Case {
+    const char* name;
+    std::string patch;
+    std::size_t line;
+    std::string found;
+  };
+  const std::vector<Case> cases = {
+      {"between diff --git and index",
+       "diff --git a/app.py b/app.py\nthis line is stray\nindex 1..2 100644\n--- a/app.py\n"
+       "+++ b/app.py\n@@ -1 +1 @@\n-a\n+b\n",
+       2, "this line is stray"},
+      {"after a mode change, before the file header",
+       "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\nstray\n--- a/run.sh\n"
+       "+++ b/run.sh\n@@ -1 +1 @@\n-echo a\n+echo b\n",
+       4, "stray"},
+      {"after deleted file mode",
+       "diff --git a/old.go b/old.go\ndeleted file mode 100644\nNOTE: gone\n--- a/old.go\n"
+       "+++ /dev/null\n@@ -1 +0,0 @@\n-package old\n",
+       3, "NOTE: gone"},
+      {"after new file mode",
+       "diff --git a/n.ts b/n.ts\nnew file mode 100644\n\n--- /dev/null\n+++ b/n.ts\n"
+       "@@ -0,0 +1 @@\n+export {};\n",
+       3, ""},
+      {"after the rename lines",
+       "diff --git a/a.rs b/b.rs\nsimilarity index 90%\nrename from a.rs\nrename to b.rs\n"
+       "index 1..2\n(renamed)\n--- a/a.rs\n+++ b/b.rs\n@@ -1 +1 @@\n-a\n+b\n",
+       6, "(renamed)"},
+      {"between --- and +++",
+       "--- a/config.yml\n# comment\n+++ b/config.yml\n@@ -1 +1 @@\n-a: 1\n+a: 2\n", 2,
+       "# comment"},
+      {"between --- and +++ after diff --git",
+       "diff --git a/README.md b/README.md\n--- a/README.md\nstray\n+++ b/README.md\n@@ -1 +1 @@\n"
+       "-# A\n+# B\n",
+       3, "stray"},
+      {"between +++ and the first hunk",
+       "--- a/data.json\n+++ b/data.json\n(JSON)\n@@ -1 +1 @@\n-{}\n+{ }\n", 3, "(JSON)"},
+      {"between +++ and the first hunk of a new file",
+       "--- /dev/null\n+++ b/Makefile\nstray\n@@ -0,0 +1 @@\n+all:\n", 3, "stray"},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(std::string(c.name));
+    Error e = parse_failure(c.patch);
+    CHECK(e.data["line"] == c.line);
+    CHECK(e.data["found"] == c.found);
+    CHECK(e.message.find("line " + std::to_string(c.line)) != std::string::npos);
+  }
+  SUBCASE("header-only entries followed by prose are accepted, as git apply accepts them") {
+    Patch p = parsed(
+        "diff --git a/a.c b/b.c\nsimilarity index 100%\nrename from a.c\nrename to b.c\n\n"
+        "The file was renamed.\n");
+    REQUIRE(p.files.size() == 1);
+    CHECK(p.files[0].action == Action::kMove);
+  }
+  SUBCASE("every git extended header line is known") {
+    Patch p = parsed(
+        "diff --git a/a.c b/b.c\nold mode 100644\nnew mode 100755\nsimilarity index 80%\n"
+        "dissimilarity index 20%\nrename from a.c\nrename to b.c\nindex 1..2 100755\n--- a/a.c\n"
+        "+++ b/b.c\n@@ -1 +1 @@\n-a\n+b\n");
+    CHECK(p.files[0].action == Action::kMove);
   }
 }
 
@@ -736,7 +1036,10 @@ TEST_CASE("unified parse errors name the line and what was expected") {
   }
   SUBCASE("a hunk header without lines") {
     Error e = parse_failure("--- a/f\n+++ b/f\n@@ -1 +1 @@\n");
-    CHECK(e.data["line"] == 4);
+    CHECK(e.data["line"] == 3);
+    CHECK(e.data["counts"]["found"]["old"] == 0);
+    Error bare = parse_failure("--- a/f\n+++ b/f\n@@\n");
+    CHECK(bare.data["line"] == 4);
   }
   SUBCASE("a new file with old lines") {
     Error e = parse_failure("--- /dev/null\n+++ b/n\n@@ -0,0 +1,2 @@\n a\n+b\n");

@@ -180,6 +180,62 @@ TEST_CASE("a hunk that does not apply changes nothing and says where it looked")
   CHECK(snapshot(root.path()) == before);
 }
 
+TEST_CASE(
+    "malformed headers and hunk counts are patch_parse at their line, and nothing is written") {
+  TempDir root;
+  root.write("app.py", "def main():\n    run()\n");
+  root.write("lib.py", "x = 1\n");
+  root.write("main.go", "package main\n\nvar a = 1\n");
+  root.write("ci.yml", "on: push\n");
+  auto p = spawn_editd(root);
+  const auto before = snapshot(root.path());
+  struct Case {
+    const char* name;
+    std::string patch;
+    int line;
+  };
+  const std::vector<Case> cases = {
+      {"Codex: a header indented inside a chunk",
+       "*** Begin Patch\n*** Update File: app.py\n@@ def main():\n-    run()\n+    run(fast=True)\n"
+       "  *** Update File: lib.py\n@@\n-x = 1\n+x = 2\n*** End Patch",
+       6},
+      {"Codex: End of File indented",
+       "*** Begin Patch\n*** Update File: lib.py\n@@\n-x = 1\n+x = 2\n  *** End of File\n"
+       "*** End Patch",
+       6},
+      {"Codex: a header without its colon",
+       "*** Begin Patch\n*** Update File: lib.py\n@@\n-x = 1\n+x = 2\n*** Update File app.py\n@@\n"
+       "-    run()\n+    go()\n*** End Patch",
+       6},
+      {"unified: a body longer than its counts",
+       "--- a/main.go\n+++ b/main.go\n@@ -3,1 +3,1 @@\n-var a = 1\n+var a = 2\n+var b = 3\n", 3},
+      {"unified: a body shorter than its counts",
+       "--- a/ci.yml\n+++ b/ci.yml\n@@ -1,3 +1,3 @@\n-on: push\n+on: [push]\n", 3},
+      {"git: a stray line in the headers",
+       "diff --git a/lib.py b/lib.py\nindex 1..2 100644\nstray\n--- a/lib.py\n+++ b/lib.py\n"
+       "@@ -1 +1 @@\n-x = 1\n+x = 2\n",
+       3},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(std::string(c.name));
+    json e = p.fails("apply_patch", {{"patch", c.patch}});
+    CHECK(e["code"] == -32040);
+    CHECK(e["data"]["kind"] == "patch_parse");
+    CHECK(e["data"]["line"] == c.line);
+    CHECK(e["message"].get<std::string>().find("line " + std::to_string(c.line)) !=
+          std::string::npos);
+    CHECK(snapshot(root.path()) == before);
+  }
+  json counts = p.fails("apply_patch", {{"patch", cases[3].patch}});
+  CHECK(counts["data"]["counts"] ==
+        json{{"expected", {{"old", 1}, {"new", 1}}}, {"found", {{"old", 1}, {"new", 2}}}});
+  // The same refusal from the command line: exit 1, nothing written.
+  Run r = apply_patch_command({cases[0].patch}, root.path());
+  CHECK(r.code == 1);
+  CHECK(r.err.find("line 6") != std::string::npos);
+  CHECK(snapshot(root.path()) == before);
+}
+
 TEST_CASE("a write that fails part-way is rolled back byte for byte, new directories included") {
   // Running as root, file modes do not stop a write; --max-file-bytes does:
   // big.txt is read under the limit and would be written over it.
