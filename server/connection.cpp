@@ -110,7 +110,7 @@ bool offers_fs(const json& caps) {
 
 bool is_mutation(std::string_view method) {
   return method == "write_text" || method == "create" || method == "insert" ||
-         method == "str_replace" || method == "apply_patch";
+         method == "str_replace" || method == "apply_patch" || method == "edit_lines";
 }
 
 bool is_dry_run(const json& params) {

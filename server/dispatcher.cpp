@@ -29,6 +29,7 @@ Dispatcher::Dispatcher(Operations& ops) : ops_(ops) {
   bind("create", &protocol::decode_create, &Operations::create);
   bind("insert", &protocol::decode_insert, &Operations::insert);
   bind("str_replace", &protocol::decode_str_replace, &Operations::str_replace);
+  bind("edit_lines", &protocol::decode_edit_lines, &Operations::edit_lines);
   bind("fingerprint", &protocol::decode_fingerprint, &Operations::fingerprint);
   bind("apply_patch", &protocol::decode_apply_patch, &Operations::apply_patch);
 }

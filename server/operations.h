@@ -82,6 +82,7 @@ class Operations {
   Awaitable create(RequestContext& ctx, protocol::CreateParams p);
   Awaitable insert(RequestContext& ctx, protocol::InsertParams p);
   Awaitable str_replace(RequestContext& ctx, protocol::StrReplaceParams p);
+  Awaitable edit_lines(RequestContext& ctx, protocol::EditLinesParams p);
   boost::asio::awaitable<Result<protocol::FingerprintResult>> fingerprint(
       RequestContext& ctx, protocol::FingerprintParams p);
   boost::asio::awaitable<Result<protocol::ApplyPatchResult>> apply_patch(

@@ -418,3 +418,30 @@ TEST_CASE("editd ends promptly when the client goes away while editd waits for i
   CHECK(r["error"]["data"]["kind"] == "delegate_failed");
   CHECK(p.wait() == 0);
 }
+
+TEST_CASE("hashline reads and edit_lines work on the client's buffers and are announced") {
+  TempDir root;
+  auto p = spawn_editd(root);
+  Editor ed(p);
+  ed.ok("initialize", fs_capabilities());
+  std::string session =
+      ed.ok("session/new", {{"cwd", root.str()}, {"mcpServers", json::array()}})["sessionId"];
+  const std::string a = root.str() + "/a.txt";
+  ed.files[a] = "one\r\ntwo\r\nthree\r\n";
+  json view = ed.ok("read_text", {{"path", "a.txt"}, {"format", "hashline"}});
+  CHECK(view["format"] == "hashline");
+  std::string c = view["content"];
+  std::string two = c.substr(c.find("\n") + 1);
+  two = two.substr(0, two.find('|'));
+  // The buffer moves under the model: a line above is added (unsaved).
+  ed.files[a] = "zero\r\none\r\ntwo\r\nthree\r\n";
+  json r = ed.ok("edit_lines",
+                 {{"path", "a.txt"}, {"edits", {{{"replace", {{"start", two}}}, {"newText", "2"}}}}});
+  CHECK(r["rebased"][0]["line"] == 3);
+  CHECK(ed.files[a] == "zero\r\none\r\n2\r\nthree\r\n");
+  REQUIRE(ed.updates.size() >= 2);
+  CHECK(ed.updates[ed.updates.size() - 2]["update"]["title"] == "edit_lines a.txt");
+  CHECK(ed.updates.back()["update"]["status"] == "completed");
+  CHECK(ed.updates.back()["sessionId"] == session);
+  CHECK(root.files().empty());
+}
