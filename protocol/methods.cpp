@@ -161,6 +161,15 @@ Result<ApplyPatchParams> decode_apply_patch(const json& p) {
   return d.finish(std::move(r));
 }
 
+Result<UndoParams> decode_undo(const json& p) {
+  ParamDecoder d(p);
+  UndoParams r;
+  d.string("undoId", r.undo_id);
+  d.optional_bool("dryRun", r.dry_run);
+  d.optional_string("sessionId", r.session_id);
+  return d.finish(std::move(r));
+}
+
 json to_json(const ReadTextResult& r) {
   json j{{"content", r.content},       {"fingerprint", r.fingerprint},
          {"totalLines", r.total_lines}, {"line", r.line},
@@ -184,6 +193,7 @@ json to_json(const MutationResult& r) {
     for (const RebasedAnchor& a : *r.rebased) rebased.push_back({{"anchor", a.anchor}, {"line", a.line}});
     j["rebased"] = std::move(rebased);
   }
+  if (r.undo_id) j["undoId"] = *r.undo_id;
   return j;
 }
 
@@ -200,7 +210,9 @@ json to_json(const ApplyPatchResult& r) {
     if (f.overwritten) j["overwritten"] = true;
     files.push_back(std::move(j));
   }
-  return json{{"files", std::move(files)}, {"diff", r.diff}};
+  json j{{"files", std::move(files)}, {"diff", r.diff}};
+  if (r.undo_id) j["undoId"] = *r.undo_id;
+  return j;
 }
 
 }  // namespace editd::protocol

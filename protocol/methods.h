@@ -100,6 +100,7 @@ struct MutationResult {
   std::optional<std::vector<LineRange>> lines;
   std::optional<std::string> matched_by;
   std::optional<std::vector<RebasedAnchor>> rebased;  // edit_lines
+  std::optional<std::string> undo_id;  // absent when nothing was written or kept
 };
 
 struct FingerprintParams {
@@ -129,6 +130,13 @@ struct PatchFileResult {
 struct ApplyPatchResult {
   std::vector<PatchFileResult> files;
   std::string diff;
+  std::optional<std::string> undo_id;
+};
+
+struct UndoParams {
+  std::string undo_id;
+  bool dry_run = false;
+  std::optional<std::string> session_id;
 };
 
 Result<InitializeParams> decode_initialize(const json& p);
@@ -140,6 +148,7 @@ Result<StrReplaceParams> decode_str_replace(const json& p);
 Result<EditLinesParams> decode_edit_lines(const json& p);
 Result<FingerprintParams> decode_fingerprint(const json& p);
 Result<ApplyPatchParams> decode_apply_patch(const json& p);
+Result<UndoParams> decode_undo(const json& p);
 
 json to_json(const ReadTextResult& r);
 json to_json(const MutationResult& r);

@@ -110,7 +110,8 @@ bool offers_fs(const json& caps) {
 
 bool is_mutation(std::string_view method) {
   return method == "write_text" || method == "create" || method == "insert" ||
-         method == "str_replace" || method == "apply_patch" || method == "edit_lines";
+         method == "str_replace" || method == "apply_patch" || method == "edit_lines" ||
+         method == "undo";
 }
 
 bool is_dry_run(const json& params) {
@@ -712,6 +713,7 @@ asio::awaitable<Result<json>> Connection::edit(const Dispatcher::Handler& handle
   if (delegated_) delegated = delegated_backend(*session);
   FsBackend& backend = delegated ? *delegated : server_.local_backend();
   RequestContext ctx{backend, std::move(cancel), &known_, nullptr};
+  if (delegated) ctx.scope = "delegated:" + id_prefix_;
 
   const std::string method(Dispatcher::bare_method(in.method));
   const std::string tool_call_id = "editd-call-" + std::to_string(next_tool_call_++);

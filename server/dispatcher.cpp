@@ -32,6 +32,7 @@ Dispatcher::Dispatcher(Operations& ops) : ops_(ops) {
   bind("edit_lines", &protocol::decode_edit_lines, &Operations::edit_lines);
   bind("fingerprint", &protocol::decode_fingerprint, &Operations::fingerprint);
   bind("apply_patch", &protocol::decode_apply_patch, &Operations::apply_patch);
+  bind("undo", &protocol::decode_undo, &Operations::undo);
 }
 
 const Dispatcher::Handler* Dispatcher::find(std::string_view method) const {

@@ -97,6 +97,17 @@ std::uint64_t first_changed_line(std::string_view a, std::string_view b) {
                  std::count(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(i), '\n'));
 }
 
+// The undo history's record of a one-file mutation.
+std::vector<UndoFile> one_file(const std::string& canonical, const std::string& shown,
+                               const std::optional<std::string>& before, std::string after) {
+  std::vector<UndoFile> files(1);
+  files[0].canonical = canonical;
+  files[0].shown = shown;
+  files[0].before = before;
+  files[0].after = std::move(after);
+  return files;
+}
+
 // Where a mutation's own result says its change starts, if it says.
 std::optional<std::uint64_t> first_line(const MutationResult& result) {
   if (result.lines && !result.lines->empty()) return result.lines->front().start_line;
@@ -219,11 +230,21 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     if (ctx.cancel) ctx.cancel->committed = true;
     if (ctx.changes)
       ctx.changes->push_back(file_change(cur.canonical, cur.bytes, change->bytes, first_line(change->result)));
+    std::optional<std::string> written;
+    std::vector<std::string> made_dirs;
+    if (options_.undo_history_entries > 0) {
+      written = change->bytes;
+      if (!cur.bytes) made_dirs = ctx.backend.missing_directories(cur.canonical);
+    }
     auto w = co_await ctx.backend.write(cur.canonical, std::move(change->bytes));
     if (!w) {
       if (ctx.changes) ctx.changes->pop_back();
       co_return w.error();
     }
+    if (written)
+      change->result.undo_id = history_.record(
+          ctx.scope, one_file(cur.canonical, cur.shown, cur.bytes, std::move(*written)),
+          std::move(made_dirs));
   }
   if (!p.dry_run && ctx.known) (*ctx.known)[cur.canonical] = change->result.fingerprint;
   co_return std::move(change->result);

@@ -445,3 +445,31 @@ TEST_CASE("hashline reads and edit_lines work on the client's buffers and are an
   CHECK(ed.updates.back()["sessionId"] == session);
   CHECK(root.files().empty());
 }
+
+TEST_CASE("undo on a delegated connection goes through the client") {
+  TempDir root;
+  auto p = spawn_editd(root);
+  Editor ed(p);
+  ed.ok("initialize", fs_capabilities());
+  const std::string a = root.str() + "/a.txt";
+  ed.files[a] = "one\r\ntwo\r\n";
+  json r = ed.ok("str_replace", {{"path", "a.txt"}, {"oldText", "two"}, {"newText", "2"}});
+  CHECK(ed.files[a] == "one\r\n2\r\n");
+  json u = ed.ok("undo", {{"undoId", r["undoId"]}});
+  CHECK(ed.files[a] == "one\r\ntwo\r\n");
+  CHECK(u["files"][0]["action"] == "update");
+  // A buffer edited since: refused, nothing written.
+  json again = ed.ok("undo", {{"undoId", u["undoId"]}});
+  CHECK(ed.files[a] == "one\r\n2\r\n");
+  ed.files[a] = "one\r\n2\r\nunsaved\r\n";
+  CHECK(ed.fails("undo", {{"undoId", r["undoId"]}})["data"]["kind"] == "conflict");
+  CHECK(ed.files[a] == "one\r\n2\r\nunsaved\r\n");
+  // ACP cannot delete a file: the undo of a create is refused.
+  json c = ed.ok("create", {{"path", "new.txt"}, {"content", "n\n"}});
+  json e = ed.fails("undo", {{"undoId", c["undoId"]}});
+  CHECK(e["data"]["kind"] == "denied");
+  CHECK(e["data"]["reason"] == "unsupported");
+  CHECK(ed.files[root.str() + "/new.txt"] == "n\n");
+  CHECK(root.files().empty());
+  (void)again;
+}
