@@ -35,6 +35,9 @@ Result<ReadTextParams> decode_read_text(const json& p) {
   d.path("path", r.path);
   d.optional_integer("line", r.line, 1);
   d.optional_integer("limit", r.limit, 1);
+  d.optional_string("format", r.format);
+  if (d.ok() && r.format && *r.format != "plain" && *r.format != "hashline")
+    d.fail(invalid_param("format", "must be \"plain\" or \"hashline\""));
   d.optional_string("sessionId", r.session_id);
   return d.finish(std::move(r));
 }
@@ -77,6 +80,69 @@ Result<StrReplaceParams> decode_str_replace(const json& p) {
   return d.finish(std::move(r));
 }
 
+namespace {
+
+// One element of edit_lines' `edits`; the first problem names the edit.
+std::optional<Error> decode_line_edit(const json& e, std::size_t index, LineEditParams& out) {
+  const std::string at = "edit " + std::to_string(index) + ": ";
+  auto fail = [&](const std::string& problem) {
+    Error err = invalid_param("edits", at + problem);
+    err.data["edit"] = index;
+    return err;
+  };
+  if (!e.is_object()) return fail("must be an object");
+  int kinds = 0;
+  for (const char* k : {"replace", "insertAfter", "insertBefore"})
+    if (e.contains(k) && !e[k].is_null()) {
+      out.kind = k;
+      ++kinds;
+    }
+  if (kinds != 1)
+    return fail("must have exactly one of replace, insertAfter and insertBefore");
+  const json& v = e[out.kind];
+  if (out.kind == "replace") {
+    if (!v.is_object()) return fail("replace must be an object {start, end?}");
+    auto start = v.find("start");
+    if (start == v.end() || !start->is_string())
+      return fail("replace.start must be an anchor string such as \"12~ab\"");
+    out.start = start->get<std::string>();
+    if (auto end = v.find("end"); end != v.end() && !end->is_null()) {
+      if (!end->is_string()) return fail("replace.end must be an anchor string such as \"14~cd\"");
+      out.end = end->get<std::string>();
+    }
+  } else {
+    if (!v.is_string()) return fail(out.kind + " must be an anchor string such as \"12~ab\"");
+    out.start = v.get<std::string>();
+  }
+  auto text = e.find("newText");
+  if (text == e.end() || !text->is_string()) return fail("newText is missing (a string is required)");
+  out.new_text = text->get<std::string>();
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<EditLinesParams> decode_edit_lines(const json& p) {
+  ParamDecoder d(p);
+  EditLinesParams r;
+  decode_mutation(d, r);
+  if (!d.ok()) return d.finish(std::move(r));
+  auto edits = p.find("edits");
+  if (edits == p.end() || edits->is_null())
+    d.fail(invalid_param("edits", "missing (an array of edits is required)"));
+  else if (!edits->is_array() || edits->empty())
+    d.fail(invalid_param("edits", "must be a non-empty array"));
+  else
+    for (std::size_t i = 0; i < edits->size() && d.ok(); ++i) {
+      LineEditParams e;
+      if (auto err = decode_line_edit((*edits)[i], i, e))
+        d.fail(std::move(*err));
+      else
+        r.edits.push_back(std::move(e));
+    }
+  return d.finish(std::move(r));
+}
+
 Result<FingerprintParams> decode_fingerprint(const json& p) {
   ParamDecoder d(p);
   FingerprintParams r;
@@ -95,10 +161,21 @@ Result<ApplyPatchParams> decode_apply_patch(const json& p) {
   return d.finish(std::move(r));
 }
 
+Result<UndoParams> decode_undo(const json& p) {
+  ParamDecoder d(p);
+  UndoParams r;
+  d.string("undoId", r.undo_id);
+  d.optional_bool("dryRun", r.dry_run);
+  d.optional_string("sessionId", r.session_id);
+  return d.finish(std::move(r));
+}
+
 json to_json(const ReadTextResult& r) {
-  return json{{"content", r.content},       {"fingerprint", r.fingerprint},
-              {"totalLines", r.total_lines}, {"line", r.line},
-              {"lineCount", r.line_count}};
+  json j{{"content", r.content},       {"fingerprint", r.fingerprint},
+         {"totalLines", r.total_lines}, {"line", r.line},
+         {"lineCount", r.line_count}};
+  if (r.format) j["format"] = *r.format;
+  return j;
 }
 
 json to_json(const MutationResult& r) {
@@ -111,6 +188,12 @@ json to_json(const MutationResult& r) {
     j["lines"] = std::move(lines);
   }
   if (r.matched_by) j["matchedBy"] = *r.matched_by;
+  if (r.rebased) {
+    json rebased = json::array();
+    for (const RebasedAnchor& a : *r.rebased) rebased.push_back({{"anchor", a.anchor}, {"line", a.line}});
+    j["rebased"] = std::move(rebased);
+  }
+  if (r.undo_id) j["undoId"] = *r.undo_id;
   return j;
 }
 
@@ -127,7 +210,9 @@ json to_json(const ApplyPatchResult& r) {
     if (f.overwritten) j["overwritten"] = true;
     files.push_back(std::move(j));
   }
-  return json{{"files", std::move(files)}, {"diff", r.diff}};
+  json j{{"files", std::move(files)}, {"diff", r.diff}};
+  if (r.undo_id) j["undoId"] = *r.undo_id;
+  return j;
 }
 
 }  // namespace editd::protocol

@@ -38,10 +38,12 @@ struct ReadTextParams {
   std::string path;
   std::optional<std::uint64_t> line;
   std::optional<std::uint64_t> limit;
+  std::optional<std::string> format;  // "plain" (default) | "hashline"
   std::optional<std::string> session_id;
 };
 struct ReadTextResult {
   std::string content;
+  std::optional<std::string> format;  // set for "hashline" only
   std::string fingerprint;
   std::uint64_t total_lines = 0;
   std::uint64_t line = 1;
@@ -66,6 +68,22 @@ struct StrReplaceParams : MutationParams {
   std::optional<std::string> matching;
 };
 
+// One edit of edit_lines, as sent: anchors are checked by the operation.
+struct LineEditParams {
+  std::string kind;  // "replace" | "insertAfter" | "insertBefore"
+  std::string start;  // replace.start, or the insertion's anchor
+  std::optional<std::string> end;  // replace.end
+  std::string new_text;
+};
+struct EditLinesParams : MutationParams {
+  std::vector<LineEditParams> edits;
+};
+
+struct RebasedAnchor {
+  std::string anchor;
+  std::uint64_t line = 0;
+};
+
 struct LineRange {
   std::uint64_t start_line = 0;
   std::uint64_t end_line = 0;
@@ -81,6 +99,8 @@ struct MutationResult {
   std::optional<std::uint64_t> replacements;  // str_replace
   std::optional<std::vector<LineRange>> lines;
   std::optional<std::string> matched_by;
+  std::optional<std::vector<RebasedAnchor>> rebased;  // edit_lines
+  std::optional<std::string> undo_id;  // absent when nothing was written or kept
 };
 
 struct FingerprintParams {
@@ -110,6 +130,13 @@ struct PatchFileResult {
 struct ApplyPatchResult {
   std::vector<PatchFileResult> files;
   std::string diff;
+  std::optional<std::string> undo_id;
+};
+
+struct UndoParams {
+  std::string undo_id;
+  bool dry_run = false;
+  std::optional<std::string> session_id;
 };
 
 Result<InitializeParams> decode_initialize(const json& p);
@@ -118,8 +145,10 @@ Result<WriteTextParams> decode_write_text(const json& p);
 Result<CreateParams> decode_create(const json& p);
 Result<InsertParams> decode_insert(const json& p);
 Result<StrReplaceParams> decode_str_replace(const json& p);
+Result<EditLinesParams> decode_edit_lines(const json& p);
 Result<FingerprintParams> decode_fingerprint(const json& p);
 Result<ApplyPatchParams> decode_apply_patch(const json& p);
+Result<UndoParams> decode_undo(const json& p);
 
 json to_json(const ReadTextResult& r);
 json to_json(const MutationResult& r);

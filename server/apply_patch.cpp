@@ -32,15 +32,7 @@ struct Touched {
   std::string fingerprint;  // empty when the file is missing
 };
 
-// One step of the write phase, with what undoing it needs.
-struct Step {
-  enum class Kind { kWrite, kRemove };
-  Kind kind = Kind::kWrite;
-  std::string canonical;
-  std::string shown;
-  std::string bytes;                     // kWrite: the new content
-  std::optional<std::string> previous;  // the content before; nullopt: the file did not exist
-};
+using Step = FileStep;
 
 Error read_only_patch() {
   return Error(ErrorKind::kDenied,
@@ -62,20 +54,21 @@ Error untouched_expectation(const std::string& key) {
 
 // The error of a failed step, after the rollback: what failed, and what (if
 // anything) could not be put back.
-Error step_failed(Error e, const Step& step, const std::vector<std::string>& not_restored) {
+Error step_failed(Error e, const Step& step, const std::vector<std::string>& not_restored,
+                  const std::string& method) {
   if (!e.data.is_object()) e.data = nlohmann::json::object();
   e.data["path"] = step.shown;
   e.data["rolledBack"] = not_restored.empty();
   std::string what = (step.kind == Step::Kind::kWrite ? "writing " : "deleting ") + step.shown +
                      " failed: " + e.message;
   if (not_restored.empty()) {
-    e.message = "apply_patch changed nothing: " + what +
+    e.message = method + " changed nothing: " + what +
                 "; every file it had already changed was restored";
   } else {
     e.data["notRestored"] = not_restored;
     std::string list;
     for (const std::string& p : not_restored) list += (list.empty() ? "" : ", ") + p;
-    e.message = "apply_patch failed part-way: " + what + "; these could not be restored: " + list;
+    e.message = method + " failed part-way: " + what + "; these could not be restored: " + list;
   }
   return e;
 }
@@ -176,6 +169,20 @@ const Step& failed_step(const std::vector<Step>& steps, const std::vector<std::s
   return steps.back();
 }
 
+// What the undo history keeps of `steps`.
+std::vector<UndoFile> undo_files(const std::vector<Step>& steps) {
+  std::vector<UndoFile> files;
+  for (const Step& s : steps) {
+    UndoFile f;
+    f.canonical = s.canonical;
+    f.shown = s.shown;
+    f.before = s.previous;
+    if (s.kind == Step::Kind::kWrite) f.after = s.bytes;
+    files.push_back(std::move(f));
+  }
+  return files;
+}
+
 // The ACP diff of one step: whole-file texts, the new text empty for a deletion.
 FileChange change_of(const Step& s) {
   return file_change(s.canonical, s.previous, s.kind == Step::Kind::kWrite ? s.bytes : "");
@@ -263,6 +270,14 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   if (auto c = check_cancel(ctx); !c) co_return c.error();
   if (ctx.cancel) ctx.cancel->committed = true;
 
+  auto undo_id = co_await commit_steps(ctx, steps, "apply_patch");
+  if (!undo_id) co_return undo_id.error();
+  result.undo_id = std::move(*undo_id);
+  co_return result;
+}
+
+boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_steps(
+    RequestContext& ctx, const std::vector<FileStep>& steps, std::string method) {
   // Directories that writes will create, for the rollback to remove.
   std::vector<std::string> made_dirs;
   for (const Step& s : steps)
@@ -300,7 +315,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
         not_restored.push_back(ctx.backend.display_path(*d) + "/");
     }
     co_return step_failed(status.error(), failed_step(steps, applied, status.error(), ctx.backend),
-                          not_restored);
+                          not_restored, method);
   }
 
   for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -312,7 +327,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
     else
       ctx.known->erase(s.canonical);
   }
-  co_return result;
+  co_return history_.record(ctx.scope, undo_files(steps), std::move(made_dirs));
 }
 
 }  // namespace editd

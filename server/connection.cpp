@@ -761,6 +761,7 @@ asio::awaitable<Result<json>> Connection::edit(const Method& m, const json& para
   if (delegated_) delegated = delegated_backend(*session);
   FsBackend& backend = delegated ? *delegated : server_.local_backend();
   RequestContext ctx{backend, std::move(cancel), &known_, nullptr};
+  if (delegated) ctx.scope = "delegated:" + id_prefix_;
 
   const std::string tool_call_id = "editd-call-" + std::to_string(next_tool_call_++);
   const bool announce = !sessions_.empty() && m.mutates && !m.dry_run(params);

@@ -5,6 +5,7 @@
 #include "backends/offload.h"
 #include "edit/diff.h"
 #include "edit/fingerprint.h"
+#include "edit/hashline.h"
 #include "edit/match.h"
 #include "edit/splice.h"
 #include "edit/text.h"
@@ -52,6 +53,14 @@ void add_outdated_hint(Error& e, const std::string& known, const std::string& no
   e.data["hint"] = it == e.data.end() ? hint : hint + " " + it->get<std::string>();
 }
 
+Error bad_anchor(std::size_t index, const std::string& where, const std::string& given) {
+  Error e = invalid_param("edits", "edit " + std::to_string(index) + ": " + where + " '" + given +
+                                       "' is not an anchor: write LINE~TAG as read_text with "
+                                       "format \"hashline\" shows it, e.g. \"12~ab\"");
+  e.data["edit"] = index;
+  return e;
+}
+
 }  // namespace
 
 Result<Operations::Change> Operations::spliced(const text::Document& doc,
@@ -86,6 +95,17 @@ std::uint64_t first_changed_line(std::string_view a, std::string_view b) {
   while (i < n && a[i] == b[i]) ++i;
   return 1 + static_cast<std::uint64_t>(
                  std::count(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(i), '\n'));
+}
+
+// The undo history's record of a one-file mutation.
+std::vector<UndoFile> one_file(const std::string& canonical, const std::string& shown,
+                               const std::optional<std::string>& before, std::string after) {
+  std::vector<UndoFile> files(1);
+  files[0].canonical = canonical;
+  files[0].shown = shown;
+  files[0].before = before;
+  files[0].after = std::move(after);
+  return files;
 }
 
 // Where a mutation's own result says its change starts, if it says.
@@ -210,11 +230,21 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     if (ctx.cancel) ctx.cancel->committed = true;
     if (ctx.changes)
       ctx.changes->push_back(file_change(cur.canonical, cur.bytes, change->bytes, first_line(change->result)));
+    std::optional<std::string> written;
+    std::vector<std::string> made_dirs;
+    if (options_.undo_history_entries > 0) {
+      written = change->bytes;
+      if (!cur.bytes) made_dirs = ctx.backend.missing_directories(cur.canonical);
+    }
     auto w = co_await ctx.backend.write(cur.canonical, std::move(change->bytes));
     if (!w) {
       if (ctx.changes) ctx.changes->pop_back();
       co_return w.error();
     }
+    if (written)
+      change->result.undo_id = history_.record(
+          ctx.scope, one_file(cur.canonical, cur.shown, cur.bytes, std::move(*written)),
+          std::move(made_dirs));
   }
   if (!p.dry_run && ctx.known) (*ctx.known)[cur.canonical] = change->result.fingerprint;
   co_return std::move(change->result);
@@ -246,6 +276,12 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
     if (p.limit && start - 1 + *p.limit < total) end = start - 1 + *p.limit;
     std::size_t from = doc->line_offset(start - 1), to = doc->line_offset(end);
     r.content = std::string(doc->body().substr(from, to - from));
+    if (p.format == "hashline") {
+      const std::string normalized = text::normalize_eol(r.content);
+      r.content = hashline::render(text::split_lines(normalized), start,
+                                   normalized.empty() || normalized.back() == '\n');
+      r.format = "hashline";
+    }
     r.total_lines = total;
     r.line = start;
     r.line_count = end >= start ? end - start + 1 : 0;
@@ -361,6 +397,53 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
     std::vector<protocol::LineRange> lines;
     for (const auto& l : plan->lines) lines.push_back({l.start_line, l.end_line});
     c.result.lines = std::move(lines);
+    return spliced(*doc, splice::plan(*doc, norm.view(), std::move(plan->edits)), std::move(c));
+  });
+}
+
+Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::EditLinesParams p) {
+  std::vector<hashline::LineEdit> edits;
+  for (std::size_t i = 0; i < p.edits.size(); ++i) {
+    const protocol::LineEditParams& e = p.edits[i];
+    if (auto ok = check_param_text(e.new_text, "newText"); !ok) {
+      Error err = ok.error();
+      err.data["edit"] = i;
+      co_return err;
+    }
+    hashline::LineEdit edit;
+    edit.kind = e.kind == "replace"       ? hashline::Kind::kReplace
+                : e.kind == "insertAfter" ? hashline::Kind::kInsertAfter
+                                          : hashline::Kind::kInsertBefore;
+    const std::string where = e.kind == "replace" ? "replace.start" : e.kind;
+    auto start = hashline::parse_anchor(e.start);
+    if (!start) co_return bad_anchor(i, where, e.start);
+    edit.start = std::move(*start);
+    if (e.end) {
+      auto end = hashline::parse_anchor(*e.end);
+      if (!end) co_return bad_anchor(i, "replace.end", *e.end);
+      edit.end = std::move(*end);
+    }
+    edit.new_text = e.new_text;
+    edits.push_back(std::move(edit));
+  }
+  co_return co_await mutate(ctx, p, false, [&edits](const Current& cur) -> Result<Change> {
+    auto doc = text::Document::decode(*cur.bytes);
+    if (!doc) return doc.error();
+    text::Normalized norm(*doc);
+    auto plan = hashline::plan(norm.view(), edits);
+    if (!plan) {
+      Error e = plan.error();
+      e.data["path"] = cur.shown;
+      if (e.kind == ErrorKind::kStale) e.data["currentFingerprint"] = cur.fingerprint;
+      return e;
+    }
+    Change c;
+    std::vector<protocol::LineRange> lines;
+    for (const hashline::LineRange& l : plan->lines) lines.push_back({l.start_line, l.end_line});
+    c.result.lines = std::move(lines);
+    std::vector<protocol::RebasedAnchor> rebased;
+    for (const hashline::Rebased& r : plan->rebased) rebased.push_back({r.anchor, r.line});
+    c.result.rebased = std::move(rebased);
     return spliced(*doc, splice::plan(*doc, norm.view(), std::move(plan->edits)), std::move(c));
   });
 }

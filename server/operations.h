@@ -21,6 +21,7 @@
 #include "protocol/methods.h"
 #include "server/lock_chain.h"
 #include "server/options.h"
+#include "server/undo_history.h"
 
 namespace editd {
 
@@ -70,12 +71,28 @@ struct RequestContext {
       approve;
   // When set, each file a mutation writes is appended here. Optional.
   std::vector<FileChange>* changes = nullptr;
+  // Where the backend's files live, for the undo history: "local", or an id of
+  // the delegated connection. An undo runs only in the scope that recorded it.
+  std::string scope = "local";
+};
+
+// One file of a multi-file write (apply_patch, undo), with what undoing it needs.
+struct FileStep {
+  enum class Kind { kWrite, kRemove };
+  Kind kind = Kind::kWrite;
+  std::string canonical;
+  std::string shown;
+  std::string bytes;                    // kWrite: the new content
+  std::optional<std::string> previous;  // the content before; nullopt: the file did not exist
 };
 
 class Operations {
  public:
   Operations(const ServerOptions& options, LockChains& locks, boost::asio::thread_pool& pool)
-      : options_(options), locks_(locks), pool_(pool) {}
+      : options_(options),
+        locks_(locks),
+        pool_(pool),
+        history_(options.undo_history_entries, options.undo_history_bytes) {}
 
   using Awaitable = boost::asio::awaitable<Result<protocol::MutationResult>>;
 
@@ -85,10 +102,14 @@ class Operations {
   Awaitable create(RequestContext& ctx, protocol::CreateParams p);
   Awaitable insert(RequestContext& ctx, protocol::InsertParams p);
   Awaitable str_replace(RequestContext& ctx, protocol::StrReplaceParams p);
+  Awaitable edit_lines(RequestContext& ctx, protocol::EditLinesParams p);
   boost::asio::awaitable<Result<protocol::FingerprintResult>> fingerprint(
       RequestContext& ctx, protocol::FingerprintParams p);
   boost::asio::awaitable<Result<protocol::ApplyPatchResult>> apply_patch(
       RequestContext& ctx, protocol::ApplyPatchParams p);
+  // Puts back every file a mutation changed, if each is still what it wrote.
+  boost::asio::awaitable<Result<protocol::ApplyPatchResult>> undo(RequestContext& ctx,
+                                                                  protocol::UndoParams p);
 
  private:
   // The current state of a file as a mutation sees it.
@@ -123,6 +144,13 @@ class Operations {
   // Transforms of files above this size run on the thread pool.
   static constexpr std::size_t kOffloadBytes = 64 * 1024;
 
+  // Writes `steps` (new contents first, removals last) through one backend
+  // batch; on a failure restores every file already changed and reports what
+  // `method` failed on. On success, reports the changes to ctx and records them
+  // in the undo history: the entry's id, if it was kept.
+  boost::asio::awaitable<Result<std::optional<std::string>>> commit_steps(
+      RequestContext& ctx, const std::vector<FileStep>& steps, std::string method);
+
   boost::asio::awaitable<LockChains::Guard> lock_one(const std::string& canonical);
   Result<void> check_cancel(const RequestContext& ctx) const;
   Result<void> check_known(const RequestContext& ctx, const Current& cur,
@@ -131,6 +159,7 @@ class Operations {
   const ServerOptions& options_;
   LockChains& locks_;
   boost::asio::thread_pool& pool_;
+  UndoHistory history_;
 };
 
 }  // namespace editd

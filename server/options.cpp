@@ -36,6 +36,9 @@ const char* const kUsage =
     "  --threads N                file I/O threads (default: number of cores)\n"
     "  --shutdown-grace SECONDS   SIGTERM/SIGINT: time before requests that have not begun\n"
     "                             writing are cancelled (default: 10)\n"
+    "  --undo-history-entries N   mutations kept for undo, for all connections (default: 100;\n"
+    "                             0: none)\n"
+    "  --undo-history-bytes N     file bytes the undo history may hold (default: 67108864)\n"
     "  --version, --help\n";
 
 namespace {
@@ -176,6 +179,12 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       if (flag == "--max-inflight") o.max_inflight = *n;
       if (flag == "--max-queued-bytes") o.max_queued_bytes = *n;
       if (flag == "--threads") o.threads = static_cast<unsigned>(std::min<std::uint64_t>(*n, 256));
+    } else if (flag == "--undo-history-entries" || flag == "--undo-history-bytes") {
+      EDITD_NEED(v);
+      auto n = parse_number(flag, v);
+      if (!n) return n.error();
+      if (flag == "--undo-history-entries") o.undo_history_entries = *n;
+      if (flag == "--undo-history-bytes") o.undo_history_bytes = *n;
     } else if (flag == "--matching") {
       EDITD_NEED(v);
       auto m = match::parse_mode(v);

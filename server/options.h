@@ -34,6 +34,9 @@ struct ServerOptions {
   std::chrono::milliseconds delegate_timeout{30'000};
   std::string approve = "never";  // never | ask
   unsigned threads = 0;           // 0: the machine's hardware concurrency
+  // The undo history, shared by every connection (0 entries: no history).
+  std::uint64_t undo_history_entries = 100;
+  std::uint64_t undo_history_bytes = 64ull << 20;
 };
 
 struct CommandLine {

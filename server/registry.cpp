@@ -58,7 +58,8 @@ json mutation_output(json extra, std::vector<std::string> required = {}) {
       {"fingerprint", str("The file's new fingerprint: pass it as expectedFingerprint next time.")},
       {"diff", str("Unified diff of the change.")},
       {"added", {{"type", "integer"}}},
-      {"removed", {{"type", "integer"}}}};
+      {"removed", {{"type", "integer"}}},
+      {"undoId", str("Pass it to undo to put the file back (absent for a dry run).")}};
   for (auto it = extra.begin(); it != extra.end(); ++it) properties[it.key()] = it.value();
   required.insert(required.end(), {"fingerprint", "diff", "added", "removed"});
   return {
@@ -112,11 +113,18 @@ Registry::Registry(Operations& ops) : ops_(ops) {
        .input_schema =
            object({{"path", path_param()},
                    {"line", integer("Optional: the first line to return, 1-based (default 1).", 1)},
-                   {"limit", integer("Optional: the most lines to return.", 1)}},
+                   {"limit", integer("Optional: the most lines to return.", 1)},
+                   {"format",
+                    {{"type", "string"},
+                     {"enum", {"plain", "hashline"}},
+                     {"description",
+                      "Optional: hashline returns each line as LINE~TAG|text, the anchors "
+                      "edit_lines takes (default plain)."}}}},
                   {"path"}),
        .output_schema = {{"type", "object"},
                          {"properties",
                           {{"content", str("The lines returned, line endings kept.")},
+                           {"format", str("hashline when the lines are anchored.")},
                            {"fingerprint", str("The whole file's fingerprint.")},
                            {"totalLines", {{"type", "integer"}}},
                            {"line", {{"type", "integer"}}},
@@ -261,12 +269,91 @@ Registry::Registry(Operations& ops) : ops_(ops) {
                     {"fingerprint", {{"type", "string"}}},
                     {"overwritten", {{"type", "boolean"}}}}},
                   {"required", {"path", "action", "added", "removed"}}}}}},
-              {"diff", str("Every file's unified diff.")}}},
+              {"diff", str("Every file's unified diff.")},
+              {"undoId", str("Pass it to undo to put every file back (absent for a dry run).")}}},
             {"required", {"files", "diff"}}},
        .mutates = true,
        .destructive = true,
        .render = &render_apply_patch},
       &protocol::decode_apply_patch, &Operations::apply_patch);
+
+  add({.name = "edit_lines",
+       .title = "Edit lines named by anchors",
+       .description =
+           std::string(
+               "Replace, delete or insert whole lines named by the LINE~TAG anchors that "
+               "read_text with format hashline shows (12~ab: line 12, whose content hashes to "
+               "ab): no need to quote the old text. Each edit is {replace: {start, end?}, "
+               "newText} (empty newText deletes), {insertAfter: anchor, newText} or "
+               "{insertBefore: anchor, newText}; all edits refer to the file as read, may not "
+               "overlap, and land together or not at all. An anchor whose line moved by up to 5 "
+               "lines is followed (rebased lists it). Errors: stale (the anchored line changed "
+               "or moved too far: the message shows the current anchored lines there; retry "
+               "with those anchors), invalid_params (an anchor that does not parse, overlapping "
+               "edits), conflict.") +
+           kErrorsNote,
+       .input_schema = object(
+           {{"path", path_param()},
+            {"edits",
+             {{"type", "array"},
+              {"minItems", 1},
+              {"description", "The edits, each with newText and one of replace, insertAfter, "
+                              "insertBefore."},
+              {"items",
+               {{"type", "object"},
+                {"properties",
+                 {{"replace",
+                   {{"type", "object"},
+                    {"properties",
+                     {{"start", str("The anchor of the first line to replace, e.g. 12~ab.")},
+                      {"end", str("Optional: the anchor of the last line (default start).")}}},
+                    {"required", {"start"}},
+                    {"additionalProperties", false}}},
+                  {"insertAfter", str("Insert newText after this anchored line.")},
+                  {"insertBefore", str("Insert newText before this anchored line.")},
+                  {"newText", str("The new lines (empty with replace deletes the lines).")}}},
+                {"required", {"newText"}},
+                {"additionalProperties", false}}}}},
+            {"expectedFingerprint", expected_fingerprint_param()},
+            {"dryRun", dry_run_param()}},
+           {"path", "edits"}),
+       .output_schema = mutation_output(
+           {{"lines", {{"type", "array"}, {"items", line_range_schema()}}},
+            {"rebased",
+             {{"type", "array"},
+              {"items",
+               {{"type", "object"},
+                {"properties",
+                 {{"anchor", {{"type", "string"}}}, {"line", {{"type", "integer"}}}}}}}}}}),
+       .mutates = true,
+       .destructive = true,
+       .render = &render_mutation},
+      &protocol::decode_edit_lines, &Operations::edit_lines);
+
+  add({.name = "undo",
+       .title = "Undo an edit",
+       .description =
+           std::string(
+               "Put back every file that an earlier edit changed (an apply_patch as a whole), "
+               "given the undoId its result returned, if none of them changed since. The undo "
+               "is an edit itself, with its own undoId: undoing it redoes. The history is kept "
+               "in memory, bounded, and lost when editd restarts. Errors: not_found (an unknown "
+               "or forgotten undoId), conflict (a file changed since: nothing is touched).") +
+           kErrorsNote,
+       .input_schema = object({{"undoId", str("The undoId of the edit to undo.")},
+                               {"dryRun", dry_run_param()}},
+                              {"undoId"}),
+       .output_schema =
+           {{"type", "object"},
+            {"properties",
+             {{"files", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+              {"diff", str("Every file's unified diff.")},
+              {"undoId", str("Pass it to undo to redo.")}}},
+            {"required", {"files", "diff"}}},
+       .mutates = true,
+       .destructive = true,
+       .render = &render_apply_patch},
+      &protocol::decode_undo, &Operations::undo);
 
   add({.name = "fingerprint",
        .title = "Fingerprint a file",

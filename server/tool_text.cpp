@@ -64,6 +64,12 @@ std::string region(const std::string& title, const json& r) {
   return out;
 }
 
+// How to take the change back, when the history kept it.
+std::string undo_note(const json& result) {
+  auto id = string_at(result, "undoId");
+  return id.empty() ? std::string() : ", undoId " + id;
+}
+
 }  // namespace
 
 std::string render_read_text(const json& params, const json& result) {
@@ -104,12 +110,13 @@ std::string render_mutation(const json& params, const json& result) {
     out += "inserted" + w + ", ";
   }
   out +=
-      counts(result) + ", fingerprint " + string_at(result, "fingerprint") + dry_run_note(params);
+      counts(result) + ", fingerprint " + string_at(result, "fingerprint") + undo_note(result) +
+      dry_run_note(params);
   return out + "\n" + string_at(result, "diff");
 }
 
 std::string render_apply_patch(const json& params, const json& result) {
-  std::string out = "apply_patch: ";
+  std::string out = params.contains("undoId") ? "undo: " : "apply_patch: ";
   const json files = result.value("files", json::array());
   out += std::to_string(files.size()) + (files.size() == 1 ? " file" : " files");
   bool first = true;
@@ -123,7 +130,7 @@ std::string render_apply_patch(const json& params, const json& result) {
     if (f.value("overwritten", false)) out += ", overwrote an existing file";
     out += ")";
   }
-  out += dry_run_note(params);
+  out += undo_note(result) + dry_run_note(params);
   return out + "\n" + string_at(result, "diff");
 }
 

@@ -418,3 +418,58 @@ TEST_CASE("editd ends promptly when the client goes away while editd waits for i
   CHECK(r["error"]["data"]["kind"] == "delegate_failed");
   CHECK(p.wait() == 0);
 }
+
+TEST_CASE("hashline reads and edit_lines work on the client's buffers and are announced") {
+  TempDir root;
+  auto p = spawn_editd(root);
+  Editor ed(p);
+  ed.ok("initialize", fs_capabilities());
+  std::string session =
+      ed.ok("session/new", {{"cwd", root.str()}, {"mcpServers", json::array()}})["sessionId"];
+  const std::string a = root.str() + "/a.txt";
+  ed.files[a] = "one\r\ntwo\r\nthree\r\n";
+  json view = ed.ok("read_text", {{"path", "a.txt"}, {"format", "hashline"}});
+  CHECK(view["format"] == "hashline");
+  std::string c = view["content"];
+  std::string two = c.substr(c.find("\n") + 1);
+  two = two.substr(0, two.find('|'));
+  // The buffer moves under the model: a line above is added (unsaved).
+  ed.files[a] = "zero\r\none\r\ntwo\r\nthree\r\n";
+  json r = ed.ok("edit_lines",
+                 {{"path", "a.txt"}, {"edits", {{{"replace", {{"start", two}}}, {"newText", "2"}}}}});
+  CHECK(r["rebased"][0]["line"] == 3);
+  CHECK(ed.files[a] == "zero\r\none\r\n2\r\nthree\r\n");
+  REQUIRE(ed.updates.size() >= 2);
+  CHECK(ed.updates[ed.updates.size() - 2]["update"]["title"] == "edit_lines a.txt");
+  CHECK(ed.updates.back()["update"]["status"] == "completed");
+  CHECK(ed.updates.back()["sessionId"] == session);
+  CHECK(root.files().empty());
+}
+
+TEST_CASE("undo on a delegated connection goes through the client") {
+  TempDir root;
+  auto p = spawn_editd(root);
+  Editor ed(p);
+  ed.ok("initialize", fs_capabilities());
+  const std::string a = root.str() + "/a.txt";
+  ed.files[a] = "one\r\ntwo\r\n";
+  json r = ed.ok("str_replace", {{"path", "a.txt"}, {"oldText", "two"}, {"newText", "2"}});
+  CHECK(ed.files[a] == "one\r\n2\r\n");
+  json u = ed.ok("undo", {{"undoId", r["undoId"]}});
+  CHECK(ed.files[a] == "one\r\ntwo\r\n");
+  CHECK(u["files"][0]["action"] == "update");
+  // A buffer edited since: refused, nothing written.
+  json again = ed.ok("undo", {{"undoId", u["undoId"]}});
+  CHECK(ed.files[a] == "one\r\n2\r\n");
+  ed.files[a] = "one\r\n2\r\nunsaved\r\n";
+  CHECK(ed.fails("undo", {{"undoId", r["undoId"]}})["data"]["kind"] == "conflict");
+  CHECK(ed.files[a] == "one\r\n2\r\nunsaved\r\n");
+  // ACP cannot delete a file: the undo of a create is refused.
+  json c = ed.ok("create", {{"path", "new.txt"}, {"content", "n\n"}});
+  json e = ed.fails("undo", {{"undoId", c["undoId"]}});
+  CHECK(e["data"]["kind"] == "denied");
+  CHECK(e["data"]["reason"] == "unsupported");
+  CHECK(ed.files[root.str() + "/new.txt"] == "n\n");
+  CHECK(root.files().empty());
+  (void)again;
+}

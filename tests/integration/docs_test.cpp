@@ -5,10 +5,13 @@
 // reply it must get (requests and invalid lines get one, notifications none).
 // An HTML comment right before a block may give files to create first
 // (<!-- files: {"name": "content"} -->) or extra arguments (<!-- args: [...] -->).
-// The root directory's path is written $ROOT.
+// The root directory's path is written $ROOT. An undoId ("undo-XXXXXXXX-N") is
+// written "undo-$RUN-N": the reply's 8 hex digits become $RUN, and $RUN in a
+// later request of the block becomes those digits again.
 #include <doctest/doctest.h>
 
 #include <fstream>
+#include <regex>
 #include <sstream>
 
 #include "support/process.h"
@@ -85,7 +88,11 @@ TEST_CASE("every example exchange in docs/protocol.md is what the binary does") 
     TempDir root;
     for (auto it = ex.files.begin(); it != ex.files.end(); ++it) root.write(it.key(), it.value().get<std::string>());
     Process p = spawn_editd(root, ex.args);
-    for (const auto& [sent, expected] : ex.exchanges) {
+    std::string run;  // the process's undoId digits, once a reply showed them
+    for (const auto& [documented_sent, expected] : ex.exchanges) {
+      std::string sent = documented_sent;
+      for (auto at = sent.find("$RUN"); !run.empty() && at != std::string::npos; at = sent.find("$RUN"))
+        sent.replace(at, 4, run);
       CAPTURE(sent);
       p.write_raw(sent + "\n");
       if (!expects_reply(sent)) {
@@ -97,6 +104,9 @@ TEST_CASE("every example exchange in docs/protocol.md is what the binary does") 
       std::string raw = p.read_message().dump();
       for (auto at = raw.find(root.str()); at != std::string::npos; at = raw.find(root.str()))
         raw.replace(at, root.str().size(), "$ROOT");
+      static const std::regex undo_id("undo-([0-9a-f]{8})-");
+      if (std::smatch m; std::regex_search(raw, m, undo_id)) run = m[1];
+      raw = std::regex_replace(raw, undo_id, "undo-$$RUN-");
       json got = json::parse(raw);
       CHECK_MESSAGE(got == json::parse(*expected), "docs/protocol.md:" << ex.line << "\n  documented: " << *expected
                                                                      << "\n  actual:     " << got.dump());

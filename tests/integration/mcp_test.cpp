@@ -79,7 +79,7 @@ TEST_CASE("a string protocolVersion makes the connection MCP: a supported versio
   auto plain = spawn_editd(root);
   json r = plain.ok("initialize", {{"protocolVersion", 1}});
   CHECK(r["protocolVersion"] == 1);
-  CHECK(r["agentCapabilities"]["_meta"]["editd"]["methods"].size() == 7);
+  CHECK(r["agentCapabilities"]["_meta"]["editd"]["methods"].size() == 9);
 }
 
 TEST_CASE("server/discover is method-not-found, and initialize follows on the same connection") {
@@ -165,6 +165,46 @@ TEST_CASE("tools/call returns the plain method's whole result as structuredConte
   CHECK(text_of(patch).find("apply_patch: 1 file: add b.txt (+1 -0") == 0);
   json fp = call(p, "fingerprint", {{"path", "b.txt"}});
   CHECK(text_of(fp) == "b.txt: fingerprint " + fp["structuredContent"]["fingerprint"].get<std::string>() + ", 4 bytes");
+}
+
+TEST_CASE("hashline anchors and undo as MCP tools: the text alone is enough to use them") {
+  TempDir root;
+  root.write("calc.py", "def add(a, b):\r\n    return a + b\r\n");
+  auto p = spawn_editd(root);
+  mcp_initialize(p);
+  json r = call(p, "read_text", {{"path", "calc.py"}, {"format", "hashline"}});
+  REQUIRE(r["isError"] == false);
+  CHECK(r["structuredContent"]["format"] == "hashline");
+  // The anchor of line 2, read from the text a model sees.
+  std::smatch m;
+  std::string text = text_of(r);
+  REQUIRE(std::regex_search(text, m, std::regex("\n(2~[a-z]+)\\|    return a \\+ b")));
+  const std::string anchor = m[1];
+
+  json e = call(p, "edit_lines", {{"path", "calc.py"},
+                                 {"edits", {{{"replace", {{"start", anchor}}}, {"newText", "    return a - b"}}}}});
+  REQUIRE(e["isError"] == false);
+  CHECK(root.read("calc.py") == "def add(a, b):\r\n    return a - b\r\n");
+  const std::string undo_id = e["structuredContent"]["undoId"];
+  CHECK(text_of(e).find("undoId " + undo_id) != std::string::npos);
+
+  json u = call(p, "undo", {{"undoId", undo_id}});
+  REQUIRE(u["isError"] == false);
+  CHECK(text_of(u).find("undo: 1 file: update calc.py") == 0);
+  CHECK(root.read("calc.py") == "def add(a, b):\r\n    return a + b\r\n");
+
+  // A tag that no line carries: the anchor is stale, not rebased.
+  std::string tag = "zz";
+  for (std::string t : {"zz", "yy", "xx"})
+    if (text.find("~" + t + "|") == std::string::npos) {
+      tag = t;
+      break;
+    }
+  json stale = call(p, "edit_lines",
+                    {{"path", "calc.py"}, {"edits", {{{"insertAfter", "2~" + tag}, {"newText", "x"}}}}});
+  CHECK(stale["isError"] == true);
+  CHECK(text_of(stale).find("Error (stale)") == 0);
+  CHECK(root.read("calc.py") == "def add(a, b):\r\n    return a + b\r\n");
 }
 
 TEST_CASE("failed calls are isError results with message, kind and every hint; unknown tools are -32602") {

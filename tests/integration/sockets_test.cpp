@@ -256,3 +256,20 @@ TEST_CASE("SIGTERM with work in flight exits 0, tears no file and leaves no temp
   CHECK(after.find_first_not_of(after[0]) == 100000);
   CHECK(s.root.files() == std::vector<std::string>{"a.txt"});
 }
+
+TEST_CASE("the undo history is shared by the server's connections") {
+  UnixServer s;
+  s.root.write("a.txt", "one\n");
+  auto a = s.client();
+  auto b = s.client();
+  json w = *a.call("str_replace", {{"path", "a.txt"}, {"oldText", "one"}, {"newText", "1"}});
+  REQUIRE(w["result"].contains("undoId"));
+  CHECK(s.root.read("a.txt") == "1\n");
+  json u = *b.call("undo", {{"undoId", w["result"]["undoId"]}});
+  REQUIRE_MESSAGE(u.contains("result"), u.dump());
+  CHECK(s.root.read("a.txt") == "one\n");
+  // Connection a can undo b's undo.
+  json redo = *a.call("undo", {{"undoId", u["result"]["undoId"]}});
+  REQUIRE_MESSAGE(redo.contains("result"), redo.dump());
+  CHECK(s.root.read("a.txt") == "1\n");
+}

@@ -22,7 +22,7 @@ import { Client as Client2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as Stdio2 } from "@modelcontextprotocol/client/stdio";
 
 const EDITD = path.resolve(process.argv[2] ?? process.env.EDITD_BINARY ?? "../../../build/editd");
-const TOOLS = ["apply_patch", "create", "fingerprint", "insert", "read_text", "str_replace", "write_text"];
+const TOOLS = ["apply_patch", "create", "edit_lines", "fingerprint", "insert", "read_text", "str_replace", "undo", "write_text"];
 
 function tempRoot() {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "editd-mcp-")));

@@ -1,0 +1,236 @@
+// undo through the real binary: every mutation's undoId, multi-file patches
+// with moves, refusals after a later change, redo, and the history's bounds.
+#include <doctest/doctest.h>
+
+#include <map>
+#include <set>
+
+#include "support/process.h"
+
+using namespace editd::test;
+
+namespace {
+
+std::string undo_id(const json& result) {
+  REQUIRE_MESSAGE(result.contains("undoId"), result.dump());
+  return result["undoId"];
+}
+
+}  // namespace
+
+TEST_CASE("every mutation that writes carries an undoId; dry runs and no-ops do not") {
+  TempDir root;
+  root.write("a.txt", "one\ntwo\n");
+  auto p = spawn_editd(root);
+  std::vector<std::string> ids;
+  ids.push_back(undo_id(p.ok("write_text", {{"path", "w.txt"}, {"content", "w\n"}})));
+  ids.push_back(undo_id(p.ok("create", {{"path", "c.txt"}, {"content", "c\n"}})));
+  ids.push_back(undo_id(p.ok("insert", {{"path", "a.txt"}, {"line", 0}, {"text", "zero"}})));
+  ids.push_back(
+      undo_id(p.ok("str_replace", {{"path", "a.txt"}, {"oldText", "two"}, {"newText", "2"}})));
+  json view =
+      p.ok("read_text", {{"path", "a.txt"}, {"line", 1}, {"limit", 1}, {"format", "hashline"}});
+  std::string first = view["content"];
+  ids.push_back(undo_id(
+      p.ok("edit_lines",
+           {{"path", "a.txt"},
+            {"edits",
+             {{{"replace", {{"start", first.substr(0, first.find('|'))}}}, {"newText", "0"}}}}})));
+  ids.push_back(undo_id(
+      p.ok("apply_patch", {{"patch", "*** Begin Patch\n*** Add File: p.txt\n+p\n*** End Patch"}})));
+  std::set<std::string> distinct(ids.begin(), ids.end());
+  CHECK(distinct.size() == ids.size());
+  for (const std::string& id : ids) CHECK(id.rfind("undo-", 0) == 0);
+  CHECK_FALSE(p.ok("write_text", {{"path", "a.txt"}, {"content", "x\n"}, {"dryRun", true}})
+                  .contains("undoId"));
+  CHECK_FALSE(p.ok("write_text", {{"path", "w.txt"}, {"content", "w\n"}}).contains("undoId"));
+}
+
+TEST_CASE("undo restores the bytes a mutation replaced, and undoing the undo redoes") {
+  TempDir root;
+  const std::string original =
+      "\xEF\xBB\xBF"
+      "alpha\r\nbeta\r\ngamma";
+  root.write("a.txt", original);
+  auto p = spawn_editd(root);
+  json edit =
+      p.ok("str_replace", {{"path", "a.txt"}, {"oldText", "beta"}, {"newText", "BETA\nmore"}});
+  const std::string edited = root.read("a.txt");
+  CHECK(edited != original);
+  // A dry run shows the undo and changes nothing.
+  json dry = p.ok("undo", {{"undoId", undo_id(edit)}, {"dryRun", true}});
+  CHECK_FALSE(dry.contains("undoId"));
+  CHECK(root.read("a.txt") == edited);
+  json u = p.ok("undo", {{"undoId", undo_id(edit)}});
+  CHECK(root.read("a.txt") == original);
+  CHECK(u["diff"] == dry["diff"]);
+  CHECK(u["diff"] ==
+        "--- a/a.txt\n+++ b/a.txt\n@@ -1,4 +1,3 @@\n alpha\r\n-BETA\r\n-more\r\n+beta\r\n "
+        "gamma\n\\ No newline at end of file\n");
+  CHECK(u["files"] ==
+        json::parse(R"([{"path":"a.txt","action":"update","added":1,"removed":2,
+                                       "fingerprint":")" +
+                    p.ok("fingerprint", {{"path", "a.txt"}})["fingerprint"].get<std::string>() +
+                    R"("}])"));
+  // The undo is a mutation: undoing it redoes the edit.
+  json redo = p.ok("undo", {{"undoId", undo_id(u)}});
+  CHECK(root.read("a.txt") == edited);
+  CHECK(redo["files"][0]["fingerprint"] == edit["fingerprint"]);
+  // The original undo applies again now that the file is what the edit left.
+  p.ok("undo", {{"undoId", undo_id(edit)}});
+  CHECK(root.read("a.txt") == original);
+}
+
+TEST_CASE("undo of a multi-file patch with a move, an add and a delete restores the whole tree") {
+  TempDir root;
+  root.write("src/app.py", "def greet():\n    return 'hi'\n");
+  root.write("old.txt", "bye\r\n");
+  root.write("blob.bin", std::string("PK\x03\x04\0\0\xff", 7));
+  root.write("lib/util.py", "X = 1\n");
+  const auto before = root.files();
+  auto p = spawn_editd(root);
+  json r =
+      p.ok("apply_patch",
+           {{"patch",
+             "*** Begin Patch\n"
+             "*** Update File: src/app.py\n@@ def greet():\n-    return 'hi'\n+    return 'hello'\n"
+             "*** Add File: docs/notes.md\n+# Notes\n"
+             "*** Delete File: old.txt\n"
+             "*** Delete File: blob.bin\n"
+             "*** Update File: lib/util.py\n*** Move to: lib/helpers.py\n@@\n-X = 1\n+X = 2\n"
+             "*** End Patch"}});
+  CHECK_FALSE(root.exists("lib/util.py"));
+  CHECK(root.read("lib/helpers.py") == "X = 2\n");
+  json u = p.ok("undo", {{"undoId", undo_id(r)}});
+  CHECK(root.files() == before);
+  CHECK(root.read("blob.bin") == std::string("PK\x03\x04\0\0\xff", 7));
+  CHECK(root.read("old.txt") == "bye\r\n");
+  std::map<std::string, std::string> actions;
+  for (const json& f : u["files"]) actions[f["path"]] = f["action"];
+  CHECK(actions == std::map<std::string, std::string>{{"src/app.py", "update"},
+                                                      {"docs/notes.md", "delete"},
+                                                      {"old.txt", "add"},
+                                                      {"blob.bin", "add"},
+                                                      {"lib/helpers.py", "delete"},
+                                                      {"lib/util.py", "add"}});
+  CHECK(u["diff"].get<std::string>().find("Binary files /dev/null and b/blob.bin differ\n") !=
+        std::string::npos);
+  // Redo: the patch's result again.
+  p.ok("undo", {{"undoId", undo_id(u)}});
+  CHECK(root.read("lib/helpers.py") == "X = 2\n");
+  CHECK_FALSE(root.exists("old.txt"));
+  CHECK(root.read("docs/notes.md") == "# Notes\n");
+}
+
+TEST_CASE("undo is refused, touching nothing, when a file changed after the mutation") {
+  TempDir root;
+  root.write("a.txt", "a\n");
+  root.write("b.txt", "b\n");
+  auto p = spawn_editd(root);
+  json patch = p.ok("apply_patch", {{"patch",
+                                     "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n"
+                                     "*** Update File: b.txt\n@@\n-b\n+B\n*** End Patch"}});
+  // A later edit of b.txt (by editd or anyone else).
+  json later = p.ok("write_text", {{"path", "b.txt"}, {"content", "B2\n"}});
+  json e = p.fails("undo", {{"undoId", undo_id(patch)}});
+  CHECK(e["code"] == -32010);
+  CHECK(e["data"]["kind"] == "conflict");
+  CHECK(e["data"]["path"] == "b.txt");
+  CHECK(e["data"]["undoId"] == undo_id(patch));
+  CHECK(e["data"]["currentFingerprint"] == later["fingerprint"]);
+  CHECK(root.read("a.txt") == "A\n");  // not restored: all or nothing
+  CHECK(root.read("b.txt") == "B2\n");
+  // A file the mutation created and someone removed, or one it removed and someone re-created.
+  json created = p.ok("create", {{"path", "new.txt"}, {"content", "n\n"}});
+  std::filesystem::remove(root.path() / "new.txt");
+  CHECK(p.fails("undo", {{"undoId", undo_id(created)}})["data"]["kind"] == "conflict");
+  json removed =
+      p.ok("apply_patch", {{"patch", "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch"}});
+  root.write("a.txt", "again\n");
+  json again = p.fails("undo", {{"undoId", undo_id(removed)}});
+  CHECK(again["data"]["kind"] == "conflict");
+  CHECK(again["data"]["expectedFingerprint"].is_null());
+  CHECK(root.read("a.txt") == "again\n");
+  // Undoing the later changes first makes the patch undoable again.
+  std::filesystem::remove(root.path() / "a.txt");
+  p.ok("undo", {{"undoId", undo_id(removed)}});
+  CHECK(root.read("a.txt") == "A\n");
+  p.ok("undo", {{"undoId", undo_id(later)}});
+  p.ok("undo", {{"undoId", undo_id(patch)}});
+  CHECK(root.read("a.txt") == "a\n");
+  CHECK(root.read("b.txt") == "b\n");
+}
+
+TEST_CASE("undo of a file the mutation created removes it") {
+  TempDir root;
+  auto p = spawn_editd(root);
+  json w = p.ok("write_text", {{"path", "dir/new.txt"}, {"content", "hi\n"}});
+  json u = p.ok("undo", {{"undoId", undo_id(w)}});
+  CHECK_FALSE(root.exists("dir/new.txt"));
+  CHECK(u["files"][0]["action"] == "delete");
+  CHECK(u["diff"] == "--- a/dir/new.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-hi\n");
+  p.ok("undo", {{"undoId", undo_id(u)}});
+  CHECK(root.read("dir/new.txt") == "hi\n");
+}
+
+TEST_CASE("unknown, forgotten and pre-restart undoIds are not_found; bad params are invalid") {
+  TempDir root;
+  root.write("a.txt", "0\n");
+  std::string id;
+  {
+    auto p = spawn_editd(root, {"--undo-history-entries", "2"});
+    id = undo_id(p.ok("write_text", {{"path", "a.txt"}, {"content", "1\n"}}));
+    std::string second = undo_id(p.ok("write_text", {{"path", "a.txt"}, {"content", "2\n"}}));
+    std::string third = undo_id(p.ok("write_text", {{"path", "a.txt"}, {"content", "3\n"}}));
+    json e = p.fails("undo", {{"undoId", id}});
+    CHECK(e["data"]["kind"] == "not_found");
+    CHECK(e["data"]["undoId"] == id);
+    p.ok("undo", {{"undoId", third}});
+    CHECK(root.read("a.txt") == "2\n");
+    CHECK(p.fails("undo", {{"undoId", "undo-00000000-1"}})["data"]["kind"] == "not_found");
+    CHECK(p.fails("undo", json::object())["data"]["param"] == "undoId");
+    CHECK(p.fails("undo", {{"undoId", 7}})["data"]["kind"] == "invalid_params");
+    id = second;
+  }
+  // A restart forgets.
+  auto p = spawn_editd(root);
+  CHECK(p.fails("undo", {{"undoId", id}})["data"]["kind"] == "not_found");
+}
+
+TEST_CASE("a change larger than --undo-history-bytes is not kept, and evicts nothing") {
+  TempDir root;
+  root.write("small.txt", "s\n");
+  auto p = spawn_editd(root, {"--undo-history-bytes", "1000"});
+  std::string small = undo_id(p.ok("write_text", {{"path", "small.txt"}, {"content", "S\n"}}));
+  json big = p.ok("write_text", {{"path", "big.txt"}, {"content", std::string(2000, 'x')}});
+  CHECK_FALSE(big.contains("undoId"));
+  p.ok("undo", {{"undoId", small}});
+  CHECK(root.read("small.txt") == "s\n");
+  // The byte bound evicts the oldest entries.
+  std::string a =
+      undo_id(p.ok("write_text", {{"path", "a.txt"}, {"content", std::string(400, 'a')}}));
+  std::string b =
+      undo_id(p.ok("write_text", {{"path", "b.txt"}, {"content", std::string(400, 'b')}}));
+  std::string c =
+      undo_id(p.ok("write_text", {{"path", "c.txt"}, {"content", std::string(400, 'c')}}));
+  CHECK(p.fails("undo", {{"undoId", a}})["data"]["kind"] == "not_found");
+  // (Each undo is recorded too, and evicts the oldest: b's undo drops b itself.)
+  p.ok("undo", {{"undoId", b}});
+  p.ok("undo", {{"undoId", c}});
+  // With no history at all, nothing carries an undoId.
+  auto none = spawn_editd(root, {"--undo-history-entries", "0"});
+  CHECK_FALSE(
+      none.ok("write_text", {{"path", "small.txt"}, {"content", "t\n"}}).contains("undoId"));
+}
+
+TEST_CASE("undo honours --read-only") {
+  TempDir root;
+  root.write("a.txt", "a\n");
+  std::string id;
+  {
+    auto p = spawn_editd(root);
+    id = undo_id(p.ok("write_text", {{"path", "a.txt"}, {"content", "b\n"}}));
+  }
+  auto p = spawn_editd(root, {"--read-only"});
+  CHECK(p.fails("undo", {{"undoId", id}})["data"]["kind"] == "denied");
+}
