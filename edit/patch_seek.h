@@ -5,6 +5,9 @@
 // ignored, then also typographic punctuation and odd spaces folded to ASCII by
 // the table str_replace's unicode tier uses (chars::fold_unicode). The first
 // tier with any hit decides. Lines are LF-normalized and carry no "\n".
+//
+// Each tier finds windows by the pattern's interned lines (line_window.h):
+// linear in the lines it passes plus the pattern, never lines x pattern.
 #pragma once
 
 #include <cstddef>
