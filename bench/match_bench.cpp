@@ -1,26 +1,37 @@
 // Benchmarks of str_replace's matching engine (edit/match.h) on synthetic C-like
 // source: a 40-line miss through the whole ladder and the closest-region search,
 // an exact hit in an 8 MB file, and hits found by the indentation and block tiers.
+// Then the bounded cost (docs/protocol.md, Matching, Cost): the miss on 8 MB and
+// 64 MB files in every mode (64 MB also with its peak memory, in a child
+// process), and the shapes that used to cost O(n x k) or ignore their budget.
 // Each case checks that the engine gives the intended outcome before it is
 // timed. Prints one line per figure; docs/performance.md records them with the
 // command that produced them.
 //
-// usage: match_bench
+// usage: match_bench [cost]     (cost: only the bounded-cost cases)
 #include <string.h>  // memmem
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <fstream>
 #include <initializer_list>
 #include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "edit/match.h"
+#include "edit/patch.h"
 
 namespace {
 
@@ -200,25 +211,35 @@ void expect_miss(const char* what, const editd::Result<match::Plan>& r) {
 struct Stats {
   double median, min, max;
   int runs;
+  double cpu_median;  // CPU time of the process (one thread), which load barely moves
 };
+
+double cpu_ms() {
+  timespec ts;
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
 
 // One untimed warm-up, then `runs` timed calls.
 template <class F>
 Stats measure(int runs, F f) {
   f();
-  std::vector<double> ms;
+  std::vector<double> ms, cpu;
   for (int i = 0; i < runs; ++i) {
     auto t = Clock::now();
+    const double c = cpu_ms();
     f();
+    cpu.push_back(cpu_ms() - c);
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t).count());
   }
   std::sort(ms.begin(), ms.end());
-  return {ms[ms.size() / 2], ms.front(), ms.back(), runs};
+  std::sort(cpu.begin(), cpu.end());
+  return {ms[ms.size() / 2], ms.front(), ms.back(), runs, cpu[cpu.size() / 2]};
 }
 
 void report(const char* name, const Stats& s) {
-  std::printf("%-58s median %8.3f ms (min %.3f, max %.3f, %d runs)\n", name, s.median, s.min, s.max,
-              s.runs);
+  std::printf("%-58s median %8.3f ms (min %.3f, max %.3f, %d runs; cpu median %.3f ms)\n", name,
+              s.median, s.min, s.max, s.runs, s.cpu_median);
 }
 
 volatile std::size_t sink;
@@ -335,9 +356,168 @@ void exact_case() {
          }));
 }
 
+// ---------------------------------------------------------------------------
+// Bounded cost.
+
+// The 40-line miss of miss_cases, in `src`.
+std::pair<std::string, std::string> drifted_region(const Source& src) {
+  const std::size_t start = function_near(src, 0.5, 40);
+  std::vector<std::string> old_lines(src.lines.begin() + static_cast<std::ptrdiff_t>(start),
+                                     src.lines.begin() + static_cast<std::ptrdiff_t>(start + 40));
+  std::size_t rename = 10;
+  while (old_lines[rename].find_first_not_of(' ') == std::string::npos) ++rename;
+  old_lines[rename].insert(old_lines[rename].find_first_not_of(' '), "old_");
+  old_lines[25] = "        retry_budget = reset_retry_budget(ctx, retry_budget * 2);";
+  std::string old_text = join(old_lines, 0, old_lines.size());
+  old_lines[1] += "  // checked";
+  return {old_text, join(old_lines, 0, old_lines.size())};
+}
+
+// A /proc/self/status field in KiB.
+long status_kib(const char* field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(field, 0) == 0) return std::atol(line.c_str() + std::strlen(field));
+  return -1;
+}
+
+// Runs f in a child process and prints what it prints, with the child's peak
+// RSS above its RSS when f started (VmHWM reset through /proc/self/clear_refs).
+template <class F>
+void in_child(F f) {
+  std::fflush(stdout);
+  const pid_t pid = ::fork();
+  if (pid < 0) fail("fork", std::strerror(errno));
+  if (pid == 0) {
+    f();
+    std::fflush(stdout);
+    std::_Exit(0);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fail("child", "did not exit cleanly");
+}
+
+void peak_reset() { std::ofstream("/proc/self/clear_refs") << "5"; }
+
+// The miss on a big file, in every mode, each in a child process of its own,
+// so that the peak memory of one call is not hidden by memory an earlier case
+// freed (glibc keeps it).
+void big_miss_cases(std::size_t mib, int runs) {
+  for (match::Mode mode : {match::Mode::kExact, match::Mode::kStandard, match::Mode::kFuzzy}) {
+    in_child([&] {
+      Source src = generate(SIZE_MAX, mib << 20, 8);
+      const auto [old_text, new_text] = drifted_region(src);
+      src.lines.clear();
+      src.lines.shrink_to_fit();
+      if (mode == match::Mode::kExact) {
+        std::printf("%zu MiB file: %zu bytes\n", mib, src.text.size());
+        // A floor to scale the figures by on a loaded machine: one pass.
+        report("  for comparison: counting the file's newlines", measure(runs, [&] {
+                 sink =
+                     static_cast<std::size_t>(std::count(src.text.begin(), src.text.end(), '\n'));
+               }));
+      }
+      const match::Request req = request(src.text, old_text, new_text, mode);
+      peak_reset();
+      const long rss = status_kib("VmRSS:");
+      auto r = match::plan_replace(req);
+      const long peak = status_kib("VmHWM:");
+      expect_miss("big miss", r);
+      std::string name = "miss, 40 lines, " + std::to_string(mib) + " MiB file, " +
+                         std::string(match::mode_name(mode));
+      report(name.c_str(), measure(runs, [&] { sink = match::plan_replace(req).has_error(); }));
+      std::printf("  peak RSS of the first call above the file: %.1f MiB (%.1fx the file)\n",
+                  static_cast<double>(peak - rss) / 1024,
+                  static_cast<double>(peak - rss) * 1024 / static_cast<double>(src.text.size()));
+    });
+  }
+}
+
+std::string repeat(std::string_view line, std::size_t n) {
+  std::string out;
+  out.reserve((line.size() + 1) * n);
+  for (std::size_t i = 0; i < n; ++i) {
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+// The shapes of issue 13: each used to take seconds.
+void pathological_cases() {
+  // One 50 KB line of oldText against a 51 KB file of short lines: the band of
+  // an edit distance must cover the difference in length.
+  {
+    std::string text;
+    for (std::size_t i = 0; text.size() < 51 * 1024; ++i)
+      text += "line " + std::to_string(i) + " of a file of short lines\n";
+    std::string old_text;
+    for (std::size_t i = 0; old_text.size() < 50 * 1024; ++i)
+      old_text += "word" + std::to_string(i) + " ";
+    for (match::Mode mode : {match::Mode::kExact, match::Mode::kFuzzy}) {
+      const match::Request req = request(text, old_text, "x", mode);
+      expect_miss("one long line", match::plan_replace(req));
+      std::string name = "miss, one 50 KB line, 51 KB file, " + std::string(match::mode_name(mode));
+      report(name.c_str(), measure(5, [&] { sink = match::plan_replace(req).has_error(); }));
+    }
+  }
+  // 100,000 lines `a` (200 KB) and an oldText of 50,000 of them with one other
+  // line in the middle: every window starts like oldText.
+  {
+    const std::string text = repeat("a", 100000);
+    const std::string old_text = repeat("a", 25000) + "b\n" + repeat("a", 24999);
+    for (match::Mode mode : {match::Mode::kExact, match::Mode::kStandard, match::Mode::kFuzzy}) {
+      const match::Request req = request(text, old_text, "x\n", mode);
+      auto r = match::plan_replace(req);
+      expect_miss("repeated lines", r);
+      std::string name =
+          "miss, 50k repeated lines, 100k-line file, " + std::string(match::mode_name(mode));
+      report(name.c_str(), measure(5, [&] { sink = match::plan_replace(req).has_error(); }));
+      std::printf("  hint: %s\n", r.error().data.value("hint", std::string("-")).c_str());
+    }
+  }
+  // apply_patch: a 36 KB file of `a` lines and a 28 KB chunk of them that ends
+  // with a line the file lacks; both formats.
+  {
+    std::map<std::string, editd::patch::FileInput> inputs;
+    inputs["f.txt"] = {editd::patch::FileInput::State::kFile, repeat("a", 18000)};
+    std::string codex = "*** Begin Patch\n*** Update File: f.txt\n@@\n";
+    std::string unified = "--- a/f.txt\n+++ b/f.txt\n@@ -1,14001 +1,14000 @@\n";
+    for (int i = 0; i < 14000; ++i) {
+      codex += " a\n";
+      unified += " a\n";
+    }
+    codex += "-b\n*** End Patch\n";
+    unified += "-b\n";
+    for (const auto& [name, text] : {std::pair<const char*, std::string>{"codex", codex},
+                                     std::pair<const char*, std::string>{"unified", unified}}) {
+      auto parsed = editd::patch::parse(text);
+      if (!parsed) fail("patch parse", parsed.error().message);
+      auto r = editd::patch::apply(*parsed, inputs);
+      if (r.has_value() || r.error().kind != editd::ErrorKind::kPatchApply)
+        fail("patch seek", "expected patch_apply");
+      std::string label = std::string("apply_patch miss, 14k-line chunk, 18k `a` lines, ") + name;
+      report(label.c_str(),
+             measure(5, [&] { sink = editd::patch::apply(*parsed, inputs).has_value(); }));
+    }
+  }
+}
+
+void cost_cases() {
+  pathological_cases();
+  big_miss_cases(8, 20);
+  big_miss_cases(64, 3);
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "cost") {
+    cost_cases();
+    return 0;
+  }
   const Source src = generate(10000, SIZE_MAX, 10);
   std::printf("10k-line file: %zu bytes, %zu lines, %zu functions\n", src.text.size(),
               src.lines.size(), src.function_starts.size());
@@ -345,4 +525,5 @@ int main() {
   indentation_case(src);
   block_case(src);
   exact_case();
+  cost_cases();
 }

@@ -20,13 +20,30 @@ struct LineRange {
   std::size_t end_line;    // 1-based, inclusive
 };
 
+// Edit-distance cells that scoring the candidate windows may spend, shared
+// among them (similarity::lines_ratio), and bytes of windows and needle it may
+// pass over. The first candidate is always scored; when the next would pass
+// the budget, the search stops and says so (Closest::complete).
+inline constexpr std::size_t kClosestCellBudget = std::size_t{1} << 23;
+inline constexpr std::size_t kClosestByteBudget = std::size_t{1} << 24;
+
 // The region of `text` most similar to `needle` (same number of lines), found
-// in bounded time. nullopt when text is empty.
+// in bounded time: one pass over the file and the needle to vote for windows,
+// then the budgets above. nullopt when text is empty.
 struct Closest {
   LineRange lines;
   std::string text;
   double similarity;  // 0..1, rounded down to three decimals
+  std::size_t begin = 0, end = 0;  // the region's bytes in the text
+  // False when the budget ran out before every candidate window was scored: a
+  // more similar region may exist.
+  bool complete = true;
 };
+// What an error's data.hint says when the closest region is not `complete`.
+inline constexpr const char* kClosestIncomplete =
+    "the search for the most similar region stopped at its work budget before it had scored "
+    "every candidate, so a more similar region than data.closest may exist";
+
 std::optional<Closest> closest_region(std::string_view text, std::string_view needle);
 
 // Similarities are reported to three decimals, never rounded up to 1.

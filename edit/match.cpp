@@ -1,20 +1,20 @@
 #include "edit/match.h"
 
 #include <string.h>  // memmem
-#include <xxhash.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
-#include <map>
 #include <unordered_map>
+#include <unordered_set>
 #include <utility>
 
 #include "edit/carry.h"
 #include "edit/chars.h"
 #include "edit/diff.h"
 #include "edit/line_numbers.h"
+#include "edit/line_window.h"
 #include "edit/occurrences.h"
 #include "edit/reindent.h"
 #include "edit/similarity.h"
@@ -58,7 +58,7 @@ using chars::non_blank_chars;
 using chars::rtrim;
 using chars::trim;
 
-std::uint64_t hash_of(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
+std::uint64_t hash_of(std::string_view s) { return line_window::hash(s); }
 
 nlohmann::json closest_json(const Closest& c) {
   return {{"startLine", c.lines.start_line},
@@ -102,6 +102,43 @@ std::string_view normalize(Norm norm, std::string_view line, std::string& out,
   return line;
 }
 
+// The hash of `line` without any blank, folded first (chars::fold_unicode)
+// when it is not ASCII. Lines equal under any Norm have equal skeletons, so a
+// file line whose skeleton no oldText line has is never normalised.
+std::uint64_t skeleton_of(std::string_view line, std::string& buffer, std::string& scratch) {
+  std::string_view from = line;
+  if (!is_ascii(line)) {
+    scratch.clear();
+    fold_unicode(line, scratch);
+    from = scratch;
+  }
+  buffer.resize(from.size());
+  std::size_t n = 0;
+  for (char c : from)
+    if (!is_blank_char(c)) buffer[n++] = c;
+  return hash_of(std::string_view(buffer).substr(0, n));
+}
+
+// The skeletons of oldText's lines, with a filter of 2^16 bits in front of
+// them: most file lines are turned away by one bit.
+class Skeletons {
+ public:
+  explicit Skeletons(const Lines& lines) {
+    std::string buffer, scratch;
+    for (std::string_view l : lines) {
+      const std::uint64_t h = skeleton_of(l, buffer, scratch);
+      filter_[h & kMask] = true;
+      set_.insert(h);
+    }
+  }
+  bool may_equal(std::uint64_t h) const { return filter_[h & kMask] && set_.count(h) != 0; }
+
+ private:
+  static constexpr std::uint64_t kMask = (1u << 16) - 1;
+  std::vector<bool> filter_ = std::vector<bool>(kMask + 1, false);
+  std::unordered_set<std::uint64_t> set_;
+};
+
 std::string normalized_copy(Norm norm, std::string_view line) {
   std::string out, scratch;
   return std::string(normalize(norm, line, out, scratch));
@@ -131,17 +168,16 @@ class File {
 
   std::size_t line_end(std::size_t line) { return offset(line) + lines()[line].size(); }
 
-  // The hash of every line under `norm`, computed once per norm.
-  const std::vector<std::uint64_t>& hashes(Norm norm) {
-    auto [it, inserted] = hashes_.try_emplace(norm);
-    if (inserted) {
+  // The skeleton hash of every line (skeleton_of), computed once.
+  const std::vector<std::uint64_t>& skeletons() {
+    if (!skeletons_) {
       const Lines& l = lines();
-      it->second.reserve(l.size());
-      std::string out, scratch;
-      for (std::string_view line : l)
-        it->second.push_back(hash_of(normalize(norm, line, out, scratch)));
+      skeletons_.emplace();
+      skeletons_->reserve(l.size());
+      std::string buffer, scratch;
+      for (std::string_view line : l) skeletons_->push_back(skeleton_of(line, buffer, scratch));
     }
-    return it->second;
+    return *skeletons_;
   }
 
   bool ascii() {
@@ -153,7 +189,7 @@ class File {
   std::string_view text_;
   bool split_ = false;
   Lines lines_;
-  std::map<Norm, std::vector<std::uint64_t>> hashes_;
+  std::optional<std::vector<std::uint64_t>> skeletons_;
   std::optional<bool> ascii_;
 };
 
@@ -350,6 +386,8 @@ class Ladder {
         short_(!chars::loose_allowed(non_blank_chars(old_text))) {}
 
   bool is_short() const { return short_; }
+  // Whether a tier run so far stopped at its work budget (kBlockBudget).
+  bool was_cut() const { return cut_; }
 
   TierResult run(TierId id) {
     switch (id) {
@@ -390,41 +428,26 @@ class Ladder {
 
  private:
   // Start lines of every window of the file whose lines equal `old_lines`
-  // under `norm`, left to right, overlapping ones included. Each file line is
-  // interned once against oldText's distinct lines (hash first, then the
-  // normalized text), and the windows are the occurrences of oldText's ids in
-  // the file's: linear in the file and oldText, however repetitive both are.
+  // under `norm`, left to right, overlapping ones included. Each file line
+  // whose skeleton some oldText line has is normalised and interned against
+  // oldText's distinct lines (line_window.h), and the windows are the
+  // occurrences of oldText's ids in the file's: linear in the file and
+  // oldText, however repetitive both are.
   std::vector<std::size_t> windows(const Lines& old_lines, Norm norm) {
     const Lines& lines = file_.lines();
     const std::size_t k = old_lines.size(), n = lines.size();
     if (k == 0 || k > n) return {};
-    std::vector<std::string> want;  // oldText's distinct normalized lines, by id
-    std::unordered_multimap<std::uint64_t, std::int32_t> by_hash;
-    std::vector<std::int32_t> pattern;
-    for (std::string_view l : old_lines) {
-      std::string w = normalized_copy(norm, l);
-      const std::uint64_t h = hash_of(w);
-      std::int32_t id = -1;
-      for (auto [it, end] = by_hash.equal_range(h); it != end && id < 0; ++it)
-        if (want[static_cast<std::size_t>(it->second)] == w) id = it->second;
-      if (id < 0) {
-        id = static_cast<std::int32_t>(want.size());
-        want.push_back(std::move(w));
-        by_hash.emplace(h, id);
-      }
-      pattern.push_back(id);
-    }
-    const std::vector<std::uint64_t>& have = file_.hashes(norm);
+    std::vector<std::string> want;
+    for (std::string_view l : old_lines) want.push_back(normalized_copy(norm, l));
+    const line_window::Pattern pattern(std::move(want));
+    const Skeletons skeletons(old_lines);
+    const std::vector<std::uint64_t>& have = file_.skeletons();
     std::vector<std::int32_t> ids(n, -1);
     std::string out, scratch;
-    for (std::size_t i = 0; i < n; ++i) {
-      auto [it, end] = by_hash.equal_range(have[i]);
-      if (it == end) continue;
-      std::string_view line = normalize(norm, lines[i], out, scratch);
-      for (; it != end && ids[i] < 0; ++it)
-        if (want[static_cast<std::size_t>(it->second)] == line) ids[i] = it->second;
-    }
-    return occurrences::all(ids, pattern);
+    for (std::size_t i = 0; i < n; ++i)
+      if (skeletons.may_equal(have[i]))
+        ids[i] = pattern.id(normalize(norm, lines[i], out, scratch));
+    return occurrences::all(ids, pattern.ids());
   }
 
   // The replacement for the window at `start`: lines that newText keeps from
@@ -517,9 +540,19 @@ class Ladder {
     }
   }
 
-  static bool similar_line(std::string_view a, std::string_view b) {
+  // Whether a file line is similar enough to oldText's, charging `spent` for
+  // the work; nullopt, without comparing, when that would pass kBlockBudget.
+  static std::optional<bool> similar_line(std::string_view a, std::string_view b,
+                                          std::size_t& spent) {
+    spent += 1 + a.size() + b.size();
+    if (spent > kBlockBudget) return std::nullopt;
     if (a == b) return true;
-    if (std::max(a.size(), b.size()) > kBlockMaxFuzzyLineBytes) return false;
+    const std::size_t longer = std::max(a.size(), b.size());
+    if (longer > kBlockMaxFuzzyLineBytes) return false;
+    const auto allowed =
+        static_cast<std::size_t>((1.0 - kBlockLineSimilarity) * static_cast<double>(longer));
+    spent += similarity::levenshtein_cells(a.size(), b.size(), allowed + 1);
+    if (spent > kBlockBudget) return std::nullopt;
     return similarity::at_least(a, b, kBlockLineSimilarity);
   }
 
@@ -533,17 +566,37 @@ class Ladder {
     if (k > lines.size()) return r;
     std::vector<std::string> want;
     for (std::string_view l : o) want.push_back(normalized_copy(Norm::kBlankRuns, l));
-    const std::uint64_t first = hash_of(want.front()), last = hash_of(want.back());
-    const std::vector<std::uint64_t>& have = file_.hashes(Norm::kBlankRuns);
+    std::string buffer, scratch_skeleton;
+    const std::uint64_t first = skeleton_of(o.front(), buffer, scratch_skeleton);
+    const std::uint64_t last = skeleton_of(o.back(), buffer, scratch_skeleton);
+    const std::vector<std::uint64_t>& have = file_.skeletons();
     std::string out, scratch;
     std::vector<std::size_t> starts;
+    std::size_t spent = 0;
     for (std::size_t i = 0; i + k <= lines.size(); ++i) {
       if (have[i] != first || have[i + k - 1] != last) continue;
-      if (normalize(Norm::kBlankRuns, lines[i], out, scratch) != want.front()) continue;
-      if (normalize(Norm::kBlankRuns, lines[i + k - 1], out, scratch) != want.back()) continue;
+      // A line as oldText has it needs no normalising (repeated lines are
+      // the case the budget is for).
+      auto verbatim = [&](std::size_t j) {
+        spent += 1 + o[j].size();
+        return lines[i + j] == o[j];
+      };
       bool ok = true;
-      for (std::size_t j = 1; ok && j + 1 < k; ++j)
-        ok = similar_line(normalize(Norm::kBlankRuns, lines[i + j], out, scratch), want[j]);
+      for (std::size_t j : {std::size_t{0}, k - 1}) {
+        if (verbatim(j)) continue;
+        std::string_view line = normalize(Norm::kBlankRuns, lines[i + j], out, scratch);
+        spent += line.size() + want[j].size();
+        ok = ok && line == want[j];
+      }
+      if (spent > kBlockBudget) return cut(r);
+      for (std::size_t j = 1; ok && j + 1 < k; ++j) {
+        if (verbatim(j)) continue;
+        auto similar =
+            similar_line(normalize(Norm::kBlankRuns, lines[i + j], out, scratch), want[j], spent);
+        if (!similar) return cut(r);
+        ok = *similar;
+      }
+      if (spent > kBlockBudget) return cut(r);
       if (ok) starts.push_back(i);
     }
     if (starts.size() != 1) {
@@ -581,10 +634,18 @@ class Ladder {
     return r;
   }
 
+  // A tier that ran out of its budget matches nothing; the no_match says so.
+  TierResult cut(TierResult& r) {
+    cut_ = true;
+    r.hits.clear();
+    return std::move(r);
+  }
+
   File& file_;
   std::string_view old_;
   std::string_view new_;
   bool short_;
+  bool cut_ = false;
 };
 
 struct LadderResult {
@@ -728,6 +789,27 @@ Result<Plan> decide(std::string_view text, LadderResult& found, const Request& r
   return build_plan(text, hits, tier_name);
 }
 
+// `\n` written out in s: lines that the escapes tier's oldText has more.
+std::size_t escaped_newlines(std::string_view s) {
+  std::size_t n = 0;
+  for (std::size_t at = s.find("\\n"); at != std::string_view::npos; at = s.find("\\n", at + 2))
+    ++n;
+  return n;
+}
+
+// The bytes of the whole lines from `margin` lines before the line holding
+// `begin` to `margin` lines after the one holding `end`.
+std::pair<std::size_t, std::size_t> around(std::string_view text, std::size_t begin,
+                                           std::size_t end, std::size_t margin) {
+  std::size_t from = begin;
+  for (std::size_t n = 0; from > 0; --from)
+    if (text[from - 1] == '\n' && n++ == margin) break;
+  std::size_t to = end;
+  for (std::size_t n = 0; to < text.size(); ++to)
+    if (text[to] == '\n' && n++ == margin) break;
+  return {from, to};
+}
+
 // Whether every hit starts at the start of a line and ends at the end of one.
 bool whole_lines(std::string_view text, const std::vector<Hit>& hits) {
   return std::all_of(hits.begin(), hits.end(), [&](const Hit& h) {
@@ -820,12 +902,47 @@ Result<Plan> plan_replace(const Request& request) {
     }
   }
 
-  // Would a tier that this call did not run have found it?
-  LadderResult disabled =
-      run_ladder(ladder, [&](const TierInfo& t) { return t.id != TierId::kExact && !enabled(t); });
+  if (ladder.was_cut())
+    hints.push_back(
+        "the block tier stopped at its work budget: oldText's first and last lines occur at too "
+        "many places to check every region between them, so it matched nothing; copy oldText "
+        "exactly from the file, or start and end it with lines that occur once");
+
+  const std::optional<Closest> closest = closest_region(request.text, needle);
+
+  // Would a tier that this call did not run have found it? On a big file only
+  // near the closest region: a hint must not cost a pass over the whole file
+  // per tier.
+  std::optional<File> scope_file;
+  std::optional<Ladder> scope_ladder;
+  Ladder* hinting = &ladder;
+  std::size_t scope_line = 0;  // lines of the file before the scope
+  if (request.text.size() > kHintScopeBytes) {
+    if (closest) {
+      const std::size_t margin = count_newlines(old_text) + escaped_newlines(old_text) + 1;
+      const auto [from, to] = around(request.text, closest->begin, closest->end, margin);
+      scope_line = closest->lines.start_line - 1 -
+                   count_newlines(request.text.substr(from, closest->begin - from));
+      scope_file.emplace(request.text.substr(from, to - from));
+      scope_ladder.emplace(*scope_file, old_text, new_text);
+      hinting = &*scope_ladder;
+    } else {
+      hinting = nullptr;
+    }
+  }
+  LadderResult disabled;
+  if (hinting != nullptr) {
+    const bool cut_before = hinting->was_cut();
+    disabled = run_ladder(*hinting,
+                          [&](const TierInfo& t) { return t.id != TierId::kExact && !enabled(t); });
+    if (disabled.tier == nullptr && hinting->was_cut() && !cut_before)
+      hints.push_back("whether a tier that matching \"" + std::string(mode_name(mode)) +
+                      "\" does not run would have matched is not known: the block tier stopped at "
+                      "its work budget");
+  }
   if (disabled.tier != nullptr && !disabled.result.hits.empty()) {
     const TierInfo& t = *disabled.tier;
-    std::string at = "line " + std::to_string(disabled.result.hits.front().line);
+    std::string at = "line " + std::to_string(scope_line + disabled.result.hits.front().line);
     if (!mode_runs(mode, t)) {
       hints.push_back("oldText differs from the file at " + at + " only in " +
                       std::string(t.drift) + " (tier " + std::string(t.name) +
@@ -844,13 +961,14 @@ Result<Plan> plan_replace(const Request& request) {
 
   nlohmann::json data = nlohmann::json::object();
   std::string message = "oldText was not found in the file";
-  if (auto closest = closest_region(request.text, needle)) {
+  if (closest) {
     char similarity[16];
     std::snprintf(similarity, sizeof similarity, "%.2f", closest->similarity);
     message += "; the most similar region is lines " + std::to_string(closest->lines.start_line) +
                "-" + std::to_string(closest->lines.end_line) + " (similarity " + similarity +
                "), in data.closest: copy oldText from there exactly";
     data["closest"] = closest_json(*closest);
+    if (!closest->complete) hints.push_back(kClosestIncomplete);
   }
   if (!hints.empty()) {
     std::string hint;

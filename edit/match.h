@@ -50,6 +50,22 @@ inline constexpr double kBlockLineSimilarity = 0.8;
 // which keeps its cost bounded on minified files.
 inline constexpr std::size_t kBlockMaxFuzzyLineBytes = 4096;
 
+// The block tier's work budget, in units: one per line it looks at, one per
+// byte of the lines it compares, one per cell of the edit distances it
+// computes (similarity::levenshtein_cells). A region is
+// checked only where the first and last lines match, but with repeated lines
+// that can be everywhere. When the budget runs out the tier stops: it cannot
+// tell that exactly one region qualifies, so it matches nothing and the
+// no_match says so in data.hint.
+inline constexpr std::size_t kBlockBudget = std::size_t{1} << 24;
+
+// On a miss, the tiers that the mode does not run are tried for a hint ("only
+// in trailing whitespace, which exact does not forgive"): over the whole file
+// up to this size, beyond it only around the closest region (as many lines
+// again as oldText on each side), so that a hint never costs a pass over a big
+// file per tier.
+inline constexpr std::size_t kHintScopeBytes = std::size_t{1} << 20;
+
 // An ambiguous error lists the lines of at most this many candidates.
 inline constexpr std::size_t kMaxCandidates = 20;
 

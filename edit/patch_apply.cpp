@@ -92,6 +92,7 @@ Error hunk_error(const std::string& path, std::size_t hunk, const Chunk& chunk,
                        {"endLine", closest->lines.end_line},
                        {"text", closest->text},
                        {"similarity", closest->similarity}};
+    if (!closest->complete) data["hint"] = std::string(match::kClosestIncomplete) + ".";
     char similarity[16];
     std::snprintf(similarity, sizeof similarity, "%.2f", closest->similarity);
     message += "; the closest region is lines " + std::to_string(closest->lines.start_line) + "-" +

@@ -1,9 +1,10 @@
 #include "edit/patch_seek.h"
 
-#include <algorithm>
+#include <functional>
 #include <string>
 
 #include "edit/chars.h"
+#include "edit/line_window.h"
 
 namespace editd::patch::seek {
 
@@ -12,60 +13,61 @@ namespace {
 using chars::rtrim;
 using chars::trim;
 
-// Compares `lines` against `pattern` at each position a search visits, tier by
-// tier; the folded forms are built once, when the last tier is reached.
-class Matcher {
- public:
-  Matcher(const Lines& lines, const Lines& pattern) : lines_(lines), pattern_(pattern) {
-    std::size_t non_blank = 0;
-    for (std::string_view l : pattern_) non_blank += chars::non_blank_chars(l);
-    may_fold_ = chars::loose_allowed(non_blank);
-  }
+constexpr Tier kTiers[] = {Tier::kExact, Tier::kTrimEnd, Tier::kTrim, Tier::kFold};
 
-  bool matches_at(std::size_t i, Tier tier) {
-    if (tier == Tier::kFold) {
-      if (!may_fold_) return false;
-      prepare_fold();
-    }
-    for (std::size_t k = 0; k < pattern_.size(); ++k) {
-      if (!equal(i + k, k, tier)) return false;
-    }
-    return true;
+// The folding tier runs under str_replace's rule: only for a pattern of at
+// least chars::kMinLooseChars non-blank characters (its lines counted together).
+bool runs(Tier tier, const Lines& pattern) {
+  if (tier != Tier::kFold) return true;
+  std::size_t non_blank = 0;
+  for (std::string_view l : pattern) non_blank += chars::non_blank_chars(l);
+  return chars::loose_allowed(non_blank);
+}
+
+// A line as `tier` compares it; `buffer` holds a folded line.
+std::string_view normalize(std::string_view line, Tier tier, std::string& buffer) {
+  switch (tier) {
+    case Tier::kExact:
+      return line;
+    case Tier::kTrimEnd:
+      return rtrim(line);
+    case Tier::kTrim:
+      return trim(line);
+    case Tier::kFold:
+      buffer = fold(line);
+      return buffer;
+  }
+  return line;
+}
+
+// The pattern's lines under `tier`, interned; and the id of a file line under
+// the same tier (line_window.h), so that a search is linear in the lines it
+// passes, however repetitive they are.
+class TierSearch {
+ public:
+  TierSearch(const Lines& lines, const Lines& pattern, Tier tier)
+      : lines_(lines), tier_(tier), pattern_(normalized(pattern, tier)) {}
+
+  const line_window::Pattern& pattern() const { return pattern_; }
+
+  std::int32_t operator()(std::size_t i) {
+    std::string_view line = normalize(lines_[i], tier_, buffer_);
+    return pattern_.id(line);
   }
 
  private:
-  bool equal(std::size_t line, std::size_t k, Tier tier) const {
-    switch (tier) {
-      case Tier::kExact:
-        return lines_[line] == pattern_[k];
-      case Tier::kTrimEnd:
-        return rtrim(lines_[line]) == rtrim(pattern_[k]);
-      case Tier::kTrim:
-        return trim(lines_[line]) == trim(pattern_[k]);
-      case Tier::kFold:
-        return folded_lines_[line] == folded_pattern_[k];
-    }
-    return false;
-  }
-
-  void prepare_fold() {
-    if (folded_) return;
-    folded_ = true;
-    folded_lines_.reserve(lines_.size());
-    for (std::string_view l : lines_) folded_lines_.push_back(fold(l));
-    folded_pattern_.reserve(pattern_.size());
-    for (std::string_view l : pattern_) folded_pattern_.push_back(fold(l));
+  static std::vector<std::string> normalized(const Lines& pattern, Tier tier) {
+    std::vector<std::string> out;
+    std::string buffer;
+    for (std::string_view l : pattern) out.emplace_back(normalize(l, tier, buffer));
+    return out;
   }
 
   const Lines& lines_;
-  const Lines& pattern_;
-  bool may_fold_ = false;  // chars::loose_allowed: the pattern is long enough to fold
-  bool folded_ = false;
-  std::vector<std::string> folded_lines_;
-  std::vector<std::string> folded_pattern_;
+  Tier tier_;
+  line_window::Pattern pattern_;
+  std::string buffer_;
 };
-
-constexpr Tier kTiers[] = {Tier::kExact, Tier::kTrimEnd, Tier::kTrim, Tier::kFold};
 
 }  // namespace
 
@@ -75,14 +77,21 @@ std::optional<Hit> forward(const Lines& lines, const Lines& pattern, std::size_t
                            bool end_of_file) {
   if (pattern.empty() || pattern.size() > lines.size()) return std::nullopt;
   const std::size_t last = lines.size() - pattern.size();
-  Matcher m(lines, pattern);
   if (end_of_file) {
-    for (Tier t : kTiers)
-      if (m.matches_at(last, t)) return Hit{last, t};
+    for (Tier t : kTiers) {
+      if (!runs(t, pattern)) continue;
+      TierSearch search(lines, pattern, t);
+      if (line_window::first(search.pattern(), last, last, false, std::ref(search)))
+        return Hit{last, t};
+    }
   }
-  for (Tier t : kTiers)
-    for (std::size_t i = from; i <= last; ++i)
-      if (m.matches_at(i, t)) return Hit{i, t};
+  if (from > last) return std::nullopt;
+  for (Tier t : kTiers) {
+    if (!runs(t, pattern)) continue;
+    TierSearch search(lines, pattern, t);
+    if (auto at = line_window::first(search.pattern(), from, last, false, std::ref(search)))
+      return Hit{*at, t};
+  }
   return std::nullopt;
 }
 
@@ -91,15 +100,11 @@ std::optional<Hit> nearest(const Lines& lines, const Lines& pattern, std::size_t
   if (pattern.empty() || pattern.size() > lines.size()) return std::nullopt;
   const std::size_t last = lines.size() - pattern.size();
   if (from > last) return std::nullopt;
-  if (hint < from) hint = from;
-  if (hint > last) hint = last;
-  Matcher m(lines, pattern);
-  const std::size_t reach = std::max(last - hint, hint - from);
   for (Tier t : kTiers) {
-    for (std::size_t d = 0; d <= reach; ++d) {
-      if (hint + d <= last && m.matches_at(hint + d, t)) return Hit{hint + d, t};
-      if (d > 0 && d <= hint - from && m.matches_at(hint - d, t)) return Hit{hint - d, t};
-    }
+    if (!runs(t, pattern)) continue;
+    TierSearch search(lines, pattern, t);
+    if (auto at = line_window::nearest(search.pattern(), from, last, hint, std::ref(search)))
+      return Hit{*at, t};
   }
   return std::nullopt;
 }

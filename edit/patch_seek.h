@@ -7,6 +7,9 @@
 // same rule: only for a pattern of at least chars::kMinLooseChars non-blank
 // characters. The first tier with any hit decides. Lines are LF-normalized and
 // carry no "\n".
+//
+// Each tier finds windows by the pattern's interned lines (line_window.h):
+// linear in the lines it passes plus the pattern, never lines x pattern.
 #pragma once
 
 #include <cstddef>

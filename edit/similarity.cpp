@@ -51,6 +51,13 @@ std::size_t bounded_levenshtein(std::string_view a, std::string_view b, std::siz
   return std::min(prev[la], inf);
 }
 
+std::size_t levenshtein_cells(std::size_t a_size, std::size_t b_size, std::size_t max_distance) {
+  const std::size_t longer = std::max(a_size, b_size), shorter = std::min(a_size, b_size);
+  if (longer - shorter > max_distance) return 0;
+  const std::size_t width = max_distance >= shorter / 2 ? shorter : 2 * max_distance + 1;
+  return longer * std::min(shorter, width);
+}
+
 bool at_least(std::string_view a, std::string_view b, double threshold) {
   const std::size_t max_len = std::max(a.size(), b.size());
   if (max_len == 0) return true;
@@ -73,19 +80,45 @@ std::size_t histogram_bound(std::string_view a, std::string_view b) {
   return std::max(more, fewer);
 }
 
-// max_len - distance, with the distance banded to stay near `cell_budget` cells;
-// past the band, the distance is estimated from below.
+// max_len - distance, with the distance banded to stay within `cell_budget`
+// cells; past the band, or when even the narrowest band that can reach the end
+// (the difference in length) would cost more, the distance is estimated from
+// below.
 std::size_t banded_same(std::string_view a, std::string_view b, std::size_t cell_budget) {
   const std::size_t max_len = std::max(a.size(), b.size());
-  const std::size_t min_len = std::min(a.size(), b.size());
   if (max_len == 0) return 0;
-  std::size_t band = cell_budget / (2 * min_len + 1);
-  band = std::max(band, max_len - min_len);
-  band = std::min(band, max_len);
-  std::size_t dist = bounded_levenshtein(a, b, band);
-  if (dist > band) dist = std::max(dist, histogram_bound(a, b));
-  dist = std::min(dist, max_len);
-  return max_len - dist;
+  // A common prefix and suffix cost nothing, and are not charged.
+  std::size_t common = 0;
+  while (!a.empty() && !b.empty() && a.front() == b.front()) {
+    a.remove_prefix(1);
+    b.remove_prefix(1);
+    ++common;
+  }
+  while (!a.empty() && !b.empty() && a.back() == b.back()) {
+    a.remove_suffix(1);
+    b.remove_suffix(1);
+    ++common;
+  }
+  const std::size_t longer = std::max(a.size(), b.size());
+  const std::size_t shorter = std::min(a.size(), b.size());
+  std::size_t dist = longer;
+  if (shorter > 0) {
+    const std::size_t least_band = longer - shorter;
+    if (levenshtein_cells(a.size(), b.size(), least_band) > cell_budget) {
+      dist = histogram_bound(a, b);
+    } else {
+      // The widest band within the budget: each of the longer string's bytes
+      // costs min(shorter, 2 * band + 1) cells.
+      std::size_t band = longer;
+      if (levenshtein_cells(a.size(), b.size(), band) > cell_budget)
+        band = (cell_budget / longer - 1) / 2;
+      band = std::max(band, least_band);
+      dist = bounded_levenshtein(a, b, band);
+      if (dist > band) dist = std::max(band + 1, histogram_bound(a, b));
+    }
+  }
+  dist = std::min(dist, longer);
+  return common + longer - dist;
 }
 
 }  // namespace
@@ -100,7 +133,7 @@ double lines_ratio(const std::vector<std::string_view>& a, const std::vector<std
                    std::size_t cell_budget) {
   const std::size_t n = std::max(a.size(), b.size());
   if (n == 0) return 1.0;
-  const std::size_t per_line = std::max<std::size_t>(1024, cell_budget / n);
+  const std::size_t per_line = cell_budget / n;
   std::size_t total = 0, same = 0;
   for (std::size_t i = 0; i < n; ++i) {
     if (i >= a.size()) {

@@ -224,13 +224,12 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   // Read every touched file; check what the caller expects of each.
   std::map<std::string, Touched> touched;
   std::map<std::string, patch::FileInput> inputs;
-  std::size_t total_bytes = 0;
   for (const auto& [shown, c] : canonical) {
     Result<std::string> bytes = co_await ctx.backend.read(c);
     if (!readable(bytes)) co_return bytes.error();
     Touched t{c, input_of(bytes), ""};
-    if (t.input.state == patch::FileInput::State::kFile) t.fingerprint = editd::fingerprint(t.input.bytes);
-    total_bytes += t.input.bytes.size();
+    if (t.input.state == patch::FileInput::State::kFile)
+      t.fingerprint = editd::fingerprint(t.input.bytes);
     if (auto e = expected.find(shown); e != expected.end() && e->second != t.fingerprint)
       co_return conflict_error(shown, e->second,
                                t.fingerprint.empty() ? std::nullopt : std::optional(t.fingerprint));
@@ -245,12 +244,11 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
     touched.emplace(shown, std::move(t));
   }
 
+  // On the pool whatever the size: seeking a chunk costs more than the bytes
+  // (docs/architecture.md, Threads).
   auto apply = [&parsed, &inputs] { return patch::apply(*parsed, inputs); };
   Result<std::vector<patch::FileOutcome>> outcomes = Error();
-  if (total_bytes + p.patch.size() > kOffloadBytes)
-    outcomes = co_await offload(pool_, apply);
-  else
-    outcomes = apply();
+  outcomes = co_await offload(pool_, apply);
   if (!outcomes) co_return outcomes.error();
 
   protocol::ApplyPatchResult result = describe(*outcomes);

@@ -208,14 +208,11 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   if (!p.expected_fingerprint)
     if (auto k = check_known(ctx, cur, current_fp); !k) co_return k.error();
 
+  // On the pool whatever the size: a small file with a pathological oldText
+  // must not hold up the other connections (docs/architecture.md, Threads).
   auto run = [&cur, &transform] { return compute(cur, transform); };
-  std::size_t size = cur.bytes ? cur.bytes->size() : 0;
-  // No co_await inside ?: : GCC 12 destroys the temporaries twice.
   Result<Change> change = Error();
-  if (size > kOffloadBytes)
-    change = co_await offload(pool_, run);
-  else
-    change = run();
+  change = co_await offload(pool_, run);
   if (!change) co_return change.error();
 
   bool unchanged = cur.bytes && *cur.bytes == change->bytes;

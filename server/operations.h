@@ -141,7 +141,10 @@ class Operations {
                    const Transform& transform);
   // Runs the transform and describes the change (diff, counts, fingerprint).
   static Result<Change> compute(const Current& cur, const Transform& transform);
-  // Transforms of files above this size run on the thread pool.
+  // read_text decodes files above this size on the thread pool; smaller ones
+  // on the I/O thread (one linear pass). Every mutation's transform, and
+  // apply_patch's apply, run on the pool whatever the size: their cost
+  // depends on the request (oldText, the patch), not on the file alone.
   static constexpr std::size_t kOffloadBytes = 64 * 1024;
 
   // Writes `steps` (new contents first, removals last) through one backend

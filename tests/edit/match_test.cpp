@@ -917,3 +917,129 @@ TEST_CASE("replaceAll over a forgiving tier carries each change onto its own reg
   CHECK(splice::apply_edits(all.text, plan->edits) ==
         "log(\u201cy\u201d \u2013 1);\nnext();\nlog(\u201cy\u201d \u2014 1);\n");
 }
+
+// ---------------------------------------------------------------------------
+// Bounded cost (issue 13): shapes that used to cost O(file lines x oldText
+// lines) or to ignore the similarity budget give the right answer.
+
+namespace {
+
+std::string repeated(std::string_view line, int n) {
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a long oldText of repeated lines finds its one region in exact mode") {
+  const std::string file = repeated("a", 20000) + "b\n" + repeated("a", 20000);
+  const std::string old_text = repeated("a", 5000) + "b\n" + repeated("a", 5000);
+  auto plan = plan_replace(request(file, old_text, "c\n", kE));
+  REQUIRE(plan.has_value());
+  CHECK(plan->tier == "exact");
+  CHECK(plan->lines.front().start_line == 15001);
+  CHECK(splice::apply_edits(file, plan->edits) ==
+        repeated("a", 15000) + "c\n" + repeated("a", 15000));
+}
+
+TEST_CASE(
+    "a long oldText of repeated lines that the file lacks is refused with the closest region") {
+  const std::string file = repeated("a", 100000);
+  const std::string old_text = repeated("a", 25000) + "b\n" + repeated("a", 24999);
+  for (Mode mode : {kE, kS, kF}) {
+    CAPTURE(mode_name(mode));
+    auto plan = plan_replace(request(file, old_text, "x\n", mode));
+    REQUIRE(plan.has_error());
+    CHECK(plan.error().kind == ErrorKind::kNoMatch);
+    CHECK(plan.error().data["closest"]["endLine"].get<std::size_t>() -
+              plan.error().data["closest"]["startLine"].get<std::size_t>() ==
+          49999);
+    // Nothing votes for a window (one letter is no token; `a` is everywhere),
+    // so every window would be scored: the budget stops that, and says so.
+    CHECK(plan.error().data["hint"].get<std::string>().find("work budget") != std::string::npos);
+  }
+}
+
+TEST_CASE("repeated lines under a forgiving tier find their one region in standard mode") {
+  const std::string file = repeated("a  ", 20000) + "b \n" + repeated("a ", 20000);
+  const std::string old_text = repeated("a", 3000) + "b\n" + repeated("a", 3000);
+  auto plan = plan_replace(request(file, old_text, "c\n", kS));
+  REQUIRE(plan.has_value());
+  CHECK(plan->tier == "trailing_whitespace");
+  CHECK(plan->lines.front().start_line == 17001);
+}
+
+TEST_CASE("the block tier stops at its budget on repeated lines and refuses, saying so") {
+  // Every line is `a`: each window starts and ends like oldText, and the line
+  // that tells oldText apart is in its middle, so every window is a candidate.
+  const std::string file = repeated("a", 60000);
+  const std::string old_text = repeated("a", 15000) + "bbbbbbbbbb\n" + repeated("a", 15000);
+  auto plan = plan_replace(request(file, old_text, "x\n", kF));
+  REQUIRE(plan.has_error());
+  CHECK(plan.error().kind == ErrorKind::kNoMatch);
+  CHECK(plan.error().data["hint"].get<std::string>().find(
+            "block tier stopped at its work budget") != std::string::npos);
+}
+
+TEST_CASE("the block tier still finds one drifted region among repeated lines within its budget") {
+  const std::string file = repeated("x", 500) + "begin\n" + repeated("a", 20) + "middle_one\n" +
+                           "end\n" + repeated("x", 500);
+  const std::string old_text = "begin\n" + repeated("a", 20) + "middle_0ne\nend\n";
+  auto plan = plan_replace(
+      request(file, old_text, "begin\n" + repeated("a", 20) + "middle_0ne\nend\nmore\n", kF));
+  REQUIRE(plan.has_value());
+  CHECK(plan->tier == "block");
+  CHECK(plan->lines.front().start_line == 501);
+}
+
+TEST_CASE("one long line of oldText against many short lines is refused with a low similarity") {
+  std::string file;
+  for (int i = 0; file.size() < 51 * 1024; ++i)
+    file += "line " + std::to_string(i) + " of a file of short lines\n";
+  std::string old_text;
+  for (int i = 0; old_text.size() < 50 * 1024; ++i) old_text += "word" + std::to_string(i) + " ";
+  for (Mode mode : {kE, kF}) {
+    auto plan = plan_replace(request(file, old_text, "x", mode));
+    REQUIRE(plan.has_error());
+    CHECK(plan.error().kind == ErrorKind::kNoMatch);
+    const double similarity = plan.error().data["closest"]["similarity"].get<double>();
+    CHECK(similarity >= 0.0);
+    CHECK(similarity < 0.1);
+  }
+}
+
+TEST_CASE("many short lines of oldText against one long line are refused with the whole line") {
+  std::string file;
+  for (int i = 0; file.size() < 50 * 1024; ++i) file += "word" + std::to_string(i) + " ";
+  file += "\n";
+  std::string old_text;
+  for (int i = 0; i < 2000; ++i) old_text += "line " + std::to_string(i) + "\n";
+  auto plan = plan_replace(request(file, old_text, "x\n", kF));
+  REQUIRE(plan.has_error());
+  CHECK(plan.error().kind == ErrorKind::kNoMatch);
+  CHECK(plan.error().data["closest"]["startLine"] == 1);
+  CHECK(plan.error().data["closest"]["endLine"] == 1);
+  CHECK(plan.error().data["closest"]["similarity"].get<double>() < 0.1);
+}
+
+TEST_CASE(
+    "on a big file the hint of a tier the mode does not run is found near the closest region") {
+  // Over kHintScopeBytes: the trailing whitespace tier runs for the hint only
+  // around the closest region, which is where oldText differs.
+  std::string file;
+  for (int i = 0; file.size() <= kHintScopeBytes; ++i)
+    file += "value_" + std::to_string(i) + " = compute(" + std::to_string(i % 97) + ");\n";
+  const std::size_t at = file.find("value_20000 ");
+  REQUIRE(at != std::string::npos);
+  file.insert(file.find('\n', at), "   ");
+  auto plan = plan_replace(request(file, "value_20000 = compute(18);\nvalue_20001 = compute(19);",
+                                   "value_20000 = 0;\nvalue_20001 = compute(19);", kE));
+  REQUIRE(plan.has_error());
+  CHECK(plan.error().data["closest"]["startLine"] == 20001);
+  CHECK(plan.error().data["hint"].get<std::string>().find(
+            "at line 20001 only in trailing whitespace") != std::string::npos);
+}

@@ -1289,3 +1289,61 @@ TEST_CASE("an added line with a NUL byte or invalid UTF-8 refuses the patch as n
                           ErrorKind::kPatchApply);
   CHECK(e.data["path"] == "f");
 }
+
+// ---------------------------------------------------------------------------
+// Bounded cost (issue 13): a long chunk among repeated lines is found, or
+// refused, by a search linear in the lines it passes.
+
+namespace {
+
+std::string repeated_lines(std::string_view line, int n, std::string_view prefix = "") {
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    out += prefix;
+    out += line;
+    out += '\n';
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a long Codex chunk of repeated lines applies at its one place") {
+  const std::string file = repeated_lines("a", 10000) + "b\n" + repeated_lines("a", 10000);
+  const std::string patch = codex("*** Update File: f\n@@\n" + repeated_lines("a", 4000, " ") +
+                                  "-b\n+c\n" + repeated_lines("a", 4000, " "));
+  Tree r = patched(patch, {{"f", file}});
+  CHECK(r["f"] == repeated_lines("a", 10000) + "c\n" + repeated_lines("a", 10000));
+}
+
+TEST_CASE("a long chunk of repeated lines that the file lacks is refused in both formats") {
+  const Inputs in = inputs_of({{"f", repeated_lines("a", 18000)}});
+  const std::string body = repeated_lines("a", 14000, " ") + "-b\n";
+  Error codex_error =
+      apply_failure(codex("*** Update File: f\n@@\n" + body), in, ErrorKind::kPatchApply);
+  CHECK(codex_error.data["hunk"] == 1);
+  CHECK(codex_error.data.contains("closest"));
+  Error unified_error = apply_failure("--- a/f\n+++ b/f\n@@ -1,14001 +1,14000 @@\n" + body, in,
+                                      ErrorKind::kPatchApply);
+  CHECK(unified_error.data["hunk"] == 1);
+  CHECK(unified_error.data.contains("closest"));
+}
+
+TEST_CASE("a unified hunk among repeated lines is found nearest its line number, by each tier") {
+  // `a` lines, with `b` at lines 3001 and 9001 (0-based 3000 and 9000).
+  std::string file = repeated_lines("a", 3000) + "b\n" + repeated_lines("a", 5999) + "b\n" +
+                     repeated_lines("a", 3000);
+  const std::string body =
+      repeated_lines("a", 2000, " ") + "-b\n+c\n" + repeated_lines("a", 2000, " ");
+  // The hunk says line 6001: the window of the `b` at 9001 (from 7001) is
+  // nearer than the one of the `b` at 3001 (from 1001).
+  Tree r = patched("--- a/f\n+++ b/f\n@@ -6001,4001 +6001,4001 @@\n" + body, {{"f", file}});
+  CHECK(r["f"].find("c\n") == 9000 * 2);
+  CHECK(r["f"].find("b\n") == 3000 * 2);
+  // With trailing blanks in the file, the second tier finds the same place.
+  std::string padded;
+  for (std::size_t at = 0; at < file.size(); at = file.find('\n', at) + 1)
+    padded += file.substr(at, file.find('\n', at) - at) + "  \n";
+  Tree t = patched("--- a/f\n+++ b/f\n@@ -6001,4001 +6001,4001 @@\n" + body, {{"f", padded}});
+  CHECK(t["f"].find("c\n") == 9000 * 4);
+}

@@ -273,3 +273,52 @@ TEST_CASE("the undo history is shared by the server's connections") {
   REQUIRE_MESSAGE(redo.contains("result"), redo.dump());
   CHECK(s.root.read("a.txt") == "1\n");
 }
+
+TEST_CASE("a costly edit of a small file from one client does not hold up another client's read") {
+  // A small file (under the 64 KiB that read_text decodes inline) and an
+  // oldText of many megabytes that is not in it: the ladder and the
+  // closest-region search pass over all of it. That work runs on the pool, so
+  // B's read_text, sent after A's request was read, is answered first.
+  UnixServer s;
+  std::string small;
+  for (int i = 0; small.size() < 50 * 1024; ++i)
+    small += "line " + std::to_string(i) + " of a small file\n";
+  s.root.write("small.txt", small);
+  s.root.write("b.txt", "hello\n");
+  std::string old_text;
+  for (int i = 0; old_text.size() < (8 << 20); ++i)
+    old_text += "line " + std::to_string(i) + " of another file\n";
+  auto a = s.client();
+  auto b = s.client();
+  REQUIRE(
+      a.send(json{{"jsonrpc", "2.0"},
+                  {"id", "a"},
+                  {"method", "str_replace"},
+                  {"params", {{"path", "small.txt"}, {"oldText", old_text}, {"newText", "x"}}}}));
+  // B's request goes out once the server has read all of A's.
+  for (int i = 0; i < 60000 && a.unread_by_peer() > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  REQUIRE(a.unread_by_peer() == 0);
+  std::atomic<int> order{0};
+  int a_at = -1, b_at = -1;
+  std::optional<json> a_reply, b_reply;
+  std::thread reader_a([&] {
+    if (auto line = a.read_line(std::chrono::seconds(60))) {
+      a_at = order++;
+      a_reply = json::parse(*line);
+    }
+  });
+  REQUIRE(b.send(json{
+      {"jsonrpc", "2.0"}, {"id", "b"}, {"method", "read_text"}, {"params", {{"path", "b.txt"}}}}));
+  if (auto line = b.read_line(std::chrono::seconds(60))) {
+    b_at = order++;
+    b_reply = json::parse(*line);
+  }
+  reader_a.join();
+  REQUIRE(a_reply.has_value());
+  REQUIRE(b_reply.has_value());
+  CHECK((*b_reply)["result"]["content"] == "hello\n");
+  CHECK((*a_reply)["error"]["data"]["kind"] == "no_match");
+  CHECK(b_at < a_at);
+  CHECK(s.root.read("small.txt") == small);
+}

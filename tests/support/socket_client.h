@@ -2,7 +2,9 @@
 #pragma once
 
 #include <arpa/inet.h>
+#include <linux/sockios.h>
 #include <netinet/in.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 
@@ -52,6 +54,12 @@ class SocketClient {
     return true;
   }
   bool send(const json& m) { return send_raw(m.dump() + "\n"); }
+  // Bytes sent that the server has not read yet (SIOCOUTQ: on a Unix socket,
+  // what is still queued for the peer); -1 on error.
+  int unread_by_peer() const {
+    int n = 0;
+    return ::ioctl(fd_, SIOCOUTQ, &n) == 0 ? n : -1;
+  }
   void close() {
     ::close(fd_);
     fd_ = -1;
