@@ -55,7 +55,7 @@ TEST_CASE(
   REQUIRE_FALSE(bad.has_value());
   CHECK(bad.error().kind == ErrorKind::kInvalidParams);
   CHECK(bad.error().data["param"] == "sessionId");
-  CHECK(bad.error().message.find("(it takes limit, line, path)") != std::string::npos);
+  CHECK(bad.error().message.find("(it takes format, limit, line, path)") != std::string::npos);
   CHECK_FALSE(mcp::prepare_arguments(read, json::array()).has_value());
   const Method& write = *f.registry.find("write_text");
   CHECK_FALSE(mcp::prepare_arguments(write, {{"path", "a"}}).value().contains("limit"));
