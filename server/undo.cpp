@@ -13,6 +13,7 @@
 
 #include <algorithm>
 
+#include "backends/offload.h"
 #include "edit/fingerprint.h"
 #include "edit/text.h"
 #include "edit/unified_diff.h"
@@ -147,12 +148,19 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
   }
 
   std::vector<FileStep> steps = restore_steps(*entry, ctx.backend);
-  protocol::ApplyPatchResult result;
-  for (const FileStep& s : steps) {
+  for (const FileStep& s : steps)
     if (s.kind == FileStep::Kind::kRemove && !ctx.backend.can_remove())
       co_return unsupported_removal(s.shown);
-    result.files.push_back(describe(s, result.diff));
-  }
+  // The diffs are an edit's computation: on the pool, like every other
+  // (docs/architecture.md), never on the thread that serves the connections.
+  auto describe_all = [&steps]() -> Result<protocol::ApplyPatchResult> {
+    protocol::ApplyPatchResult r;
+    for (const FileStep& s : steps) r.files.push_back(describe(s, r.diff));
+    return r;
+  };
+  Result<protocol::ApplyPatchResult> described = co_await offload(pool_, describe_all);
+  if (!described) co_return described.error();
+  protocol::ApplyPatchResult result = std::move(*described);
   if (p.dry_run) co_return result;
 
   if (ctx.approve) {
