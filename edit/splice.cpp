@@ -160,7 +160,9 @@ enum class FinalBreak { kKeep, kAppend, kStrip };
 
 FinalBreak final_break(const text::Document& doc, std::string_view norm,
                        const std::vector<Edit>& edits, const Options& options) {
-  if (norm.empty()) return FinalBreak::kKeep;
+  // An empty file has no ending of its own to keep: only a caller's explicit
+  // word (a diff's "\ No newline at end of file") decides.
+  if (norm.empty() && !options.final_newline) return FinalBreak::kKeep;
   const bool want = options.final_newline.value_or(doc.final_newline());
   const std::optional<char> last = last_char_after(norm, edits);
   if (!last || want == (*last == '\n')) return FinalBreak::kKeep;

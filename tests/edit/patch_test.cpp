@@ -842,6 +842,13 @@ TEST_CASE("No newline at end of file markers set the new final-newline state") {
         "--- /dev/null\n+++ b/n\n@@ -0,0 +1,2 @@\n+x\n+y\n\\ No newline at end of file\n", {});
     CHECK(r["n"] == "x\ny");
   }
+  SUBCASE("lines added to an empty file, the last without a newline") {
+    Tree r = patched("--- a/e\n+++ b/e\n@@ -0,0 +1,2 @@\n+x\n+++\n\\ No newline at end of file\n",
+                     {{"e", ""}});
+    CHECK(r["e"] == "x\n++");
+    Tree plain = patched("--- a/e\n+++ b/e\n@@ -0,0 +1,2 @@\n+x\n+y\n", {{"e", ""}});
+    CHECK(plain["e"] == "x\ny\n");
+  }
   SUBCASE("no markers: the file keeps its state") {
     Tree r = patched("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n", {{"f", "a\nb"}});
     CHECK(r["f"] == "a\nc");
