@@ -81,16 +81,17 @@ void check_splices(const text::Document& doc, const std::vector<splice::Splice>&
 }
 
 // The new body read back against what was meant. The final-newline rule: an
-// empty body, before or after, is left as it is; otherwise the body ends with
-// one line break exactly when asked to (or when the file did), which adds or
-// removes at most that one break.
+// empty body after is left as it is, and so is an empty body before unless the
+// caller said what it wants; otherwise the body ends with one line break
+// exactly when asked to (or when the file did), which adds or removes at most
+// that one break.
 void check_meaning(const text::Document& doc, const splice::Applied& applied,
                    const std::string& meant, std::optional<bool> final_newline) {
   const std::string_view new_body =
       std::string_view(applied.bytes).substr(doc.bom() ? text::kBom.size() : 0);
   std::string want = meant;
   bool cut = false;
-  if (!doc.body().empty() && !want.empty()) {
+  if ((!doc.body().empty() || final_newline) && !want.empty()) {
     const bool wanted_break = final_newline.value_or(doc.final_newline());
     if (wanted_break && !want.ends_with('\n')) want.push_back('\n');
     cut = !wanted_break && want.ends_with('\n');
