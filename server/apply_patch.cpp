@@ -21,6 +21,14 @@
 
 namespace editd {
 
+Error unsupported_removal(const std::string& shown) {
+  return Error(ErrorKind::kDenied,
+               "cannot delete " + shown +
+                   ": this connection's files live in the client, and ACP has no request to "
+                   "delete one; nothing was changed",
+               {{"path", shown}, {"reason", "unsupported"}});
+}
+
 namespace {
 
 using text::without_bom;
@@ -37,14 +45,6 @@ using Step = FileStep;
 Error read_only_patch() {
   return Error(ErrorKind::kDenied,
                "the server is read-only (--read-only): the patch was not applied");
-}
-
-Error unsupported_removal(const std::string& shown) {
-  return Error(ErrorKind::kDenied,
-               "cannot delete " + shown +
-                   ": this connection's files live in the client, and ACP has no request to "
-                   "delete one; nothing was changed",
-               {{"path", shown}, {"reason", "unsupported"}});
 }
 
 Error untouched_expectation(const std::string& key) {

@@ -86,6 +86,10 @@ struct FileStep {
   std::optional<std::string> previous;  // the content before; nullopt: the file did not exist
 };
 
+// A step removes a file where the backend cannot (an ACP client): denied,
+// reason "unsupported".
+Error unsupported_removal(const std::string& shown);
+
 class Operations {
  public:
   Operations(const ServerOptions& options, LockChains& locks, boost::asio::thread_pool& pool)

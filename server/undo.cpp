@@ -63,14 +63,6 @@ Error changed_since(const std::string& id, const std::string& shown,
       {{"path", shown}, {"undoId", id}, {"expectedFingerprint", exp}, {"currentFingerprint", cur}});
 }
 
-Error unsupported_removal(const std::string& shown) {
-  return Error(ErrorKind::kDenied,
-               "cannot delete " + shown +
-                   ": this connection's files live in the client, and ACP has no request to "
-                   "delete one; nothing was changed",
-               {{"path", shown}, {"reason", "unsupported"}});
-}
-
 bool is_text(std::string_view bytes) { return text::check_text(bytes, "file").has_value(); }
 
 // The result entry of one step, its diff appended to `diff`.
