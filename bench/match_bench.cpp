@@ -8,7 +8,9 @@
 // timed. Prints one line per figure; docs/performance.md records them with the
 // command that produced them.
 //
-// usage: match_bench [cost]     (cost: only the bounded-cost cases)
+// usage: match_bench [cost | big [MODE]]  (cost: only the bounded-cost cases;
+//        big: only the misses on 8 MiB and 64 MiB, in one mode if given, for a profiler)
+#include <malloc.h>  // malloc_trim
 #include <string.h>  // memmem
 #include <sys/wait.h>
 #include <time.h>
@@ -404,8 +406,9 @@ void peak_reset() { std::ofstream("/proc/self/clear_refs") << "5"; }
 // The miss on a big file, in every mode, each in a child process of its own,
 // so that the peak memory of one call is not hidden by memory an earlier case
 // freed (glibc keeps it).
-void big_miss_cases(std::size_t mib, int runs) {
+void big_miss_cases(std::size_t mib, int runs, std::optional<match::Mode> only = std::nullopt) {
   for (match::Mode mode : {match::Mode::kExact, match::Mode::kStandard, match::Mode::kFuzzy}) {
+    if (only && mode != *only) continue;
     in_child([&] {
       Source src = generate(SIZE_MAX, mib << 20, 8);
       const auto [old_text, new_text] = drifted_region(src);
@@ -420,6 +423,7 @@ void big_miss_cases(std::size_t mib, int runs) {
                }));
       }
       const match::Request req = request(src.text, old_text, new_text, mode);
+      ::malloc_trim(0);  // heap freed while building the file must not hide the call's peak
       peak_reset();
       const long rss = status_kib("VmRSS:");
       auto r = match::plan_replace(req);
@@ -431,6 +435,21 @@ void big_miss_cases(std::size_t mib, int runs) {
       std::printf("  peak RSS of the first call above the file: %.1f MiB (%.1fx the file)\n",
                   static_cast<double>(peak - rss) / 1024,
                   static_cast<double>(peak - rss) * 1024 / static_cast<double>(src.text.size()));
+      // Every line changed: no trimmed line places the region, and the
+      // closest-region search votes by tokens as well.
+      std::string changed;
+      for (std::string_view rest = old_text; !rest.empty();) {
+        const std::size_t nl = rest.find('\n');
+        const std::string_view line = rest.substr(0, nl);
+        changed += std::string(line) + (line.empty() ? "\n" : " /* changed */\n");
+        rest = nl == std::string_view::npos ? std::string_view() : rest.substr(nl + 1);
+      }
+      const match::Request all_changed = request(src.text, changed, new_text, mode);
+      expect_miss("big miss, every line changed", match::plan_replace(all_changed));
+      name = "miss, 40 lines each changed, " + std::to_string(mib) + " MiB file, " +
+             std::string(match::mode_name(mode));
+      report(name.c_str(),
+             measure(runs, [&] { sink = match::plan_replace(all_changed).has_error(); }));
     });
   }
 }
@@ -516,6 +535,12 @@ void cost_cases() {
 int main(int argc, char** argv) {
   if (argc > 1 && std::string_view(argv[1]) == "cost") {
     cost_cases();
+    return 0;
+  }
+  if (argc > 1 && std::string_view(argv[1]) == "big") {
+    const auto only = argc > 2 ? match::parse_mode(argv[2]) : std::nullopt;
+    big_miss_cases(8, 20, only);
+    big_miss_cases(64, 3, only);
     return 0;
   }
   const Source src = generate(10000, SIZE_MAX, 10);

@@ -1,14 +1,32 @@
 #include "edit/chars.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace editd::chars {
 
-bool is_ascii(std::string_view s) {
-  return std::all_of(s.begin(), s.end(),
-                     [](char c) { return (static_cast<unsigned char>(c) & 0x80) == 0; });
+std::size_t find_non_ascii(std::string_view s, std::size_t from) {
+  // Eight bytes at a time, 64 between tests.
+  constexpr std::uint64_t kHigh = 0x8080808080808080ULL;
+  std::size_t i = std::min(from, s.size());
+  const char* p = s.data();
+  while (s.size() - i >= 64) {
+    std::uint64_t any = 0;
+    for (int w = 0; w < 8; ++w) {
+      std::uint64_t word;
+      std::memcpy(&word, p + i + 8 * w, 8);
+      any |= word;
+    }
+    if ((any & kHigh) != 0) break;
+    i += 64;
+  }
+  for (; i < s.size(); ++i)
+    if ((static_cast<unsigned char>(p[i]) & 0x80) != 0) return i;
+  return s.size();
 }
+
+bool is_ascii(std::string_view s) { return find_non_ascii(s, 0) == s.size(); }
 
 std::size_t count_newlines(std::string_view s) {
   std::size_t n = 0;

@@ -5,14 +5,17 @@
 // exactly the same characters (docs/protocol.md, Matching, lists them).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 
 namespace editd::chars {
 
 // Space, tab, form feed, vertical tab and CR: blanks within a line.
-inline bool is_blank_char(char c) {
+constexpr bool is_blank_char(char c) {
   return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r';
 }
 
@@ -22,6 +25,14 @@ inline std::string_view rtrim(std::string_view s) {
 }
 
 inline std::string_view ltrim(std::string_view s) {
+  // Indentation is mostly spaces: eight at a time first.
+  constexpr std::uint64_t kSpaces = 0x2020202020202020ULL;
+  while (s.size() >= 8) {
+    std::uint64_t word;
+    std::memcpy(&word, s.data(), 8);
+    if (word != kSpaces) break;
+    s.remove_prefix(8);
+  }
   while (!s.empty() && is_blank_char(s.front())) s.remove_prefix(1);
   return s;
 }
@@ -30,12 +41,28 @@ inline std::string_view trim(std::string_view s) { return ltrim(rtrim(s)); }
 
 inline bool is_blank(std::string_view s) { return trim(s).empty(); }
 
+// A line's slot: its length (up to 31) and the low five bits of its first and
+// last bytes, 15 bits that equal lines share; 0 for an empty line. Testing a
+// line's slot against a set turns most lines away without hashing them.
+inline constexpr std::size_t kSlots = std::size_t{1} << 15;
+inline std::uint16_t slot(std::string_view line) {
+  if (line.empty()) return 0;
+  return static_cast<std::uint16_t>(
+      (std::min<std::size_t>(line.size(), 31) << 10) |
+      (static_cast<std::size_t>(static_cast<unsigned char>(line.front()) & 0x1F) << 5) |
+      (static_cast<unsigned char>(line.back()) & 0x1F));
+}
+
 // The blanks that start `s`.
 inline std::string_view leading_ws(std::string_view s) {
   return s.substr(0, s.size() - ltrim(s).size());
 }
 
 bool is_ascii(std::string_view s);
+
+// The offset of the first byte above ASCII in `s` at or after `from`, or
+// s.size() when there is none.
+std::size_t find_non_ascii(std::string_view s, std::size_t from);
 
 // Number of "\n" in `s`.
 std::size_t count_newlines(std::string_view s);

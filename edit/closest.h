@@ -3,15 +3,18 @@
 // lines in one retry.
 //
 // Windows of the file as long as the needle are voted for by lines equal after
-// trimming (weighted by rarity) and by shared identifier tokens; the best few
-// are scored line by line with banded edit distances (similarity.h), so the
-// cost is bounded for any input.
+// trimming (weighted by rarity), and by shared identifier tokens when no
+// window holds half of the needle's lines as they are; the best few are scored
+// line by line with banded edit distances (similarity.h), so the cost is
+// bounded for any input.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace editd::match {
 
@@ -33,7 +36,7 @@ inline constexpr std::size_t kClosestByteBudget = std::size_t{1} << 24;
 struct Closest {
   LineRange lines;
   std::string text;
-  double similarity;  // 0..1, rounded down to three decimals
+  double similarity;               // 0..1, rounded down to three decimals
   std::size_t begin = 0, end = 0;  // the region's bytes in the text
   // False when the budget ran out before every candidate window was scored: a
   // more similar region may exist.
@@ -45,6 +48,12 @@ inline constexpr const char* kClosestIncomplete =
     "every candidate, so a more similar region than data.closest may exist";
 
 std::optional<Closest> closest_region(std::string_view text, std::string_view needle);
+// The same, with `text` already split (text::split_lines), and with the slot
+// of every line trimmed (chars::slot of chars::trim) when the caller has them.
+std::optional<Closest> closest_region(std::string_view text,
+                                      const std::vector<std::string_view>& lines,
+                                      std::string_view needle,
+                                      const std::vector<std::uint16_t>* trimmed_slots = nullptr);
 
 // Similarities are reported to three decimals, never rounded up to 1.
 double round_down(double similarity);

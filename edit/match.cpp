@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -106,17 +107,57 @@ std::string_view normalize(Norm norm, std::string_view line, std::string& out,
 // when it is not ASCII. Lines equal under any Norm have equal skeletons, so a
 // file line whose skeleton no oldText line has is never normalised.
 std::uint64_t skeleton_of(std::string_view line, std::string& buffer, std::string& scratch) {
-  std::string_view from = line;
-  if (!is_ascii(line)) {
+  static constexpr std::array<bool, 256> kKeep = [] {
+    std::array<bool, 256> t{};
+    for (int c = 0; c < 256; ++c)
+      t[static_cast<std::size_t>(c)] = !is_blank_char(static_cast<char>(c));
+    return t;
+  }();
+  // One pass that copies the non-blank bytes and notes any byte above ASCII;
+  // branch-free, since lines mix blanks and the rest unpredictably.
+  auto strip = [&](std::string_view from) {
+    if (buffer.size() < from.size()) buffer.resize(std::max(from.size(), 2 * buffer.size()));
+    char* out = buffer.data();
+    std::size_t n = 0;
+    unsigned high = 0;
+    for (char c : from) {
+      const auto u = static_cast<unsigned char>(c);
+      out[n] = c;
+      n += kKeep[u];
+      high |= u;
+    }
+    return std::pair{n, (high & 0x80) != 0};
+  };
+  auto [n, non_ascii] = strip(line);
+  if (non_ascii) {
     scratch.clear();
     fold_unicode(line, scratch);
-    from = scratch;
+    n = strip(scratch).first;
   }
-  buffer.resize(from.size());
-  std::size_t n = 0;
-  for (char c : from)
-    if (!is_blank_char(c)) buffer[n++] = c;
-  return hash_of(std::string_view(buffer).substr(0, n));
+  return hash_of(std::string_view(buffer.data(), n));
+}
+
+// Whether some window of `have` (a key of every line of the file) has the keys
+// of `want` (oldText's lines) line by line; where keys are equal for lines
+// equal under a Norm, no window without them can match. True as well when
+// telling would cost more than a few passes over `have` (repeated lines): the
+// caller's linear search decides then.
+template <class T>
+bool may_occur(std::span<const T> have, std::span<const T> want) {
+  const std::size_t k = want.size(), n = have.size();
+  if (k == 0 || k > n) return false;
+  const T first = want.front(), last = want.back();
+  std::size_t work = 0;
+  const std::size_t budget = 4 * n + 64;
+  for (std::size_t i = 0; i + k <= n; ++i) {
+    if (have[i] != first || have[i + k - 1] != last) continue;
+    std::size_t j = 1;
+    while (j + 1 < k && have[i + j] == want[j]) ++j;
+    if (j + 1 >= k) return true;
+    work += j;
+    if (work > budget) return true;
+  }
+  return false;
 }
 
 // The skeletons of oldText's lines, with a filter of 2^16 bits in front of
@@ -129,11 +170,17 @@ class Skeletons {
       const std::uint64_t h = skeleton_of(l, buffer, scratch);
       filter_[h & kMask] = true;
       set_.insert(h);
+      sequence_.push_back(h);
     }
   }
   bool may_equal(std::uint64_t h) const { return filter_[h & kMask] && set_.count(h) != 0; }
 
+  bool may_occur_in(const std::vector<std::uint64_t>& have) const {
+    return may_occur<std::uint64_t>(have, sequence_);
+  }
+
  private:
+  std::vector<std::uint64_t> sequence_;
   static constexpr std::uint64_t kMask = (1u << 16) - 1;
   std::vector<bool> filter_ = std::vector<bool>(kMask + 1, false);
   std::unordered_set<std::uint64_t> set_;
@@ -143,6 +190,12 @@ std::string normalized_copy(Norm norm, std::string_view line) {
   std::string out, scratch;
   return std::string(normalize(norm, line, out, scratch));
 }
+
+using chars::kSlots;
+std::uint16_t slot_of(std::string_view line) { return chars::slot(line); }
+
+// The bits of a slot that collapsing runs of blanks inside a line keeps.
+inline constexpr std::uint16_t kEndsOfSlot = 0x3FF;
 
 // ---------------------------------------------------------------------------
 // The file, split and hashed lazily: an exact hit never splits it.
@@ -168,6 +221,21 @@ class File {
 
   std::size_t line_end(std::size_t line) { return offset(line) + lines()[line].size(); }
 
+  // The skeleton hash of one line (skeleton_of), computed once.
+  std::uint64_t skeleton(std::size_t line) {
+    if (skeletons_) return (*skeletons_)[line];
+    if (some_skeletons_.empty()) {
+      some_skeletons_.assign(lines().size(), 0);
+      known_.assign(lines().size(), false);
+    }
+    if (!known_[line]) {
+      std::string buffer, scratch;
+      some_skeletons_[line] = skeleton_of(lines()[line], buffer, scratch);
+      known_[line] = true;
+    }
+    return some_skeletons_[line];
+  }
+
   // The skeleton hash of every line (skeleton_of), computed once.
   const std::vector<std::uint64_t>& skeletons() {
     if (!skeletons_) {
@@ -180,16 +248,70 @@ class File {
     return *skeletons_;
   }
 
+  // The slot (slot_of) of every line normalised by `norm` (not
+  // Norm::kBlankRuns), computed once.
+  const std::vector<std::uint16_t>& slots(Norm norm) {
+    std::optional<std::vector<std::uint16_t>>& slots = norm == Norm::kRstrip ? rstrip_slots_
+                                                       : norm == Norm::kTrim ? trim_slots_
+                                                                             : unicode_slots_;
+    if (slots) return *slots;
+    const Lines& l = lines();
+    if (norm == Norm::kUnicode) {
+      // Folding changes only the lines with a byte above ASCII, which are
+      // found a word at a time.
+      slots = this->slots(Norm::kTrim);
+      std::string out, scratch;
+      for (std::size_t at = chars::find_non_ascii(text_, 0); at < text_.size();) {
+        const auto line = static_cast<std::size_t>(
+            std::upper_bound(l.begin(), l.end(), text_.data() + at,
+                             [](const char* p, std::string_view x) { return p < x.data(); }) -
+            l.begin() - 1);
+        (*slots)[line] = slot_of(normalize(Norm::kUnicode, l[line], out, scratch));
+        at = chars::find_non_ascii(text_, offset(line) + l[line].size());
+      }
+      return *slots;
+    }
+    // Both trims in one pass.
+    rstrip_slots_.emplace();
+    trim_slots_.emplace();
+    rstrip_slots_->reserve(l.size());
+    trim_slots_->reserve(l.size());
+    for (std::string_view line : l) {
+      const std::string_view right = rtrim(line);
+      rstrip_slots_->push_back(slot_of(right));
+      trim_slots_->push_back(slot_of(chars::ltrim(right)));
+    }
+    return *slots;
+  }
+
+  // Whether `needle` may occur verbatim in the text, tested without a pass
+  // over its bytes: a needle of three lines or more holds its middle lines as
+  // whole lines of the text, one after another, so their slots (under
+  // Norm::kTrim) do too. False means it does not occur.
+  bool may_hold(std::string_view needle) {
+    const Lines l = text::split_lines(needle);
+    // The first line may end a line of the text; the last one is whole only
+    // when the needle ends with "\n".
+    const std::size_t end = needle.ends_with('\n') ? l.size() : l.size() - 1;
+    if (end <= 1) return true;
+    std::vector<std::uint16_t> want;
+    for (std::size_t j = 1; j < end; ++j) want.push_back(slot_of(trim(l[j])));
+    return may_occur<std::uint16_t>(slots(Norm::kTrim), want);
+  }
+
   bool ascii() {
     if (!ascii_) ascii_ = is_ascii(text_);
     return *ascii_;
   }
 
  private:
+  std::optional<std::vector<std::uint16_t>> rstrip_slots_, trim_slots_, unicode_slots_;
   std::string_view text_;
   bool split_ = false;
   Lines lines_;
   std::optional<std::vector<std::uint64_t>> skeletons_;
+  std::vector<std::uint64_t> some_skeletons_;  // skeleton(), before skeletons()
+  std::vector<bool> known_;
   std::optional<bool> ascii_;
 };
 
@@ -214,9 +336,8 @@ std::vector<Hit> find_exact(std::string_view text, std::string_view needle,
   if (needle.empty() || needle.size() > text.size()) return hits;
   std::size_t pos = 0, counted = 0, line = 1;
   while (pos + needle.size() <= text.size()) {
-    const void* p = memmem(text.data() + pos, text.size() - pos, needle.data(), needle.size());
-    if (p == nullptr) break;
-    auto at = static_cast<std::size_t>(static_cast<const char*>(p) - text.data());
+    const std::size_t at = occurrences::find(text, needle, pos);
+    if (at == std::string_view::npos) break;
     line += count_newlines(text.substr(counted, at - counted));
     counted = at;
     hits.push_back({at, at + needle.size(), std::string(replacement), line, std::nullopt});
@@ -244,7 +365,8 @@ Readings find_readings(std::string_view text, std::string_view needle,
   const std::size_t k = needle.size();
   for (const Hit& h : r.hits) {
     const std::size_t from = h.begin + 1, to = std::min(text.size(), h.begin + 2 * k - 1);
-    if (to >= from + k && memmem(text.data() + from, to - from, needle.data(), k) != nullptr) {
+    if (to >= from + k &&
+        occurrences::find(text.substr(0, to), needle, from) != std::string_view::npos) {
       r.overlapping = true;
       break;
     }
@@ -255,7 +377,7 @@ Readings find_readings(std::string_view text, std::string_view needle,
   for (std::size_t at : occurrences::all(text, needle)) {
     line += count_newlines(text.substr(counted, at - counted));
     counted = at;
-    r.hits.push_back({at, at + k, "", line});
+    r.hits.push_back({at, at + k, "", line, std::nullopt});
   }
   return r;
 }
@@ -429,21 +551,51 @@ class Ladder {
  private:
   // Start lines of every window of the file whose lines equal `old_lines`
   // under `norm`, left to right, overlapping ones included. Each file line
-  // whose skeleton some oldText line has is normalised and interned against
-  // oldText's distinct lines (line_window.h), and the windows are the
-  // occurrences of oldText's ids in the file's: linear in the file and
-  // oldText, however repetitive both are.
+  // whose slot (or, for Norm::kBlankRuns, skeleton) some oldText line has is
+  // normalised and interned against oldText's distinct lines (line_window.h),
+  // and the windows are the occurrences of oldText's ids in the file's:
+  // linear in the file and oldText, however repetitive both are. When
+  // oldText's slots do not occur in order, no line is normalised at all: that
+  // is what a miss costs on a big file.
   std::vector<std::size_t> windows(const Lines& old_lines, Norm norm) {
     const Lines& lines = file_.lines();
     const std::size_t k = old_lines.size(), n = lines.size();
     if (k == 0 || k > n) return {};
     std::vector<std::string> want;
     for (std::string_view l : old_lines) want.push_back(normalized_copy(norm, l));
-    const line_window::Pattern pattern(std::move(want));
+    std::string out, scratch;
+    if (norm != Norm::kBlankRuns) {
+      // These norms keep a line's slot: first whether the slots occur in
+      // order at all, then one test per file line, most of them turned away
+      // without normalising or hashing.
+      std::vector<bool> wanted(kSlots, false);
+      std::vector<std::uint16_t> want_slots;
+      for (const std::string& w : want) {
+        want_slots.push_back(slot_of(w));
+        wanted[want_slots.back()] = true;
+      }
+      const std::vector<std::uint16_t>& slots = file_.slots(norm);
+      if (!may_occur<std::uint16_t>(slots, want_slots)) return {};
+      const line_window::Pattern pattern(std::move(want));
+      std::vector<std::int32_t> ids(n, -1);
+      for (std::size_t i = 0; i < n; ++i)
+        if (wanted[slots[i]]) ids[i] = pattern.id(normalize(norm, lines[i], out, scratch));
+      return occurrences::all(ids, pattern.ids());
+    }
+    // Collapsing blanks keeps the first and last bytes of a trimmed line: a
+    // cheap test before the skeletons, which cost a pass over every byte.
+    {
+      std::vector<std::uint16_t> ends(n), want_ends;
+      const std::vector<std::uint16_t>& slots = file_.slots(Norm::kTrim);
+      for (std::size_t i = 0; i < n; ++i) ends[i] = slots[i] & kEndsOfSlot;
+      for (const std::string& w : want) want_ends.push_back(slot_of(w) & kEndsOfSlot);
+      if (!may_occur<std::uint16_t>(ends, want_ends)) return {};
+    }
     const Skeletons skeletons(old_lines);
     const std::vector<std::uint64_t>& have = file_.skeletons();
+    if (!skeletons.may_occur_in(have)) return {};
+    const line_window::Pattern pattern(std::move(want));
     std::vector<std::int32_t> ids(n, -1);
-    std::string out, scratch;
     for (std::size_t i = 0; i < n; ++i)
       if (skeletons.may_equal(have[i]))
         ids[i] = pattern.id(normalize(norm, lines[i], out, scratch));
@@ -508,14 +660,16 @@ class Ladder {
     r.overlapping = occurrences::any_overlap(starts, o.size());
     if (r.overlapping) {
       for (std::size_t s : starts)
-        r.hits.push_back({file_.offset(s), file_.line_end(s + o.size() - 1), "", s + 1});
+        r.hits.push_back(
+            {file_.offset(s), file_.line_end(s + o.size() - 1), "", s + 1, std::nullopt});
     } else if (!starts.empty()) {
       auto blocks = diff::diff_lines(o, n);
       for (std::size_t s : starts)
         r.hits.push_back(replace_window(s, o, n, blocks, old_text.ends_with('\n'),
                                         new_text.ends_with('\n'), carry));
     }
-    if (also_exact) merge_verbatim(r, find_readings(file_.text(), old_text, new_text));
+    if (also_exact && file_.may_hold(old_text))
+      merge_verbatim(r, find_readings(file_.text(), old_text, new_text));
     return r;
   }
 
@@ -569,12 +723,18 @@ class Ladder {
     std::string buffer, scratch_skeleton;
     const std::uint64_t first = skeleton_of(o.front(), buffer, scratch_skeleton);
     const std::uint64_t last = skeleton_of(o.back(), buffer, scratch_skeleton);
-    const std::vector<std::uint64_t>& have = file_.skeletons();
+    // Equal skeletons need equal first and last bytes (kEndsOfSlot): most
+    // lines are turned away before their skeleton is computed.
+    const std::vector<std::uint16_t>& slots = file_.slots(Norm::kTrim);
+    const std::uint16_t first_ends = slot_of(want.front()) & kEndsOfSlot;
+    const std::uint16_t last_ends = slot_of(want.back()) & kEndsOfSlot;
     std::string out, scratch;
     std::vector<std::size_t> starts;
     std::size_t spent = 0;
     for (std::size_t i = 0; i + k <= lines.size(); ++i) {
-      if (have[i] != first || have[i + k - 1] != last) continue;
+      if ((slots[i] & kEndsOfSlot) != first_ends || (slots[i + k - 1] & kEndsOfSlot) != last_ends)
+        continue;
+      if (file_.skeleton(i) != first || file_.skeleton(i + k - 1) != last) continue;
       // A line as oldText has it needs no normalising (repeated lines are
       // the case the budget is for).
       auto verbatim = [&](std::size_t j) {
@@ -613,8 +773,9 @@ class Ladder {
         nlohmann::json data;
         Lines window(lines.begin() + static_cast<std::ptrdiff_t>(s),
                      lines.begin() + static_cast<std::ptrdiff_t>(s + k));
-        Closest c{
-            {s + 1, s + k}, join_lines(lines, s, s + k), round_down(similarity::lines_ratio(window, o))};
+        Closest c{{s + 1, s + k},
+                  join_lines(lines, s, s + k),
+                  round_down(similarity::lines_ratio(window, o))};
         data["closest"] = closest_json(c);
         data["hint"] = "oldText resembles lines " + std::to_string(s + 1) + "-" +
                        std::to_string(s + k) + ", but line " + line_no +
@@ -665,7 +826,6 @@ LadderResult run_ladder(Ladder& ladder, Pred runs) {
   return {};
 }
 
-
 // ---------------------------------------------------------------------------
 // Outcomes.
 
@@ -702,8 +862,7 @@ Plan build_plan(std::string_view text, std::vector<Hit>& hits, std::string_view 
   }
   if (may_pass_end) {
     // A cut at the very end of the text happened on its last line.
-    const auto newlines =
-        static_cast<std::size_t>(static_cast<long>(count_newlines(text)) + shift);
+    const auto newlines = static_cast<std::size_t>(static_cast<long>(count_newlines(text)) + shift);
     std::size_t pos = text.size();
     std::optional<char> last;
     for (std::size_t i = plan.edits.size(); i-- > 0 && plan.edits[i].end == pos;) {
@@ -823,8 +982,7 @@ bool whole_lines(std::string_view text, const std::vector<Hit>& hits) {
 // the file's BOM, see text.h).
 std::string_view without_copied_bom(std::string_view text, std::string_view old_text) {
   if (!old_text.starts_with(text::kBom)) return old_text;
-  if (memmem(text.data(), text.size(), old_text.data(), old_text.size()) != nullptr)
-    return old_text;
+  if (occurrences::find(text, old_text) != std::string_view::npos) return old_text;
   while (old_text.starts_with(text::kBom)) old_text.remove_prefix(text::kBom.size());
   return old_text;
 }
@@ -863,9 +1021,8 @@ Result<Plan> plan_replace(const Request& request) {
           "line, but newText carries them only on some lines, or numbered from another line: send "
           "both without line numbers");
     } else {
-      std::string stripped_new = new_numbers == NewTextNumbers::kStrip
-                                     ? strip_numbers(new_text)
-                                     : std::string(new_text);
+      std::string stripped_new =
+          new_numbers == NewTextNumbers::kStrip ? strip_numbers(new_text) : std::string(new_text);
       if (stripped_old != stripped_new) {
         // A view copies whole lines: the exact tier, which matches inside a
         // line, does not run, and a hit must span whole lines.
@@ -896,7 +1053,9 @@ Result<Plan> plan_replace(const Request& request) {
   }
 
   if (!trim(new_text).empty()) {
-    if (auto hit = find_exact(request.text, new_text, ""); !hit.empty()) {
+    // In exact mode the line slots that tell cheaply are not at hand.
+    if (mode != Mode::kExact && !file.may_hold(new_text)) {
+    } else if (auto hit = find_exact(request.text, new_text, ""); !hit.empty()) {
       hints.push_back("newText is already in the file at line " + std::to_string(hit.front().line) +
                       ": was this edit already applied?");
     }
@@ -908,7 +1067,9 @@ Result<Plan> plan_replace(const Request& request) {
         "many places to check every region between them, so it matched nothing; copy oldText "
         "exactly from the file, or start and end it with lines that occur once");
 
-  const std::optional<Closest> closest = closest_region(request.text, needle);
+  const std::optional<Closest> closest =
+      closest_region(request.text, file.lines(), needle,
+                     mode == Mode::kExact ? nullptr : &file.slots(Norm::kTrim));
 
   // Would a tier that this call did not run have found it? On a big file only
   // near the closest region: a hint must not cost a pass over the whole file

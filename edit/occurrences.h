@@ -17,6 +17,15 @@
 
 namespace editd::occurrences {
 
+// The first occurrence of `needle` in `text` at or after `from`, or npos; what
+// memmem(3) finds, in linear time. glibc's memmem is fast on needles of up to
+// 256 bytes and several times slower on longer ones (the two-way algorithm):
+// a longer needle is looked for by Horspool's method over 4-byte grams, which
+// on text that does not repeat the needle moves by nearly the needle's length
+// at each step; once the comparisons it makes have cost as many bytes as the
+// text, the rest of the search is memmem's.
+std::size_t find(std::string_view text, std::string_view needle, std::size_t from = 0);
+
 // The start of every occurrence of `pattern` in `text`, ascending, overlapping
 // ones included; none for an empty pattern.
 std::vector<std::size_t> all(std::string_view text, std::string_view pattern);

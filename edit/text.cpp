@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstring>
 
-
 namespace editd::text {
 
 std::string_view eol_bytes(Eol eol) {
@@ -89,8 +88,7 @@ Result<void> check_text(std::string_view bytes, std::string_view what) {
   bool nul = bytes[bad] == '\0';
   return Error(ErrorKind::kNotText,
                std::string(what) + (nul ? " contains a NUL byte" : " is not valid UTF-8") +
-                   " at byte offset " + std::to_string(bad) +
-                   "; editd edits UTF-8 text files only",
+                   " at byte offset " + std::to_string(bad) + "; editd edits UTF-8 text files only",
                {{"offset", bad}, {"reason", nul ? "nul" : "utf8"}});
 }
 
@@ -159,15 +157,20 @@ std::string normalize_eol(std::string_view s) {
 
 std::vector<std::string_view> split_lines(std::string_view s) {
   std::vector<std::string_view> lines;
-  std::size_t start = 0;
-  while (start < s.size()) {
-    std::size_t nl = s.find('\n', start);
-    if (nl == std::string_view::npos) {
-      lines.push_back(s.substr(start));
+  // Room for lines of 24 bytes on average up front: pages never written cost
+  // nothing, and a big file is not copied again and again as the vector grows.
+  lines.reserve(s.size() / 24 + 1);
+  const char* p = s.data();
+  const char* const end = p + s.size();
+  while (p < end) {
+    const auto* nl =
+        static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
+    if (nl == nullptr) {
+      lines.emplace_back(p, static_cast<std::size_t>(end - p));
       break;
     }
-    lines.push_back(s.substr(start, nl - start));
-    start = nl + 1;
+    lines.emplace_back(p, static_cast<std::size_t>(nl - p));
+    p = nl + 1;
   }
   return lines;
 }

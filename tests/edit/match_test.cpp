@@ -2,9 +2,13 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
+
+#include "edit/chars.h"
 
 using namespace editd;
 using namespace editd::match;
@@ -559,7 +563,8 @@ TEST_CASE("every refused case gives its error kind, tier, lines and hint") {
     CAPTURE(c.name);
     Request r{c.text, c.old_text, c.new_text, c.mode, c.replace_all, c.expected};
     auto plan = plan_replace(r);
-    if (plan.has_value()) FAIL_CHECK(c.name << ": applied, giving " << splice::apply_edits(c.text, plan->edits));
+    if (plan.has_value())
+      FAIL_CHECK(c.name << ": applied, giving " << splice::apply_edits(c.text, plan->edits));
     if (plan) continue;
     const Error& e = plan.error();
     CHECK(e.kind == c.kind);
@@ -591,12 +596,14 @@ TEST_CASE("an ambiguous match tells the model to add context or use replaceAll")
 }
 
 TEST_CASE("an ambiguous match shows the whole lines of every candidate") {
-  auto plan = plan_replace(request("int a(x, y) {\n}\nint b(x, y) {\n  go();\n}\n", "(x, y) {", "(z) {"));
+  auto plan =
+      plan_replace(request("int a(x, y) {\n}\nint b(x, y) {\n  go();\n}\n", "(x, y) {", "(z) {"));
   REQUIRE(plan.has_error());
   CHECK(plan.error().data["candidates"] ==
         nlohmann::json::parse(R"([{"startLine":1,"endLine":1,"text":"int a(x, y) {"},
                                    {"startLine":3,"endLine":3,"text":"int b(x, y) {"}])"));
-  auto spanning = plan_replace(request("f {\n  go();\n}\nf {\n  go();\n}\n", "f {\n  go();\n", "g"));
+  auto spanning =
+      plan_replace(request("f {\n  go();\n}\nf {\n  go();\n}\n", "f {\n  go();\n", "g"));
   REQUIRE(spanning.has_error());
   CHECK(spanning.error().data["candidates"][1] ==
         nlohmann::json::parse(R"({"startLine":4,"endLine":5,"text":"f {\n  go();"})"));
@@ -724,14 +731,11 @@ const std::vector<Kept> kKept = {
      "#!/bin/sh\ncurl -sS -X PUT \"$URL\" -d @body.json\n"},
     {"JSON: keys keep their curly quotes when a value changes",
      "{\n  \u201cname\u201d: \u201ceditd\u201d,\n  \u201cversion\u201d: \u201c1.0\u201d\n}\n",
-     "\"name\": \"editd\",\n  \"version\": \"1.0\"",
-     "\"name\": \"editd\",\n  \"version\": \"1.1\"",
+     "\"name\": \"editd\",\n  \"version\": \"1.0\"", "\"name\": \"editd\",\n  \"version\": \"1.1\"",
      "{\n  \u201cname\u201d: \u201ceditd\u201d,\n  \u201cversion\u201d: \u201c1.1\u201d\n}\n"},
     {"Markdown: the ellipsis and the no-break space stay when a later word changes",
-     "# Notes\n\nLoading\u2026 please wait\u00a0a moment.\n",
-     "Loading... please wait a moment.",
-     "Loading... please wait a second.",
-     "# Notes\n\nLoading\u2026 please wait\u00a0a second.\n"},
+     "# Notes\n\nLoading\u2026 please wait\u00a0a moment.\n", "Loading... please wait a moment.",
+     "Loading... please wait a second.", "# Notes\n\nLoading\u2026 please wait\u00a0a second.\n"},
     {"TypeScript: a changed line keeps its apostrophe, an added line is the model's",
      "const msg = `Don\u2019t panic`;\nconsole.log(msg);\n",
      "const msg = `Don't panic`;\nconsole.log(msg);",
@@ -748,13 +752,11 @@ const std::vector<Kept> kKept = {
      "int f(void) {\n    return 1; /* none - yet */\n}",
      "int f(void) {\n\treturn 1; /* none \u2014 yet */\n}\n"},
     {"Go: a string keeps its no-break space when an argument changes",
-     "fmt.Println(\"total:\u00a0\", n)\nreturn nil\n",
-     "fmt.Println(\"total: \", n)\nreturn nil",
+     "fmt.Println(\"total:\u00a0\", n)\nreturn nil\n", "fmt.Println(\"total: \", n)\nreturn nil",
      "fmt.Println(\"total: \", n+1)\nreturn nil",
      "fmt.Println(\"total:\u00a0\", n+1)\nreturn nil\n"},
     {"Makefile: a recipe keeps its tab and its en dash",
-     "build:\n\techo \u201cbuilding\u201d \u2013 $(CC)\n",
-     "build:\n    echo \"building\" - $(CC)",
+     "build:\n\techo \u201cbuilding\u201d \u2013 $(CC)\n", "build:\n    echo \"building\" - $(CC)",
      "build:\n    echo \"building\" - $(CC) -O2",
      "build:\n\techo \u201cbuilding\u201d \u2013 $(CC) -O2\n"},
     {"Rust: a format string keeps its apostrophe when an argument changes",
@@ -783,8 +785,8 @@ const std::vector<Kept> kKept = {
      "import os", "\ufeffimport sys", "import sys\n", "exact"},
     {"a U+FEFF inside newText that oldText lacks is dropped", "a = 1\nb = 2\n", "b = 2",
      "b = 3\n\ufeffc = 4", "a = 1\nb = 3\nc = 4\n", "exact"},
-    {"a U+FEFF that the file holds where newText keeps it stays", "s = '\ufeff'\n",
-     "s = '\ufeff'", "t = '\ufeff'", "t = '\ufeff'\n", "exact"},
+    {"a U+FEFF that the file holds where newText keeps it stays", "s = '\ufeff'\n", "s = '\ufeff'",
+     "t = '\ufeff'", "t = '\ufeff'\n", "exact"},
     {"an oldText starting with a U+FEFF the file really holds is matched with it",
      "a\ufeffb = 1;\n", "\ufeffb = 1;", "c = 1;", "ac = 1;\n", "exact"},
 };
@@ -826,32 +828,79 @@ struct Overlap {
 const std::vector<Overlap> kOverlaps = {
     {"two identical lines in three", "a\na\na\n", "a\na\n", "b\n", "exact", {1, 2}},
     {"characters: \"aa\" in \"aaa\"", "aaa\n", "aa", "b", "exact", {1, 1}},
-    {"Go: rows of a test table", "var cases = []struct{ in, want int }{\n\t{1, 1},\n\t{1, 1},\n"
-     "\t{1, 1},\n}\n", "\t{1, 1},\n\t{1, 1},\n", "\t{1, 2},\n\t{1, 2},\n", "exact", {2, 3}},
-    {"Markdown: rows of a table", "| a | 1 |\n| a | 1 |\n| a | 1 |\n", "| a | 1 |\n| a | 1 |\n",
-     "| b | 2 |\n", "exact", {1, 2}},
+    {"Go: rows of a test table",
+     "var cases = []struct{ in, want int }{\n\t{1, 1},\n\t{1, 1},\n"
+     "\t{1, 1},\n}\n",
+     "\t{1, 1},\n\t{1, 1},\n",
+     "\t{1, 2},\n\t{1, 2},\n",
+     "exact",
+     {2, 3}},
+    {"Markdown: rows of a table",
+     "| a | 1 |\n| a | 1 |\n| a | 1 |\n",
+     "| a | 1 |\n| a | 1 |\n",
+     "| b | 2 |\n",
+     "exact",
+     {1, 2}},
     {"Rust: repeated calls matched by indentation",
-     "fn main() {\n    v.push(0);\n    v.push(0);\n    v.push(0);\n}\n", "v.push(0);\nv.push(0);",
-     "v.push(1);\nv.push(1);", "indentation", {2, 3}},
-    {"YAML: list items matched by indentation", "items:\n  - x\n  - x\n  - x\n", "- x\n- x",
-     "- y\n- y", "indentation", {2, 3}},
-    {"C: repeated frees with trailing blanks", "free(p); \nfree(p); \nfree(p); \n",
-     "free(p);\nfree(p);", "free(q);\nfree(q);", "trailing_whitespace", {1, 2}},
+     "fn main() {\n    v.push(0);\n    v.push(0);\n    v.push(0);\n}\n",
+     "v.push(0);\nv.push(0);",
+     "v.push(1);\nv.push(1);",
+     "indentation",
+     {2, 3}},
+    {"YAML: list items matched by indentation",
+     "items:\n  - x\n  - x\n  - x\n",
+     "- x\n- x",
+     "- y\n- y",
+     "indentation",
+     {2, 3}},
+    {"C: repeated frees with trailing blanks",
+     "free(p); \nfree(p); \nfree(p); \n",
+     "free(p);\nfree(p);",
+     "free(q);\nfree(q);",
+     "trailing_whitespace",
+     {1, 2}},
     {"TypeScript: repeated calls with curly quotes",
      "log(\u201cretry\u201d);\nlog(\u201cretry\u201d);\nlog(\u201cretry\u201d);\n",
-     "log(\"retry\");\nlog(\"retry\");", "log(\"again\");\nlog(\"again\");", "unicode", {1, 2}},
-    {"escaped newlines over repeated lines", "a();\na();\na();\n", "a();\\na();", "b();\\nb();",
-     "escapes", {1, 2}},
-    {"blank padding around repeated lines", "x = 1;\nx = 1;\nx = 1;\n", "\nx = 1;\nx = 1;\n\n",
-     "\ny = 1;\n\n", "blank_padding", {1, 2}},
-    {"Python: repeated statements", "def f():\n    x += 1\n    x += 1\n    x += 1\n",
-     "    x += 1\n    x += 1\n", "    x += 2\n", "exact", {2, 3}},
-    {"JSON: repeated array items", "[\n  {},\n  {},\n  {},\n  {}\n]\n", "  {},\n  {},\n", "  {}\n",
-     "exact", {2, 3}},
-    {"Makefile: repeated recipe lines matched by indentation", "all:\n\t@echo\n\t@echo\n\t@echo\n",
-     "@echo\n@echo", "@echo hi", "indentation", {2, 3}},
-    {"a verbatim hit mid-line and a window that share a line", "y x\nx\n  x\n", "\n\nx\nx",
-     "\n\nz", "blank_padding", {1, 2}},
+     "log(\"retry\");\nlog(\"retry\");",
+     "log(\"again\");\nlog(\"again\");",
+     "unicode",
+     {1, 2}},
+    {"escaped newlines over repeated lines",
+     "a();\na();\na();\n",
+     "a();\\na();",
+     "b();\\nb();",
+     "escapes",
+     {1, 2}},
+    {"blank padding around repeated lines",
+     "x = 1;\nx = 1;\nx = 1;\n",
+     "\nx = 1;\nx = 1;\n\n",
+     "\ny = 1;\n\n",
+     "blank_padding",
+     {1, 2}},
+    {"Python: repeated statements",
+     "def f():\n    x += 1\n    x += 1\n    x += 1\n",
+     "    x += 1\n    x += 1\n",
+     "    x += 2\n",
+     "exact",
+     {2, 3}},
+    {"JSON: repeated array items",
+     "[\n  {},\n  {},\n  {},\n  {}\n]\n",
+     "  {},\n  {},\n",
+     "  {}\n",
+     "exact",
+     {2, 3}},
+    {"Makefile: repeated recipe lines matched by indentation",
+     "all:\n\t@echo\n\t@echo\n\t@echo\n",
+     "@echo\n@echo",
+     "@echo hi",
+     "indentation",
+     {2, 3}},
+    {"a verbatim hit mid-line and a window that share a line",
+     "y x\nx\n  x\n",
+     "\n\nx\nx",
+     "\n\nz",
+     "blank_padding",
+     {1, 2}},
 };
 
 }  // namespace
@@ -910,7 +959,11 @@ TEST_CASE("a long run of repeated lines is read in linear time") {
 
 TEST_CASE("replaceAll over a forgiving tier carries each change onto its own region's characters") {
   Request all{"log(\u201cx\u201d \u2013 1);\nnext();\nlog(\u201cx\u201d \u2014 1);\n",
-              "log(\"x\" - 1);", "log(\"y\" - 1);", kS, true, 2};
+              "log(\"x\" - 1);",
+              "log(\"y\" - 1);",
+              kS,
+              true,
+              2};
   auto plan = plan_replace(all);
   REQUIRE(plan.has_value());
   CHECK(plan->tier == "unicode");
@@ -1042,4 +1095,138 @@ TEST_CASE(
   CHECK(plan.error().data["closest"]["startLine"] == 20001);
   CHECK(plan.error().data["hint"].get<std::string>().find(
             "at line 20001 only in trailing whitespace") != std::string::npos);
+}
+
+// The cheap tests that turn most of a big file away before any line is
+// normalised (line slots, the ends of lines, the middle lines of a verbatim
+// needle) must never turn away a region that a tier matches: every drift that
+// a tier forgives, on random files, is still found.
+TEST_CASE("every tier still finds its drifted region on random files") {
+  const std::vector<std::string> vocabulary = {"def f(x):",
+                                               "    return x + 1",
+                                               "\tif (a && b) {",
+                                               "  \u201cquoted\u201d \u2014 text here",
+                                               "x = 'a'",
+                                               "}",
+                                               "",
+                                               "    // a comment here",
+                                               "key:  value  here",
+                                               "int  y  =  2;",
+                                               "\t\tcall(one,  two);",
+                                               "  it\u2019s  the \u2026 end",
+                                               "  ",
+                                               "#include <stdio.h>",
+                                               "  - item one"};
+  std::mt19937 rng(11);
+  enum Drift { kTrailing, kIndent, kUnicode, kRuns, kEscapes, kBlock, kPadding, kDrifts };
+  int found = 0;
+  for (int round = 0; round < 700; ++round) {
+    std::vector<std::string> lines;
+    for (int i = 0; i < 120; ++i) {
+      if (i % 9 == 0)
+        lines.push_back("marker line number " + std::to_string(i));
+      else
+        lines.push_back(vocabulary[rng() % vocabulary.size()]);
+    }
+    std::string text;
+    for (const std::string& l : lines) text += l + "\n";
+    const auto drift = static_cast<Drift>(round % kDrifts);
+    const std::size_t k = 3 + rng() % 4, s = rng() % (lines.size() - k);
+    std::vector<std::string> old_lines(lines.begin() + static_cast<std::ptrdiff_t>(s),
+                                       lines.begin() + static_cast<std::ptrdiff_t>(s + k));
+    std::string old_text;
+    switch (drift) {
+      case kTrailing:
+        for (const std::string& l : old_lines) old_text += l + "  \n";
+        break;
+      case kIndent:
+        for (const std::string& l : old_lines) old_text += " " + l + "\n";
+        break;
+      case kUnicode:
+        for (const std::string& l : old_lines) old_text += chars::fold(l) + "\n";
+        break;
+      case kRuns:
+        for (const std::string& l : old_lines) {
+          std::string collapsed;
+          for (char c : l)
+            if (!(c == ' ' && !collapsed.empty() && collapsed.back() == ' ')) collapsed += c;
+          old_text += collapsed + "\n";
+        }
+        break;
+      case kEscapes:
+        for (const std::string& l : old_lines) old_text += l + "\\n";
+        break;
+      case kBlock:
+        // One character more on a line long enough to stay similar (0.8).
+        if (chars::trim(old_lines[1]).size() < 10) continue;
+        for (std::size_t j = 0; j < k; ++j)
+          old_text += (j == 1 ? old_lines[j] + "x" : old_lines[j]) + "\n";
+        break;
+      case kPadding:
+        old_text = "\n\n";
+        for (const std::string& l : old_lines) old_text += l + "\n";
+        old_text += "\n";
+        break;
+      case kDrifts:
+        break;
+    }
+    // An appended line changes none of the region's lines.
+    const std::string new_text = drift == kEscapes ? old_text + "added" : old_text + "added line\n";
+    auto plan = plan_replace(request(text, old_text, new_text, kF));
+    const bool missed = plan.has_error() && plan.error().kind == ErrorKind::kNoMatch &&
+                        !plan.error().data.contains("tier");
+    // A region the loose tiers may not take (too few characters, or a
+    // drift that made it blank) is the one excuse.
+    const bool loose = drift == kUnicode || drift == kEscapes || drift == kBlock;
+    if (missed && loose && chars::non_blank_chars(old_text) < chars::kMinLooseChars) continue;
+    if (missed && (drift == kBlock || drift == kPadding)) {
+      // The block tier needs non-blank first and last lines; padding needs a
+      // region that is not all blank.
+      if (chars::is_blank(old_lines.front()) || chars::is_blank(old_lines.back())) continue;
+    }
+    if (missed && std::all_of(old_lines.begin(), old_lines.end(),
+                              [](const std::string& l) { return chars::is_blank(l); }))
+      continue;
+    CHECK_MESSAGE(!missed, "round " << round << " drift " << drift << ": oldText\n"
+                                    << old_text << "\nfile\n"
+                                    << text << "\n"
+                                    << (plan.has_error() ? plan.error().message : ""));
+    found += missed ? 0 : 1;
+  }
+  CHECK(found > 450);
+}
+
+TEST_CASE("a blank-padded oldText is found mid-line, and an applied newText is recognised") {
+  const std::string file = "int x = foo(a,\n    b,\n    c);\nint y = 0;\n";
+  auto plan = plan_replace(request(file, "\nfoo(a,\n    b,\n    c);\n\n", "\nfoo(a,\n    b);\n\n"));
+  REQUIRE(plan.has_value());
+  CHECK(plan->tier == "blank_padding");
+  CHECK(splice::apply_edits(file, plan->edits) == "int x = foo(a,\n    b);\nint y = 0;\n");
+
+  auto miss = plan_replace(request(file, "bar(a,\n    b,\n    c);\n", "foo(a,\n    b,\n    c);\n"));
+  REQUIRE(miss.has_error());
+  CHECK(miss.error().kind == ErrorKind::kNoMatch);
+  CHECK(miss.error().data["hint"].get<std::string>().find(
+            "newText is already in the file at line 1") != std::string::npos);
+}
+
+TEST_CASE("the closest region is found by a token wherever it lies in a long line") {
+  // Lines of 40 to 200 bytes whose one distinctive token starts and ends at
+  // every offset around the 64-byte blocks that tokens are read in. Past the
+  // first 512 lines, which are scored when nothing votes, only the token's
+  // vote finds the line.
+  for (std::size_t pad : {0u, 1u, 59u, 60u, 61u, 62u, 63u, 64u, 65u, 120u, 126u, 127u, 128u}) {
+    std::string file;
+    for (int i = 0; i < 600; ++i)
+      file +=
+          std::string(pad, '(') + "tok" + std::to_string(1000 + i) + std::string(40, ')') + "\n";
+    // Ending the line with the token too.
+    file += std::string(pad, '(') + "last" + std::to_string(pad) + "\n";
+    auto c = closest_region(file, "zz tok1550 zz");
+    REQUIRE(c.has_value());
+    CHECK_MESSAGE(c->lines.start_line == 551, "pad " << pad);
+    auto end = closest_region(file, "zz last" + std::to_string(pad) + " zz");
+    REQUIRE(end.has_value());
+    CHECK_MESSAGE(end->lines.start_line == 601, "pad " << pad);
+  }
 }
