@@ -189,9 +189,9 @@ Result<Patch> parse(std::string_view text) {
   }
   if (looks_unified(lines)) {
     patch.format = Format::kUnified;
-    std::size_t trailing_blank = 0;
-    while (e + trailing_blank < all.size() && blank(all[e + trailing_blank])) ++trailing_blank;
-    auto files = detail::parse_unified(lines, trailing_blank);
+    std::size_t t = e;
+    while (t < all.size() && blank(all[t])) ++t;
+    auto files = detail::parse_unified(lines, PatchLines(all.begin() + e, all.begin() + t));
     if (!files) return files.error();
     patch.files = std::move(*files);
     return patch;

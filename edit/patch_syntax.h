@@ -47,9 +47,11 @@ Result<void> check_added(const PatchLine& line, std::string_view text, std::stri
 Result<std::vector<FilePatch>> parse_codex(const PatchLines& lines);
 
 // A unified diff; lines that belong to no file (prose, `Index:` lines, a
-// `diff -u a b` command line) are skipped. `trailing_blank`: how many blank
-// lines followed `lines` in the text and were trimmed (a hunk may miss that
-// many empty context lines at the end).
-Result<std::vector<FilePatch>> parse_unified(const PatchLines& lines, std::size_t trailing_blank);
+// `diff -u a b` command line) are skipped. `trailing_blank`: the blank lines
+// (empty or whitespace only) that followed `lines` in the text and were
+// trimmed: a hunk that misses lines at the end takes them as its last context
+// lines, each without its leading ' ' (a context line of blanks keeps them).
+Result<std::vector<FilePatch>> parse_unified(const PatchLines& lines,
+                                             const PatchLines& trailing_blank);
 
 }  // namespace editd::patch::detail

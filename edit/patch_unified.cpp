@@ -168,7 +168,7 @@ constexpr std::string_view kExpectedGitHeader =
 
 class UnifiedParser {
  public:
-  UnifiedParser(const PatchLines& lines, std::size_t trailing_blank)
+  UnifiedParser(const PatchLines& lines, const PatchLines& trailing_blank)
       : lines_(lines), trailing_blank_(trailing_blank) {}
 
   Result<std::vector<FilePatch>> run() {
@@ -479,13 +479,19 @@ class UnifiedParser {
       c.lines.push_back(std::move(line));
     }
     if (range && !satisfied()) {
-      // Empty context lines at the very end of the patch that were trimmed
-      // with the patch's trailing blank lines (GNU patch also assumes them).
+      // Context lines at the very end of the patch that were trimmed with
+      // its trailing blank lines (GNU patch also assumes empty ones): each
+      // keeps what follows its ' ', so that a context line of blanks is not
+      // read as an empty one (and the chunk placed one line off).
       const std::size_t old_missing = range->old_count - std::min(old_seen, range->old_count);
       const std::size_t new_missing = range->new_count - std::min(new_seen, range->new_count);
-      if (i_ == lines_.size() && old_missing == new_missing && old_missing <= trailing_blank_) {
-        for (std::size_t k = 0; k < old_missing; ++k)
-          c.lines.push_back({ChunkLine::Kind::kContext, ""});
+      if (i_ == lines_.size() && old_missing == new_missing &&
+          old_missing <= trailing_blank_.size()) {
+        for (std::size_t k = 0; k < old_missing; ++k) {
+          std::string_view t = trailing_blank_[k].text;
+          if (t.starts_with(' ')) t.remove_prefix(1);
+          c.lines.push_back({ChunkLine::Kind::kContext, std::string(t)});
+        }
       } else {
         std::string where = i_ < lines_.size()
                                 ? "before line " + std::to_string(lines_[i_].number) + " ends it"
@@ -532,13 +538,14 @@ class UnifiedParser {
   }
 
   const PatchLines& lines_;
-  const std::size_t trailing_blank_;
+  const PatchLines& trailing_blank_;
   std::size_t i_ = 0;
 };
 
 }  // namespace
 
-Result<std::vector<FilePatch>> parse_unified(const PatchLines& lines, std::size_t trailing_blank) {
+Result<std::vector<FilePatch>> parse_unified(const PatchLines& lines,
+                                             const PatchLines& trailing_blank) {
   return UnifiedParser(lines, trailing_blank).run();
 }
 

@@ -865,6 +865,19 @@ TEST_CASE("a unified diff keeps a CRLF file's endings and its BOM") {
         "a\r\nB\r\nB2\r\nc\r\n");
 }
 
+// A patch's trailing blank lines are trimmed before it is read, and a hunk
+// short of its counts at the very end takes them back as context: a context
+// line of blanks (" " after its ' ') must come back as it was, not empty,
+// or the hunk lands one line off. (Found by the fidelity property test.)
+TEST_CASE("a last context line of blanks keeps its blanks when the patch ends with it") {
+  const std::string file = "A\nB\n \n \n\nC\n";
+  Tree r = patched("--- a/f\n+++ b/f\n@@ -3,2 +3,4 @@\n  \n+\n+\n  \n", {{"f", file}});
+  CHECK(r["f"] == "A\nB\n \n\n\n \n\nC\n");
+  // An empty line there is still an empty context line (GNU patch's reading).
+  Tree e = patched("--- a/f\n+++ b/f\n@@ -4,2 +4,3 @@\n  \n+x\n\n", {{"f", file}});
+  CHECK(e["f"] == "A\nB\n \n \nx\n\nC\n");
+}
+
 // git apply and GNU patch refuse a hunk whose @@ counts disagree with its
 // body; reading it either way would be a guess (lines past the counts taken,
 // or left out), so editd refuses it at the hunk's line with both counts.
