@@ -288,6 +288,15 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
         e.text.append(l);
         e.text.push_back('\n');
       }
+      // Two chunks that meet (one removes lines, the next adds lines where
+      // they were) are one replacement: the added lines take the endings of
+      // the lines they replace, as they would from one chunk, and the diff
+      // of the result applies back to the same bytes.
+      if (!edits.empty() && edits.back().end == e.begin) {
+        edits.back().end = e.end;
+        edits.back().text += e.text;
+        continue;
+      }
       edits.push_back(std::move(e));
     }
   }

@@ -878,6 +878,25 @@ TEST_CASE("a last context line of blanks keeps its blanks when the patch ends wi
   CHECK(e["f"] == "A\nB\n \n \nx\n\nC\n");
 }
 
+// One chunk removes a CRLF line of a mostly-LF file and the next adds a line
+// where it was: together they replace it, so the new line takes its CRLF, as
+// it would from one chunk; and the diff of the result (one -/+ run) applies
+// back to the same bytes. (Found by fuzz_patch: the two chunks wrote LF, the
+// diff CRLF.)
+TEST_CASE("chunks that meet replace lines together and keep the replaced lines' endings") {
+  const std::string file = "first\nold\r\nkeep\nend\n";
+  for (const std::string patch :
+       {std::string("--- a/f\n+++ b/f\n@@ -1,2 +1,1 @@\n first\n-old\n@@ -3,1 +2,2 @@\n+new\n keep\n"),
+        codex("*** Update File: f\n@@\n first\n-old\n@@\n+new\n keep\n")}) {
+    Tree r = patched(patch, {{"f", file}});
+    CHECK_MESSAGE(r["f"] == "first\nnew\r\nkeep\nend\n", patch);
+  }
+  // Where they do not meet, an added line takes the file's dominant ending.
+  Tree apart = patched("--- a/f\n+++ b/f\n@@ -1,2 +1,1 @@\n first\n-old\n@@ -4,1 +3,2 @@\n+new\n end\n",
+                       {{"f", file}});
+  CHECK(apart["f"] == "first\nkeep\nnew\nend\n");
+}
+
 // git apply and GNU patch refuse a hunk whose @@ counts disagree with its
 // body; reading it either way would be a guess (lines past the counts taken,
 // or left out), so editd refuses it at the hunk's line with both counts.

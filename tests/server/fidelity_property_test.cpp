@@ -1166,7 +1166,16 @@ PatchCase random_patch(Rng& rng, const Decoded& f, const std::string& new_path) 
     }
   }
   for (const Chunk& c : chunks)
-    for (Edit& e : group_edits(f, c)) pc.edits.push_back(std::move(e));
+    for (Edit& e : group_edits(f, c)) {
+      // Runs of chunks that meet are one replacement (docs/protocol.md,
+      // apply_patch: line endings).
+      if (!pc.edits.empty() && pc.edits.back().end == e.begin) {
+        pc.edits.back().end = e.end;
+        pc.edits.back().text += e.text;
+      } else {
+        pc.edits.push_back(std::move(e));
+      }
+    }
   return pc;
 }
 
