@@ -4,12 +4,12 @@
 #include <limits>
 #include <set>
 
-#include "edit/splice.h"
-#include "edit/unified_diff.h"
 #include "edit/match.h"
 #include "edit/patch.h"
 #include "edit/patch_seek.h"
+#include "edit/splice.h"
 #include "edit/text.h"
+#include "edit/unified_diff.h"
 
 namespace editd::patch {
 
@@ -19,7 +19,8 @@ using Kind = ChunkLine::Kind;
 using State = FileInput::State;
 
 // Where a unified hunk's line number is taken to be when it is larger.
-constexpr std::size_t kFarLine = static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max() / 4);
+constexpr std::size_t kFarLine =
+    static_cast<std::size_t>(std::numeric_limits<std::ptrdiff_t>::max() / 4);
 
 struct VirtualFile {
   State state = State::kMissing;
@@ -202,10 +203,9 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
       if (!at) {
         std::string where =
             chunk.end_of_file ? "at the end of the file or from line " : "from line ";
-        return hunk_error(
-            file.path, hunk, chunk, text, old_lines, from,
-            "its context and removed lines were not found " + where + std::to_string(from + 1) +
-                " on");
+        return hunk_error(file.path, hunk, chunk, text, old_lines, from,
+                          "its context and removed lines were not found " + where +
+                              std::to_string(from + 1) + " on");
       }
     } else {
       // Line numbers are hints: the search starts there, shifted by how far
@@ -231,8 +231,8 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
       if (!hit)
         return hunk_error(file.path, hunk, chunk, text, old_lines, cursor,
                           "its context and removed lines were not found (searched from line " +
-                              std::to_string(std::min(hint, n) + 1) + " outwards, not before line " +
-                              std::to_string(cursor + 1) + ")");
+                              std::to_string(std::min(hint, n) + 1) +
+                              " outwards, not before line " + std::to_string(cursor + 1) + ")");
       at = hit->index;
       offset = static_cast<std::ptrdiff_t>(hit->index) - static_cast<std::ptrdiff_t>(base);
     }
@@ -288,6 +288,7 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
         e.text.append(l);
         e.text.push_back('\n');
       }
+      if (e.begin == 0) e.text = std::string(text::without_copied_bom(*doc, 0, e.text));
       // Two chunks that meet (one removes lines, the next adds lines where
       // they were) are one replacement: the added lines take the endings of
       // the lines they replace, as they would from one chunk, and the diff
@@ -316,7 +317,8 @@ void describe(FileOutcome& o, const std::optional<std::vector<diff::Window>>& wi
   const std::string new_label = o.new_bytes ? "b/" + o.moved_to.value_or(o.path) : "/dev/null";
   diff::UnifiedDiff d;
   if (windows && o.old_bytes && o.new_bytes)
-    d = diff::unified_windows(before.substr(bom), after.substr(bom), *windows, old_label, new_label);
+    d = diff::unified_windows(before.substr(bom), after.substr(bom), *windows, old_label,
+                              new_label);
   else
     d = diff::unified_texts(text::without_bom(before), text::without_bom(after), old_label,
                             new_label);
@@ -379,8 +381,9 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
         if (!updated) return updated.error();
         std::optional<std::vector<diff::Window>> windows;
         if (source.pristine) windows = std::move(updated->windows);
-        VirtualFile next{State::kFile,    std::move(updated->bytes), source.origin,
-                         std::move(windows), updated->bom,            false};
+        VirtualFile next{State::kFile,  std::move(updated->bytes),
+                         source.origin, std::move(windows),
+                         updated->bom,  false};
         if (f.move_to && *f.move_to != f.path) {
           VirtualFile& dest = files[*f.move_to];
           if (dest.state == State::kDirectory)

@@ -54,7 +54,9 @@ class Document {
   Eol dominant_eol() const { return crlf_ > lf_ ? Eol::kCrLf : Eol::kLf; }
   bool final_newline() const { return !body_.empty() && body_.back() == '\n'; }
   // 1-based line count: "" -> 0, "\n" -> 1, "a\nb" -> 2, "a\nb\n" -> 2.
-  std::size_t line_count() const { return lf_ + crlf_ + (body_.empty() || final_newline() ? 0 : 1); }
+  std::size_t line_count() const {
+    return lf_ + crlf_ + (body_.empty() || final_newline() ? 0 : 1);
+  }
   // Number of CRLF line breaks.
   std::size_t crlf_count() const { return crlf_; }
   // Byte offset in body of the start of 0-based line i (body size when
@@ -67,6 +69,18 @@ class Document {
   std::size_t lf_ = 0;    // LF line breaks
   std::size_t crlf_ = 0;  // CRLF line breaks
 };
+
+// `inserted` as it may be written at offset `at` of the body of `doc`: at the
+// start of the body of a file that has a BOM (and whose body does not itself
+// start with U+FEFF), without the U+FEFF it starts with, which can only be a
+// copy of the BOM (from a view that shows it) and would land as a second one.
+// Anywhere else U+FEFF is content and is kept.
+inline std::string_view without_copied_bom(const Document& doc, std::size_t at,
+                                           std::string_view inserted) {
+  if (at != 0 || !doc.bom() || doc.body().starts_with(kBom)) return inserted;
+  while (inserted.starts_with(kBom)) inserted.remove_prefix(kBom.size());
+  return inserted;
+}
 
 // The body of a Document with every CRLF folded to LF: a view of the body
 // itself when it has no CRLF, else one copy. Not movable: views of it must stay

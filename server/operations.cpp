@@ -74,7 +74,8 @@ Result<Operations::Change> Operations::spliced(const text::Document& doc,
 }
 
 Error read_only_error(const std::string& path) {
-  return Error(ErrorKind::kDenied, "the server is read-only (--read-only): " + path + " was not changed",
+  return Error(ErrorKind::kDenied,
+               "the server is read-only (--read-only): " + path + " was not changed",
                {{"path", path}});
 }
 
@@ -135,8 +136,8 @@ Result<Operations::Change> Operations::compute(const Current& cur, const Transfo
   const std::string new_label = "b/" + cur.shown;
   diff::UnifiedDiff d;
   if (change->windows) {
-    d = diff::unified_windows(before.substr(change->bom), after.substr(change->bom), *change->windows,
-                              old_label, new_label);
+    d = diff::unified_windows(before.substr(change->bom), after.substr(change->bom),
+                              *change->windows, old_label, new_label);
   } else {
     d = diff::unified_texts(without_bom(before), without_bom(after), old_label, new_label);
   }
@@ -163,13 +164,16 @@ Result<void> Operations::check_known(const RequestContext& ctx, const Current& c
   if (!options_.require_read || !ctx.known || !cur.bytes) return {};
   auto it = ctx.known->find(cur.canonical);
   if (it == ctx.known->end())
-    return Error(ErrorKind::kStale,
-                 cur.shown + " has not been read on this connection: read it first (--require-read)",
-                 {{"path", cur.shown}, {"knownFingerprint", nullptr}, {"currentFingerprint", current_fp}});
+    return Error(
+        ErrorKind::kStale,
+        cur.shown + " has not been read on this connection: read it first (--require-read)",
+        {{"path", cur.shown}, {"knownFingerprint", nullptr}, {"currentFingerprint", current_fp}});
   if (it->second != current_fp)
     return Error(ErrorKind::kStale,
                  cur.shown + " changed since this connection last read or wrote it: read it again",
-                 {{"path", cur.shown}, {"knownFingerprint", it->second}, {"currentFingerprint", current_fp}});
+                 {{"path", cur.shown},
+                  {"knownFingerprint", it->second},
+                  {"currentFingerprint", current_fp}});
   return {};
 }
 
@@ -200,7 +204,8 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   std::string current_fp = cur.bytes ? editd::fingerprint(*cur.bytes) : std::string();
   cur.fingerprint = current_fp;
   if (ctx.known && cur.bytes)
-    if (auto it = ctx.known->find(cur.canonical); it != ctx.known->end() && it->second != current_fp)
+    if (auto it = ctx.known->find(cur.canonical);
+        it != ctx.known->end() && it->second != current_fp)
       cur.outdated_fingerprint = it->second;
   if (p.expected_fingerprint && *p.expected_fingerprint != current_fp)
     co_return conflict_error(cur.shown, *p.expected_fingerprint,
@@ -226,7 +231,8 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     if (auto c = check_cancel(ctx); !c) co_return c.error();
     if (ctx.cancel) ctx.cancel->committed = true;
     if (ctx.changes)
-      ctx.changes->push_back(file_change(cur.canonical, cur.bytes, change->bytes, first_line(change->result)));
+      ctx.changes->push_back(
+          file_change(cur.canonical, cur.bytes, change->bytes, first_line(change->result)));
     std::optional<std::string> written;
     std::vector<std::string> made_dirs;
     if (options_.undo_history_entries > 0) {
@@ -322,7 +328,8 @@ Operations::Awaitable Operations::write_text(RequestContext& ctx, protocol::Writ
     splice::Options options;
     options.final_newline = normalized_content.ends_with('\n');
     text::Normalized norm(*doc);
-    return spliced(*doc, splice::rewrite(*doc, norm.view(), normalized_content, options), std::move(c));
+    return spliced(*doc, splice::rewrite(*doc, norm.view(), normalized_content, options),
+                   std::move(c));
   });
 }
 
@@ -343,16 +350,21 @@ Operations::Awaitable Operations::create(RequestContext& ctx, protocol::CreatePa
 
 Operations::Awaitable Operations::insert(RequestContext& ctx, protocol::InsertParams p) {
   if (auto ok = check_param_text(p.text, "text"); !ok) co_return ok.error();
-  if (p.text.empty()) co_return invalid_param("text", "must not be empty (send \"\\n\" for a blank line)");
+  if (p.text.empty())
+    co_return invalid_param("text", "must not be empty (send \"\\n\" for a blank line)");
   co_return co_await mutate(ctx, p, false, [&p](const Current& cur) -> Result<Change> {
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
     if (p.line > doc->line_count()) return line_out_of_range(p.line, doc->line_count(), "line");
-    std::string block = text::normalize_eol(p.text);
-    if (block.back() != '\n') block.push_back('\n');
     text::Normalized norm(*doc);
     const std::string_view normalized = norm.view();
     const std::size_t at = offset_of_line(normalized, p.line);
+    std::string block = text::normalize_eol(text::without_copied_bom(*doc, at, p.text));
+    if (block.empty())
+      return Error(
+          ErrorKind::kNoChange,
+          "text is only a copy of the file's BOM, which the file has: nothing would change");
+    if (block.back() != '\n') block.push_back('\n');
     const std::size_t inserted = text::count_lines(block);
     if (at == normalized.size() && !normalized.empty() && normalized.back() != '\n')
       block.insert(block.begin(), '\n');
@@ -378,8 +390,8 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
     text::Normalized norm(*doc);
     std::string old_text = text::normalize_eol(p.old_text);
     std::string new_text = text::normalize_eol(p.new_text);
-    match::Request req{norm.view(), old_text, new_text, mode, p.replace_all,
-                       p.expected_replacements};
+    match::Request req{norm.view(), old_text,      new_text,
+                       mode,        p.replace_all, p.expected_replacements};
     auto plan = match::plan_replace(req);
     if (!plan) {
       Error e = plan.error();
@@ -441,6 +453,8 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::Edit
     std::vector<protocol::RebasedAnchor> rebased;
     for (const hashline::Rebased& r : plan->rebased) rebased.push_back({r.anchor, r.line});
     c.result.rebased = std::move(rebased);
+    for (splice::Edit& e : plan->edits)
+      if (e.begin == 0) e.text = std::string(text::without_copied_bom(*doc, 0, e.text));
     return spliced(*doc, splice::plan(*doc, norm.view(), std::move(plan->edits)), std::move(c));
   });
 }

@@ -4,11 +4,11 @@
 
 #include <doctest/doctest.h>
 
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
-#include <boost/asio/steady_timer.hpp>
-#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <optional>
 
@@ -26,7 +26,9 @@ struct Fixture {
   LockChains locks{io.get_executor()};
   Operations ops{options, locks, pool};
   MemoryBackend backend;
-  RequestContext ctx() { return RequestContext{backend, std::make_shared<CancelState>(), nullptr, nullptr}; }
+  RequestContext ctx() {
+    return RequestContext{backend, std::make_shared<CancelState>(), nullptr, nullptr};
+  }
 };
 
 asio::awaitable<void> wait_until_cancelled(asio::steady_timer& gate) {
@@ -79,7 +81,9 @@ TEST_CASE("dependent edits of one file apply in arrival order") {
   for (int i = 0; i < 20; ++i) ctxs.push_back(f.ctx());
   std::vector<std::optional<Result<protocol::MutationResult>>> results(20);
   for (int i = 0; i < 20; ++i)
-    spawn_into(f.io, f.ops.str_replace(ctxs[i], replace("chain.txt", "v" + std::to_string(i), "v" + std::to_string(i + 1))),
+    spawn_into(f.io,
+               f.ops.str_replace(ctxs[i], replace("chain.txt", "v" + std::to_string(i),
+                                                  "v" + std::to_string(i + 1))),
                results[i]);
   f.io.run();
   for (auto& r : results) CHECK((r && r->has_value()));
@@ -167,7 +171,8 @@ protocol::ApplyPatchParams patch_of(std::string text) {
 
 }  // namespace
 
-TEST_CASE("a patch whose last deletion fails restores every file it had written, moved or deleted") {
+TEST_CASE(
+    "a patch whose last deletion fails restores every file it had written, moved or deleted") {
   Fixture f;
   f.backend.put("a.txt", "a\n");
   f.backend.put("m.txt", "move me\n");
@@ -177,12 +182,13 @@ TEST_CASE("a patch whose last deletion fails restores every file it had written,
   auto ctx = f.ctx();
   std::optional<Result<protocol::ApplyPatchResult>> r;
   spawn_into(f.io,
-             f.ops.apply_patch(ctx, patch_of("*** Begin Patch\n"
-                                             "*** Update File: a.txt\n@@\n-a\n+A\n"
-                                             "*** Update File: m.txt\n*** Move to: n.txt\n@@\n-move me\n+moved\n"
-                                             "*** Delete File: d1.txt\n"
-                                             "*** Delete File: d2.txt\n"
-                                             "*** End Patch")),
+             f.ops.apply_patch(
+                 ctx, patch_of("*** Begin Patch\n"
+                               "*** Update File: a.txt\n@@\n-a\n+A\n"
+                               "*** Update File: m.txt\n*** Move to: n.txt\n@@\n-move me\n+moved\n"
+                               "*** Delete File: d1.txt\n"
+                               "*** Delete File: d2.txt\n"
+                               "*** End Patch")),
              r);
   f.io.run();
   REQUIRE(r->has_error());
@@ -226,9 +232,60 @@ TEST_CASE("a cancelled patch changes nothing") {
   auto ctx = f.ctx();
   ctx.cancel->cancelled = true;
   std::optional<Result<protocol::ApplyPatchResult>> r;
-  spawn_into(f.io, f.ops.apply_patch(ctx, patch_of("*** Begin Patch\n*** Delete File: a.txt\n*** End Patch")), r);
+  spawn_into(
+      f.io,
+      f.ops.apply_patch(ctx, patch_of("*** Begin Patch\n*** Delete File: a.txt\n*** End Patch")),
+      r);
   f.io.run();
   REQUIRE(r->has_error());
   CHECK(r->error().kind == ErrorKind::kCancelled);
   CHECK(f.backend.get("a.txt") == "a\n");
+}
+
+// A U+FEFF at the start of text written at the start of a file that has a BOM
+// can only be a copy of that BOM: it is dropped rather than written as a
+// second one. Anywhere else it is content.
+TEST_CASE("a copied BOM never lands as a second BOM, through insert or apply_patch") {
+  const std::string bom = "\xEF\xBB\xBF";
+  Fixture f;
+  auto run_insert = [&](std::string path, std::uint64_t line, std::string text) {
+    protocol::InsertParams p;
+    p.path = std::move(path);
+    p.line = line;
+    p.text = std::move(text);
+    auto ctx = f.ctx();
+    std::optional<Result<protocol::MutationResult>> r;
+    spawn_into(f.io, f.ops.insert(ctx, std::move(p)), r);
+    f.io.restart();
+    f.io.run();
+    REQUIRE(r.has_value());
+    return std::move(*r);
+  };
+  f.backend.put("bom.py", bom + "a = 1\n");
+  CHECK(run_insert("bom.py", 0, bom + "import os\n").has_value());
+  CHECK(f.backend.get("bom.py") == bom + "import os\na = 1\n");
+  // Elsewhere U+FEFF is the character it is.
+  CHECK(run_insert("bom.py", 2, bom + "b = 2\n").has_value());
+  CHECK(f.backend.get("bom.py") == bom + "import os\na = 1\n" + bom + "b = 2\n");
+  // Nothing but the copy: nothing to do.
+  auto nothing = run_insert("bom.py", 0, bom);
+  REQUIRE(nothing.has_error());
+  CHECK(nothing.error().kind == ErrorKind::kNoChange);
+  // A file without a BOM takes the one the text starts with, as write_text does.
+  f.backend.put("plain.py", "a = 1\n");
+  CHECK(run_insert("plain.py", 0, bom + "x = 0\n").has_value());
+  CHECK(f.backend.get("plain.py") == bom + "x = 0\na = 1\n");
+
+  f.backend.put("p.ts", bom + "let a = 1;\n");
+  auto ctx = f.ctx();
+  std::optional<Result<protocol::ApplyPatchResult>> r;
+  spawn_into(f.io,
+             f.ops.apply_patch(ctx, patch_of("*** Begin Patch\n*** Update File: p.ts\n@@\n+" + bom +
+                                             "// header\n let a = 1;\n*** End Patch")),
+             r);
+  f.io.restart();
+  f.io.run();
+  REQUIRE(r.has_value());
+  CHECK(r->has_value());
+  CHECK(f.backend.get("p.ts") == bom + "// header\nlet a = 1;\n");
 }
