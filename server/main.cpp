@@ -1,18 +1,18 @@
 // editd: the file-editing JSON-RPC server for AI agents and editors.
 #include <malloc.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
-
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include "server/apply_patch_command.h"
 #include "server/commit.h"
 #include "server/options.h"
 #include "server/probe.h"
 #include "server/server.h"
+#include "server/tools_command.h"
 
 int main(int argc, char** argv) {
   using namespace editd;
@@ -45,6 +45,9 @@ int main(int argc, char** argv) {
       break;
     case CommandLine::Mode::kApplyPatch:
       code = run_apply_patch(*cl);
+      break;
+    case CommandLine::Mode::kTools:
+      code = run_tools(*cl);
       break;
     case CommandLine::Mode::kServe:
       code = run_server(cl->options);

@@ -16,15 +16,20 @@ const char* const kUsage =
     "                                       2 usage\n"
     "       editd probe unix:PATH|tcp:[HOST:]PORT [--token-file F] [--timeout SECONDS]\n"
     "                                       health check: exit 0 when editd answers initialize\n"
+    "       editd tools [--format mcp|anthropic|openai]\n"
+    "                                       print the tool definitions (JSON) for a host's or an\n"
+    "                                       API request's tool list (default: mcp)\n"
     "\n"
     "options:\n"
     "  --root DIR                 the directory edits are confined to (default: .)\n"
     "  --read-only                refuse every mutation with 'denied'\n"
-    "  --log-level LEVEL          trace|debug|info|warn|error|off (default: info); logs go to stderr\n"
+    "  --log-level LEVEL          trace|debug|info|warn|error|off (default: info); logs go to "
+    "stderr\n"
     "  --max-message-bytes N      longest accepted JSON-RPC line (default: 67108864)\n"
     "  --max-file-bytes N         largest file read or written (default: 67108864)\n"
     "  --matching MODE            str_replace default: exact|standard|fuzzy (default: standard)\n"
-    "  --max-inflight N           requests in flight per connection before reading pauses (default: 64)\n"
+    "  --max-inflight N           requests in flight per connection before reading pauses "
+    "(default: 64)\n"
     "  --max-queued-bytes N       reply bytes queued per connection before reading pauses\n"
     "                             (default: 67108864)\n"
     "  --listen unix:PATH|tcp:[HOST:]PORT   serve sockets instead of stdio (repeatable)\n"
@@ -43,13 +48,16 @@ const char* const kUsage =
 
 namespace {
 
-Error usage_error(std::string message) { return Error(ErrorKind::kInvalidParams, std::move(message)); }
+Error usage_error(std::string message) {
+  return Error(ErrorKind::kInvalidParams, std::move(message));
+}
 
 Result<std::uint64_t> parse_number(std::string_view flag, std::string_view s) {
   std::uint64_t v = 0;
   auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
   if (ec != std::errc() || p != s.data() + s.size())
-    return usage_error(std::string(flag) + " needs a non-negative integer, got '" + std::string(s) + "'");
+    return usage_error(std::string(flag) + " needs a non-negative integer, got '" + std::string(s) +
+                       "'");
   return v;
 }
 
@@ -85,6 +93,9 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
     i = 2;
   } else if (argc > 1 && std::string_view(argv[1]) == "probe") {
     cl.mode = CommandLine::Mode::kProbe;
+    i = 2;
+  } else if (argc > 1 && std::string_view(argv[1]) == "tools") {
+    cl.mode = CommandLine::Mode::kTools;
     i = 2;
   }
   const bool apply_patch = cl.mode == CommandLine::Mode::kApplyPatch;
@@ -126,7 +137,8 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
     if (cl.mode == CommandLine::Mode::kProbe && !arg.starts_with('-')) {
       if (!cl.probe.address.empty()) return usage_error("probe takes one address");
       if (!arg.starts_with("unix:") && !arg.starts_with("tcp:"))
-        return usage_error("probe takes unix:PATH or tcp:[HOST:]PORT, got '" + std::string(arg) + "'");
+        return usage_error("probe takes unix:PATH or tcp:[HOST:]PORT, got '" + std::string(arg) +
+                           "'");
       cl.probe.address = std::string(arg);
       continue;
     }
@@ -145,12 +157,18 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       if (i + 1 >= argc) return usage_error(std::string(flag) + " needs a value");
       return std::string(argv[++i]);
     };
-#define EDITD_NEED(var)              \
-  auto var##_r = need();             \
+#define EDITD_NEED(var)                 \
+  auto var##_r = need();                \
   if (!var##_r) return var##_r.error(); \
   std::string var = *var##_r;
 
-    if (flag == "--help" || flag == "-h") {
+    if (cl.mode == CommandLine::Mode::kTools && flag != "--help" && flag != "-h") {
+      if (flag != "--format") return usage_error("tools takes only --format mcp|anthropic|openai");
+      EDITD_NEED(v);
+      if (v != "mcp" && v != "anthropic" && v != "openai")
+        return usage_error("--format must be mcp, anthropic or openai");
+      cl.tools_format = v;
+    } else if (flag == "--help" || flag == "-h") {
       cl.mode = CommandLine::Mode::kHelp;
     } else if (flag == "--version") {
       cl.mode = CommandLine::Mode::kVersion;
@@ -166,7 +184,8 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       static const char* levels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
       bool known = false;
       for (const char* l : levels) known |= v == l;
-      if (!known) return usage_error("--log-level must be one of trace, debug, info, warn, error, off");
+      if (!known)
+        return usage_error("--log-level must be one of trace, debug, info, warn, error, off");
       o.log_level = v;
     } else if (flag == "--max-message-bytes" || flag == "--max-file-bytes" ||
                flag == "--max-inflight" || flag == "--threads" || flag == "--max-queued-bytes") {
@@ -233,7 +252,8 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
 #undef EDITD_NEED
   }
   if (cl.mode == CommandLine::Mode::kProbe) {
-    if (cl.probe.address.empty()) return usage_error("probe needs an address: unix:PATH or tcp:[HOST:]PORT");
+    if (cl.probe.address.empty())
+      return usage_error("probe needs an address: unix:PATH or tcp:[HOST:]PORT");
     cl.probe.token_file = o.token_file;
   }
   return cl;

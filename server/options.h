@@ -40,14 +40,15 @@ struct ServerOptions {
 };
 
 struct CommandLine {
-  enum class Mode { kServe, kApplyPatch, kProbe, kHelp, kVersion };
+  enum class Mode { kServe, kApplyPatch, kProbe, kTools, kHelp, kVersion };
   Mode mode = Mode::kServe;
   ServerOptions options;
   // apply-patch: the patch given as an argument, or the file it is in ("-":
   // stdin); neither: stdin.
   std::optional<std::string> patch;
   std::optional<std::string> patch_file;
-  ProbeOptions probe;  // probe: its address; --token-file and --timeout
+  ProbeOptions probe;                // probe: its address; --token-file and --timeout
+  std::string tools_format = "mcp";  // tools: mcp | anthropic | openai
 };
 
 // The local backend's share of the options.

@@ -61,7 +61,9 @@ bool editd_code(const json& reply) {
 
 }  // namespace
 
-TEST_CASE("a string protocolVersion makes the connection MCP: a supported version is echoed, any other gets the newest") {
+TEST_CASE(
+    "a string protocolVersion makes the connection MCP: a supported version is echoed, any other "
+    "gets the newest") {
   TempDir root;
   for (std::string v : {"2025-11-25", "2025-06-18"}) {
     auto p = spawn_editd(root);
@@ -96,10 +98,13 @@ TEST_CASE("server/discover is method-not-found, and initialize follows on the sa
   CHECK(p.other.empty());
 }
 
-TEST_CASE("tools/list has one tool per registry method with flat input schemas, output schemas and annotations") {
+TEST_CASE(
+    "tools/list has one tool per registry method with flat input schemas, output schemas and "
+    "annotations") {
   TempDir root;
   auto plain = spawn_editd(root);
-  json methods = plain.ok("initialize", {{"protocolVersion", 1}})["agentCapabilities"]["_meta"]["editd"]["methods"];
+  json methods = plain.ok(
+      "initialize", {{"protocolVersion", 1}})["agentCapabilities"]["_meta"]["editd"]["methods"];
   auto p = spawn_editd(root);
   mcp_initialize(p);
   json tools = p.ok("tools/list", json::object())["tools"];
@@ -135,7 +140,8 @@ TEST_CASE("tools/list has one tool per registry method with flat input schemas, 
   CHECK(flags("insert")["destructiveHint"] == false);
 }
 
-TEST_CASE("tools/call returns the plain method's whole result as structuredContent and complete text") {
+TEST_CASE(
+    "tools/call returns the plain method's whole result as structuredContent and complete text") {
   TempDir root;
   auto p = spawn_editd(root);
   mcp_initialize(p);
@@ -154,17 +160,21 @@ TEST_CASE("tools/call returns the plain method's whole result as structuredConte
                           r["structuredContent"]["fingerprint"].get<std::string>() +
                           " (the whole file)\nalpha\nbeta\ngamma\n");
 
-  json s = call(p, "str_replace", {{"path", "notes.txt"}, {"oldText", "beta"}, {"newText", "BETA"}, {"dryRun", true}});
+  json s =
+      call(p, "str_replace",
+           {{"path", "notes.txt"}, {"oldText", "beta"}, {"newText", "BETA"}, {"dryRun", true}});
   CHECK(s["structuredContent"]["replacements"] == 1);
   CHECK(text_of(s).find("1 replacement at line 2 (matched by exact)") != std::string::npos);
   CHECK(text_of(s).find("dry run: nothing was written") != std::string::npos);
   CHECK(root.read("notes.txt") == "alpha\nbeta\ngamma\n");
 
-  json patch = call(p, "apply_patch", {{"patch", "*** Begin Patch\n*** Add File: b.txt\n+new\n*** End Patch\n"}});
+  json patch = call(p, "apply_patch",
+                    {{"patch", "*** Begin Patch\n*** Add File: b.txt\n+new\n*** End Patch\n"}});
   CHECK(patch["structuredContent"]["files"][0]["action"] == "add");
   CHECK(text_of(patch).find("apply_patch: 1 file: add b.txt (+1 -0") == 0);
   json fp = call(p, "fingerprint", {{"path", "b.txt"}});
-  CHECK(text_of(fp) == "b.txt: fingerprint " + fp["structuredContent"]["fingerprint"].get<std::string>() + ", 4 bytes");
+  CHECK(text_of(fp) == "b.txt: fingerprint " +
+                           fp["structuredContent"]["fingerprint"].get<std::string>() + ", 4 bytes");
 }
 
 TEST_CASE("hashline anchors and undo as MCP tools: the text alone is enough to use them") {
@@ -181,8 +191,9 @@ TEST_CASE("hashline anchors and undo as MCP tools: the text alone is enough to u
   REQUIRE(std::regex_search(text, m, std::regex("\n(2~[a-z]+)\\|    return a \\+ b")));
   const std::string anchor = m[1];
 
-  json e = call(p, "edit_lines", {{"path", "calc.py"},
-                                 {"edits", {{{"replace", {{"start", anchor}}}, {"newText", "    return a - b"}}}}});
+  json e = call(p, "edit_lines",
+                {{"path", "calc.py"},
+                 {"edits", {{{"replace", {{"start", anchor}}}, {"newText", "    return a - b"}}}}});
   REQUIRE(e["isError"] == false);
   CHECK(root.read("calc.py") == "def add(a, b):\r\n    return a - b\r\n");
   const std::string undo_id = e["structuredContent"]["undoId"];
@@ -200,28 +211,36 @@ TEST_CASE("hashline anchors and undo as MCP tools: the text alone is enough to u
       tag = t;
       break;
     }
-  json stale = call(p, "edit_lines",
-                    {{"path", "calc.py"}, {"edits", {{{"insertAfter", "2~" + tag}, {"newText", "x"}}}}});
+  json stale =
+      call(p, "edit_lines",
+           {{"path", "calc.py"}, {"edits", {{{"insertAfter", "2~" + tag}, {"newText", "x"}}}}});
   CHECK(stale["isError"] == true);
   CHECK(text_of(stale).find("Error (stale)") == 0);
   CHECK(root.read("calc.py") == "def add(a, b):\r\n    return a + b\r\n");
 }
 
-TEST_CASE("failed calls are isError results with message, kind and every hint; unknown tools are -32602") {
+TEST_CASE(
+    "failed calls are isError results with message, kind and every hint; unknown tools are "
+    "-32602") {
   TempDir root;
-  root.write("calc.js", "function add(a, b) {\n  return a + b;\n}\n\nfunction sub(a, b) {\n  return a - b;\n}\n");
+  root.write(
+      "calc.js",
+      "function add(a, b) {\n  return a + b;\n}\n\nfunction sub(a, b) {\n  return a - b;\n}\n");
   auto p = spawn_editd(root);
   mcp_initialize(p);
   std::vector<json> replies;
 
-  json nm = call(p, "str_replace", {{"path", "calc.js"}, {"oldText", "return a * b;"}, {"newText", "x"}});
+  json nm =
+      call(p, "str_replace", {{"path", "calc.js"}, {"oldText", "return a * b;"}, {"newText", "x"}});
   CHECK(nm["isError"] == true);
   CHECK_FALSE(nm.contains("structuredContent"));
   std::string t = text_of(nm);
   CHECK(t.find("Error (no_match): oldText was not found") == 0);
-  CHECK(t.find("Closest region, line 2 (similarity 0.80):\n  return a + b;\n") != std::string::npos);
+  CHECK(t.find("Closest region, line 2 (similarity 0.80):\n  return a + b;\n") !=
+        std::string::npos);
 
-  json amb = call(p, "str_replace", {{"path", "calc.js"}, {"oldText", "(a, b) {"}, {"newText", "(x, y) {"}});
+  json amb = call(p, "str_replace",
+                  {{"path", "calc.js"}, {"oldText", "(a, b) {"}, {"newText", "(x, y) {"}});
   t = text_of(amb);
   CHECK(t.find("Error (ambiguous):") == 0);
   CHECK(t.find("Candidate, line 1:\nfunction add(a, b) {\n") != std::string::npos);
@@ -231,14 +250,19 @@ TEST_CASE("failed calls are isError results with message, kind and every hint; u
   CHECK(missing["isError"] == true);
   CHECK(text_of(missing).find("Error (invalid_params): invalid param 'path'") == 0);
 
-  json unknown_arg = call(p, "str_replace", {{"path", "calc.js"}, {"old_str", "a"}, {"new_str", "b"}});
+  json unknown_arg =
+      call(p, "str_replace", {{"path", "calc.js"}, {"old_str", "a"}, {"new_str", "b"}});
   CHECK(unknown_arg["isError"] == true);
-  CHECK(text_of(unknown_arg).find("invalid params 'new_str', 'old_str': str_replace takes no such arguments (it takes dryRun,") != std::string::npos);
+  CHECK(text_of(unknown_arg)
+            .find("invalid params 'new_str', 'old_str': str_replace takes no such arguments (it "
+                  "takes dryRun,") != std::string::npos);
 
   json not_object = p.ok("tools/call", {{"name", "read_text"}, {"arguments", "calc.js"}});
   CHECK(not_object["isError"] == true);
 
-  json conflict = call(p, "write_text", {{"path", "calc.js"}, {"content", "x"}, {"expectedFingerprint", "xxh3:0000000000000000"}});
+  json conflict = call(
+      p, "write_text",
+      {{"path", "calc.js"}, {"content", "x"}, {"expectedFingerprint", "xxh3:0000000000000000"}});
   CHECK(text_of(conflict).find("Error (conflict):") == 0);
   CHECK(text_of(conflict).find("currentFingerprint") != std::string::npos);
 
@@ -277,7 +301,8 @@ TEST_CASE("read_text pages on MCP: 2,000 lines or 256 KiB, and the header says h
   CHECK(rest["structuredContent"]["lineCount"] == 500);
   CHECK(text_of(rest).find("many.txt: lines 2001-2500 of 2500, fingerprint") == 0);
   // An explicit limit is kept.
-  CHECK(call(p, "read_text", {{"path", "many.txt"}, {"limit", 2500}})["structuredContent"]["lineCount"] == 2500);
+  CHECK(call(p, "read_text",
+             {{"path", "many.txt"}, {"limit", 2500}})["structuredContent"]["lineCount"] == 2500);
 
   json w = call(p, "read_text", {{"path", "wide.txt"}, {"limit", 1000}});
   CHECK(w["structuredContent"]["lineCount"] == 261);
@@ -288,20 +313,30 @@ TEST_CASE("read_text pages on MCP: 2,000 lines or 256 KiB, and the header says h
   CHECK(plain.ok("read_text", {{"path", "many.txt"}})["lineCount"] == 2500);
 }
 
-TEST_CASE("notifications/cancelled cancels a queued call, which changes nothing and gets no answer") {
+TEST_CASE(
+    "notifications/cancelled cancels a queued call, which changes nothing and gets no answer") {
   TempDir root;
   root.write("big.txt", "start\n");
   auto p = spawn_editd(root);
   mcp_initialize(p);
   std::string big(8 << 20, 'x');
   auto tool_call = [](const char* id, const char* tool, json args) {
-    return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"}, {"params", {{"name", tool}, {"arguments", std::move(args)}}}}.dump() + "\n";
+    return json{{"jsonrpc", "2.0"},
+                {"id", id},
+                {"method", "tools/call"},
+                {"params", {{"name", tool}, {"arguments", std::move(args)}}}}
+               .dump() +
+           "\n";
   };
   std::string lines =
       tool_call("w", "write_text", {{"path", "big.txt"}, {"content", big + "\nstart\n"}}) +
-      tool_call("e", "str_replace", {{"path", "big.txt"}, {"oldText", "start"}, {"newText", "changed"}}) +
-      json{{"jsonrpc", "2.0"}, {"method", "notifications/cancelled"}, {"params", {{"requestId", "e"}, {"reason", "user"}}}}.dump() + "\n" +
-      json{{"jsonrpc", "2.0"}, {"id", "p"}, {"method", "ping"}}.dump() + "\n";
+      tool_call("e", "str_replace",
+                {{"path", "big.txt"}, {"oldText", "start"}, {"newText", "changed"}}) +
+      json{{"jsonrpc", "2.0"},
+           {"method", "notifications/cancelled"},
+           {"params", {{"requestId", "e"}, {"reason", "user"}}}}
+          .dump() +
+      "\n" + json{{"jsonrpc", "2.0"}, {"id", "p"}, {"method", "ping"}}.dump() + "\n";
   p.write_raw(lines);
   std::set<std::string> ids;
   ids.insert(p.read_message()["id"].get<std::string>());
@@ -322,7 +357,8 @@ TEST_CASE("MCP on a Unix socket and on TCP, where initialize carries the token")
   REQUIRE(wait_for_path(socket));
   auto c = SocketClient::unix_socket(socket);
   REQUIRE(c);
-  CHECK((*c->call("initialize", mcp_initialize_params("2025-06-18")))["result"]["protocolVersion"] == "2025-06-18");
+  CHECK((*c->call("initialize", mcp_initialize_params(
+                                    "2025-06-18")))["result"]["protocolVersion"] == "2025-06-18");
   json r = *c->call("tools/call", {{"name", "read_text"}, {"arguments", {{"path", "a.txt"}}}});
   CHECK(r["result"]["structuredContent"]["content"] == "x\n");
 
@@ -334,8 +370,10 @@ TEST_CASE("MCP on a Unix socket and on TCP, where initialize carries the token")
   for (int i = 0; i < 2000 && port < 0; ++i) {
     std::smatch m;
     std::string err = tcp.stderr_text();
-    if (std::regex_search(err, m, re)) port = std::stoi(m[1].str());
-    else std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    if (std::regex_search(err, m, re))
+      port = std::stoi(m[1].str());
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   REQUIRE(port > 0);
   auto bad = SocketClient::tcp(port);
@@ -348,23 +386,75 @@ TEST_CASE("MCP on a Unix socket and on TCP, where initialize carries the token")
   json params = mcp_initialize_params("2025-11-25");
   params["authToken"] = "s3cret-token";
   CHECK((*good->call("initialize", params))["result"]["protocolVersion"] == "2025-11-25");
-  CHECK((*good->call("tools/call", {{"name", "fingerprint"}, {"arguments", {{"path", "a.txt"}}}}))["result"]["structuredContent"]["size"] == 2);
+  CHECK((*good->call(
+            "tools/call",
+            {{"name", "fingerprint"},
+             {"arguments", {{"path", "a.txt"}}}}))["result"]["structuredContent"]["size"] == 2);
 }
 
-TEST_CASE("--approve ask on MCP fails closed: the client cannot answer session/request_permission") {
+TEST_CASE(
+    "--approve ask on MCP fails closed: the client cannot answer session/request_permission") {
   TempDir root;
   auto p = spawn_editd(root, {"--approve", "ask"});
   mcp_initialize(p);
   p.send({{"jsonrpc", "2.0"},
           {"id", 9},
           {"method", "tools/call"},
-          {"params", {{"name", "write_text"}, {"arguments", {{"path", "a.txt"}, {"content", "x\n"}}}}}});
+          {"params",
+           {{"name", "write_text"}, {"arguments", {{"path", "a.txt"}, {"content", "x\n"}}}}}});
   json ask = p.read_message();
   REQUIRE(ask["method"] == "session/request_permission");
   // What an MCP client answers to a method it does not know.
-  p.send({{"jsonrpc", "2.0"}, {"id", ask["id"]}, {"error", {{"code", -32601}, {"message", "Method not found"}}}});
+  p.send({{"jsonrpc", "2.0"},
+          {"id", ask["id"]},
+          {"error", {{"code", -32601}, {"message", "Method not found"}}}});
   json r = p.response_to(9);
   CHECK(r["result"]["isError"] == true);
   CHECK(text_of(r["result"]).find("Error (delegate_failed):") == 0);
   CHECK_FALSE(root.exists("a.txt"));
+}
+
+TEST_CASE("editd tools prints the registry's tools for MCP, Anthropic and OpenAI requests") {
+  TempDir root;
+  auto p = spawn_editd(root);
+  mcp_initialize(p);
+  const json listed = p.ok("tools/list", json::object());
+
+  Run mcp = run_editd({"tools", "--format", "mcp"});
+  REQUIRE(mcp.code == 0);
+  CHECK(json::parse(mcp.out) == listed);
+  Run by_default = run_editd({"tools"});
+  REQUIRE(by_default.code == 0);
+  CHECK(json::parse(by_default.out) == listed);
+
+  Run anthropic = run_editd({"tools", "--format", "anthropic"});
+  REQUIRE(anthropic.code == 0);
+  const json a = json::parse(anthropic.out);
+  REQUIRE(a.is_array());
+  REQUIRE(a.size() == listed["tools"].size());
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const json& t = listed["tools"][i];
+    CHECK(a[i] == json{{"name", t["name"]},
+                       {"description", t["description"]},
+                       {"input_schema", t["inputSchema"]}});
+  }
+
+  Run openai = run_editd({"tools", "--format=openai"});
+  REQUIRE(openai.code == 0);
+  const json o = json::parse(openai.out);
+  REQUIRE(o.size() == listed["tools"].size());
+  for (std::size_t i = 0; i < o.size(); ++i) {
+    const json& t = listed["tools"][i];
+    CHECK(o[i] == json{{"type", "function"},
+                       {"name", t["name"]},
+                       {"description", t["description"]},
+                       {"parameters", t["inputSchema"]},
+                       {"strict", false}});
+  }
+
+  Run bad = run_editd({"tools", "--format", "gemini"});
+  CHECK(bad.code == 2);
+  CHECK(bad.out.empty());
+  CHECK(bad.err.find("--format must be mcp, anthropic or openai") != std::string::npos);
+  CHECK(run_editd({"tools", "--root", "."}).code == 2);
 }

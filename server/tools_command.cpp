@@ -1,0 +1,47 @@
+#include "server/tools_command.h"
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <iostream>
+
+#include "server/lock_chain.h"
+#include "server/mcp.h"
+#include "server/operations.h"
+
+namespace editd {
+
+using nlohmann::json;
+
+json tool_definitions(const Registry& registry, std::string_view format) {
+  if (format == "mcp") return mcp::tools_list(registry);
+  json tools = json::array();
+  for (const Method& m : registry.methods()) {
+    if (format == "anthropic") {
+      tools.push_back(
+          {{"name", m.name}, {"description", m.description}, {"input_schema", m.input_schema}});
+    } else {
+      // Not strict: strict mode wants every property required, and most of
+      // editd's are optional.
+      tools.push_back({{"type", "function"},
+                       {"name", m.name},
+                       {"description", m.description},
+                       {"parameters", m.input_schema},
+                       {"strict", false}});
+    }
+  }
+  return tools;
+}
+
+int run_tools(const CommandLine& cl) {
+  // The registry binds each method to an Operations, which nothing here runs.
+  boost::asio::io_context io;
+  boost::asio::thread_pool pool(1);
+  LockChains locks(io.get_executor());
+  Operations ops(cl.options, locks, pool);
+  const Registry registry(ops);
+  std::cout << tool_definitions(registry, cl.tools_format).dump(2) << "\n";
+  pool.join();
+  return std::cout.good() ? 0 : 1;
+}
+
+}  // namespace editd

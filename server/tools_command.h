@@ -1,0 +1,24 @@
+// `editd tools`: the method registry's tools as a host or an API request takes
+// them, so that hosts that configure tools by hand need no hand-written schema.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string_view>
+
+#include "server/options.h"
+#include "server/registry.h"
+
+namespace editd {
+
+// The registry's methods as tool definitions in `format`:
+// - "mcp": what tools/list answers, {"tools": [{name, title, description,
+//   inputSchema, outputSchema, annotations}]};
+// - "anthropic": the Messages API's `tools`, [{name, description, input_schema}];
+// - "openai": the Responses API's function tools, [{type: "function", name,
+//   description, parameters, strict: false}].
+nlohmann::json tool_definitions(const Registry& registry, std::string_view format);
+
+// Prints tool_definitions for cl.tools_format on stdout; returns the exit code.
+int run_tools(const CommandLine& cl);
+
+}  // namespace editd
