@@ -1052,13 +1052,11 @@ Result<Plan> plan_replace(const Request& request) {
           "if they were copied from a numbered view, send oldText without them");
   }
 
-  if (!trim(new_text).empty()) {
-    // In exact mode the line slots that tell cheaply are not at hand.
-    if (mode != Mode::kExact && !file.may_hold(new_text)) {
-    } else if (auto hit = find_exact(request.text, new_text, ""); !hit.empty()) {
+  // In exact mode the line slots that rule newText out cheaply are not at hand.
+  if (!trim(new_text).empty() && (mode == Mode::kExact || file.may_hold(new_text))) {
+    if (auto hit = find_exact(request.text, new_text, ""); !hit.empty())
       hints.push_back("newText is already in the file at line " + std::to_string(hit.front().line) +
                       ": was this edit already applied?");
-    }
   }
 
   if (ladder.was_cut())
