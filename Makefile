@@ -1,7 +1,7 @@
 # editd: the two commands a new user needs on a fresh Debian machine.
 #   make run    install missing packages, build, serve on stdio with . as the root
 #   make test   the same set-up, then the whole test suite (ctest) and a short
-#               run of every fuzz target over its seed corpus
+#               run of every fuzz target over its seed corpus (fixed seed)
 #   make bench  build and run the benchmarks (never part of the tests)
 #   make fuzz   run every fuzz target for FUZZ_SECONDS (default 60) each
 #   make sanitize-test   the whole test suite built with ASan and UBSan
@@ -16,7 +16,7 @@ JOBS ?= 2
 FUZZ_BUILD_DIR ?= build-fuzz
 SANITIZE_BUILD_DIR ?= build-asan
 FUZZ_SECONDS ?= 60
-FUZZ_SMOKE_SECONDS ?= 4
+FUZZ_SMOKE_RUNS ?= 8000
 # The sanitizer build keeps assertions (no NDEBUG) and only line tables: it
 # builds the whole tree a second time, so it is kept cheap.
 SANITIZE_CXX_FLAGS ?= -O1 -g1
@@ -86,7 +86,7 @@ fuzz: fuzz-build
 	tests/fuzz/run.sh $(FUZZ_BUILD_DIR) $(FUZZ_SECONDS)
 
 fuzz-smoke: fuzz-build
-	tests/fuzz/run.sh $(FUZZ_BUILD_DIR) $(FUZZ_SMOKE_SECONDS)
+	tests/fuzz/run.sh $(FUZZ_BUILD_DIR) --smoke $(FUZZ_SMOKE_RUNS)
 
 # The whole suite with AddressSanitizer and UndefinedBehaviorSanitizer (any UB
 # is fatal), in its own build directory. A test binary that hangs (a fork in a
