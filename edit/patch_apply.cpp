@@ -4,6 +4,8 @@
 #include <limits>
 #include <set>
 
+#include "edit/carry.h"
+#include "edit/chars.h"
 #include "edit/match.h"
 #include "edit/patch.h"
 #include "edit/patch_seek.h"
@@ -46,6 +48,12 @@ struct Group {
   std::size_t line = 0;
   std::size_t count = 0;
   std::vector<std::string> added;
+  std::vector<std::string_view> removed;  // the chunk's own text of the old lines
+  // The last added line ends the file without a line break (a unified `\ No
+  // newline at end of file` after it). The marker takes away the "\n" alone,
+  // as git apply reads it: a line "+B\r" before the marker ends the file with
+  // "B\r", which is also how the result's own diff shows such a file.
+  bool unterminated = false;
 };
 
 // Where a chunk landed: old lines [start, start + old_len), and its groups
@@ -88,16 +96,33 @@ Error hunk_error(const std::string& path, std::size_t hunk, const Chunk& chunk,
                          {"patchLine", chunk.patch_line},
                          {"context", needle},
                          {"fromLine", from + 1}};
+  std::vector<std::string> hints;
+  const seek::Lines lines = text::split_lines(text);
+  if (auto at = seek::folded_too_short(lines, context, std::min(from, lines.size()))) {
+    std::string hint = "the lines differ from the file's at line " + std::to_string(*at + 1) +
+                       " only in typographic characters (quotes, dashes, odd spaces), but have "
+                       "fewer than " +
+                       std::to_string(chars::kMinLooseChars) +
+                       " non-blank characters, too few to match loosely: copy them exactly from "
+                       "the file, or add a line of context";
+    message += "; " + hint;
+    hints.push_back(std::move(hint) + ".");
+  }
   if (auto closest = match::closest_region(text, needle)) {
     data["closest"] = {{"startLine", closest->lines.start_line},
                        {"endLine", closest->lines.end_line},
                        {"text", closest->text},
                        {"similarity", closest->similarity}};
-    if (!closest->complete) data["hint"] = std::string(match::kClosestIncomplete) + ".";
+    if (!closest->complete) hints.push_back(std::string(match::kClosestIncomplete) + ".");
     char similarity[16];
     std::snprintf(similarity, sizeof similarity, "%.2f", closest->similarity);
     message += "; the closest region is lines " + std::to_string(closest->lines.start_line) + "-" +
                std::to_string(closest->lines.end_line) + " (similarity " + similarity + ")";
+  }
+  if (!hints.empty()) {
+    std::string hint;
+    for (const std::string& h : hints) hint += (hint.empty() ? "" : " ") + h;
+    data["hint"] = std::move(hint);
   }
   return Error(ErrorKind::kPatchApply, std::move(message), std::move(data));
 }
@@ -159,8 +184,16 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
       if (format == Format::kUnified && end == n && (chunk.old_no_newline || chunk.new_no_newline))
         final_newline = !chunk.new_no_newline;
     };
+    // Marks the group whose last added line is the chunk's last line, when a
+    // marker says that line ends the new file without a break.
+    auto mark_unterminated = [&](Replacement& r, std::size_t end) {
+      if (format == Format::kUnified && end == n && chunk.new_no_newline && !ops.empty() &&
+          ops.back()->kind == Kind::kAdded && !r.groups.empty())
+        r.groups.back().unterminated = true;
+    };
 
     std::optional<std::size_t> at;
+    seek::Tier tier = seek::Tier::kExact;
     if (format == Format::kCodex) {
       std::size_t from = cursor;
       std::optional<std::size_t> anchor_line;
@@ -186,6 +219,7 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
         // The anchor line may itself be the chunk's first line.
         if (!hit && anchor_line) hit = seek::forward(lines, pattern, *anchor_line, false);
         if (!hit) return std::nullopt;
+        tier = hit->tier;
         return hit->index;
       };
       at = locate(old_lines);
@@ -225,6 +259,7 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
         replacements.push_back(insertion(pos, ops));
         cursor = pos;
         markers_set_final_newline(pos);
+        mark_unterminated(replacements.back(), pos);
         continue;
       }
       auto hit = seek::nearest(lines, old_lines, cursor, hint);
@@ -234,6 +269,7 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
                               std::to_string(std::min(hint, n) + 1) +
                               " outwards, not before line " + std::to_string(cursor + 1) + ")");
       at = hit->index;
+      tier = hit->tier;
       offset = static_cast<std::ptrdiff_t>(hit->index) - static_cast<std::ptrdiff_t>(base);
     }
 
@@ -250,13 +286,27 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
       in_group = true;
       if (l->kind == Kind::kRemoved) {
         ++r.groups.back().count;
+        r.groups.back().removed.push_back(l->text);
         ++old_index;
       } else {
         r.groups.back().added.push_back(l->text);
       }
     }
+    // Found only with typography folded: a changed line keeps the file's
+    // characters wherever the model did not change them (carry.h), as
+    // str_replace's unicode tier does.
+    if (tier == seek::Tier::kFold) {
+      for (Group& g : r.groups) {
+        if (g.count == 0 || g.added.empty()) continue;
+        const carry::Lines file_lines(
+            lines.begin() + static_cast<std::ptrdiff_t>(g.line),
+            lines.begin() + static_cast<std::ptrdiff_t>(g.line + g.count));
+        g.added = carry::carry_lines(file_lines, g.removed, g.added);
+      }
+    }
     cursor = *at + old_lines.size();
     markers_set_final_newline(cursor);
+    mark_unterminated(r, cursor);
     replacements.push_back(std::move(r));
   }
 
@@ -288,6 +338,9 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
         e.text.append(l);
         e.text.push_back('\n');
       }
+      // Without it, "B\r\n" would read as B with a CRLF ending, and the final
+      // newline rule would take both bytes away.
+      if (g.unterminated && e.text.ends_with("\r\n")) e.text.pop_back();
       if (e.begin == 0) e.text = std::string(text::without_copied_bom(*doc, 0, e.text));
       // Two chunks that meet (one removes lines, the next adds lines where
       // they were) are one replacement: the added lines take the endings of

@@ -109,4 +109,14 @@ std::optional<Hit> nearest(const Lines& lines, const Lines& pattern, std::size_t
   return std::nullopt;
 }
 
+std::optional<std::size_t> folded_too_short(const Lines& lines, const Lines& pattern,
+                                            std::size_t from) {
+  if (pattern.empty() || pattern.size() > lines.size() || runs(Tier::kFold, pattern))
+    return std::nullopt;
+  const std::size_t last = lines.size() - pattern.size();
+  if (from > last) return std::nullopt;
+  TierSearch search(lines, pattern, Tier::kFold);
+  return line_window::first(search.pattern(), from, last, false, std::ref(search));
+}
+
 }  // namespace editd::patch::seek

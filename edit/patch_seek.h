@@ -42,6 +42,13 @@ std::optional<Hit> forward(const Lines& lines, const Lines& pattern, std::size_t
 std::optional<Hit> nearest(const Lines& lines, const Lines& pattern, std::size_t from,
                            std::size_t hint);
 
+// For a pattern too short for the folding tier (fewer than kMinLooseChars
+// non-blank characters): the first position at or after `from` where that tier
+// would have matched. nullopt when the pattern is long enough (the tier ran) or
+// does not occur folded. Only for the error that explains the refusal.
+std::optional<std::size_t> folded_too_short(const Lines& lines, const Lines& pattern,
+                                            std::size_t from);
+
 // Folds typographic punctuation and odd spaces to ASCII (chars::fold_unicode)
 // and trims, as the last tier compares lines.
 std::string fold(std::string_view line);

@@ -849,6 +849,28 @@ TEST_CASE("No newline at end of file markers set the new final-newline state") {
     Tree plain = patched("--- a/e\n+++ b/e\n@@ -0,0 +1,2 @@\n+x\n+y\n", {{"e", ""}});
     CHECK(plain["e"] == "x\ny\n");
   }
+  SUBCASE("the marker takes away the newline alone, as git apply reads it") {
+    // "+B\r\n" then the marker: the file ends with "B\r". An update and a new
+    // file read it alike, and that is how editd's own diffs show such a file.
+    const std::string body = "@@ -1,2 +1,2 @@\n-a\n-b\n+y\n+B\r\n\\ No newline at end of file\n";
+    Tree updated = patched("--- a/f\n+++ b/f\n" + body, {{"f", "a\nb\n"}});
+    CHECK(updated["f"] == "y\nB\r");
+    Tree added = patched(
+        "--- /dev/null\n+++ b/n\n@@ -0,0 +1,2 @@\n+y\n+B\r\n\\ No newline at end of file\n", {});
+    CHECK(added["n"] == "y\nB\r");
+    Tree inserted = patched(
+        "--- a/e\n+++ b/e\n@@ -0,0 +1,2 @@\n+y\n+B\r\n\\ No newline at end of file\n", {{"e", ""}});
+    CHECK(inserted["e"] == "y\nB\r");
+    // Without the marker, the CR is the line's CRLF ending.
+    Tree ended =
+        patched("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n-b\n+y\n+B\r\n", {{"f", "a\nb\n"}});
+    CHECK(ended["f"] == "y\nB\r\n");
+    // An empty last line before the marker: the break before it stays.
+    Tree empty_last =
+        patched("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-a\n-b\n+y\n+\n\\ No newline at end of file\n",
+                {{"f", "a\nb\n"}});
+    CHECK(empty_last["f"] == "y\n");
+  }
   SUBCASE("no markers: the file keeps its state") {
     Tree r = patched("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n", {{"f", "a\nb"}});
     CHECK(r["f"] == "a\nc");
@@ -886,14 +908,16 @@ TEST_CASE("a last context line of blanks keeps its blanks when the patch ends wi
 TEST_CASE("chunks that meet replace lines together and keep the replaced lines' endings") {
   const std::string file = "first\nold\r\nkeep\nend\n";
   for (const std::string patch :
-       {std::string("--- a/f\n+++ b/f\n@@ -1,2 +1,1 @@\n first\n-old\n@@ -3,1 +2,2 @@\n+new\n keep\n"),
+       {std::string(
+            "--- a/f\n+++ b/f\n@@ -1,2 +1,1 @@\n first\n-old\n@@ -3,1 +2,2 @@\n+new\n keep\n"),
         codex("*** Update File: f\n@@\n first\n-old\n@@\n+new\n keep\n")}) {
     Tree r = patched(patch, {{"f", file}});
     CHECK_MESSAGE(r["f"] == "first\nnew\r\nkeep\nend\n", patch);
   }
   // Where they do not meet, an added line takes the file's dominant ending.
-  Tree apart = patched("--- a/f\n+++ b/f\n@@ -1,2 +1,1 @@\n first\n-old\n@@ -4,1 +3,2 @@\n+new\n end\n",
-                       {{"f", file}});
+  Tree apart =
+      patched("--- a/f\n+++ b/f\n@@ -1,2 +1,1 @@\n first\n-old\n@@ -4,1 +3,2 @@\n+new\n end\n",
+              {{"f", file}});
   CHECK(apart["f"] == "first\nkeep\nnew\nend\n");
 }
 
@@ -1086,6 +1110,64 @@ TEST_CASE("unified parse errors name the line and what was expected") {
   }
 }
 
+TEST_CASE("apply_patch's folding tier keeps the file's characters on the lines it changes") {
+  SUBCASE("Python: a string's curly quotes survive a change to its words") {
+    Tree r = patched(codex("*** Update File: m.py\n@@\n-msg = \"it's done\"  # note\n"
+                           "+msg = \"it's finished\"  # note\n"),
+                     {{"m.py", "msg = \u201Cit\u2019s done\u201D  # note\n"}});
+    CHECK(r["m.py"] == "msg = \u201Cit\u2019s finished\u201D  # note\n");
+  }
+  SUBCASE("a shell line: the file's en dash stays, the model's new flag is its own") {
+    Tree r = patched(
+        "--- a/run.sh\n+++ b/run.sh\n@@ -1,2 +1,2 @@\n-tool \u2013x input.txt\n+tool \u2013x "
+        "--fast "
+        "input.txt\n echo done\n",
+        {{"run.sh", "tool \u2013x input.txt\necho done\n"}});
+    CHECK(r["run.sh"] == "tool \u2013x --fast input.txt\necho done\n");
+    Tree folded = patched(
+        "--- a/run.sh\n+++ b/run.sh\n@@ -1,2 +1,2 @@\n-tool -x input.txt\n+tool -x --fast "
+        "input.txt\n echo done\n",
+        {{"run.sh", "tool \u2013x input.txt\necho done\n"}});
+    CHECK(folded["run.sh"] == "tool \u2013x --fast input.txt\necho done\n");
+  }
+  SUBCASE("Markdown: an em dash and a non-breaking space stay, CRLF too") {
+    Tree r = patched(codex("*** Update File: README.md\n@@\n-Fast - really fast.\n"
+                           "+Fast - really, really fast.\n"),
+                     {{"README.md", "# T\r\nFast\u00A0\u2014 really fast.\r\n"}});
+    CHECK(r["README.md"] == "# T\r\nFast\u00A0\u2014 really, really fast.\r\n");
+  }
+}
+
+TEST_CASE("a chunk too short to fold says why it was refused") {
+  // 5 non-blank characters: typography is not forgiven, and the error says so.
+  const Tree file = {{"f.py", "x = 1\ns = \u201Ca\u201D\ny = 2\n"}};
+  SUBCASE("Codex") {
+    Error e = apply_failure(codex("*** Update File: f.py\n@@\n-s = \"a\"\n+s = \"b\"\n"),
+                            inputs_of(file), ErrorKind::kPatchApply);
+    REQUIRE(e.data.contains("hint"));
+    const std::string hint = e.data["hint"];
+    CHECK(hint.find("at line 2 only in typographic characters") != std::string::npos);
+    CHECK(hint.find("fewer than 8 non-blank characters") != std::string::npos);
+    CHECK(e.message.find("typographic") != std::string::npos);
+  }
+  SUBCASE("unified") {
+    Error e = apply_failure("--- a/f.py\n+++ b/f.py\n@@ -2 +2 @@\n-s = \"a\"\n+s = \"b\"\n",
+                            inputs_of(file), ErrorKind::kPatchApply);
+    REQUIRE(e.data.contains("hint"));
+    CHECK(e.data["hint"].get<std::string>().find("at line 2") != std::string::npos);
+  }
+  SUBCASE("long enough: the fold tier applies it, keeping the file's quotes") {
+    Tree r =
+        patched(codex("*** Update File: f.py\n@@\n-s = \"a\"\n+s = \"a\"\n+t = 3\n y = 2\n"), file);
+    CHECK(r["f.py"] == "x = 1\ns = \u201Ca\u201D\nt = 3\ny = 2\n");
+  }
+  SUBCASE("a plain miss has no such hint") {
+    Error e = apply_failure(codex("*** Update File: f.py\n@@\n-q = 9\n+q = 8\n"), inputs_of(file),
+                            ErrorKind::kPatchApply);
+    CHECK_FALSE(e.data.contains("hint"));
+  }
+}
+
 TEST_CASE("unified apply errors report the hunk, its context and the closest region") {
   SUBCASE("context not found") {
     Error e = apply_failure("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n alpha\n-gamma\n+G\n",
@@ -1136,7 +1218,8 @@ void load_tree(const fs::path& root, Tree& files, std::vector<std::string>& dirs
 
 }  // namespace
 
-TEST_CASE("every Codex conformance scenario ends with the expected tree" * doctest::test_suite("conformance")) {
+TEST_CASE("every Codex conformance scenario ends with the expected tree" *
+          doctest::test_suite("conformance")) {
   // Scenarios where Codex exits with an error, and the error editd gives.
   const std::map<std::string, ErrorKind> failing = {
       {"005_rejects_empty_patch", ErrorKind::kPatchParse},
