@@ -16,6 +16,10 @@ struct Prefix {
   std::size_t digits_end;
   std::uint64_t number;
   Separator separator;
+  // Only the number: a blank line of a tab view (cat -n writes "    12\t")
+  // whose tab a trim of trailing whitespace took away. It numbers a line only
+  // among lines that carry their tab.
+  bool bare = false;
 };
 
 std::optional<Prefix> prefix_of(std::string_view line) {
@@ -27,6 +31,7 @@ std::optional<Prefix> prefix_of(std::string_view line) {
     number = number * 10 + static_cast<std::uint64_t>(line[i++] - '0');
   if (i == padding) return std::nullopt;
   std::string_view rest = line.substr(i);
+  if (rest.empty()) return Prefix{padding, i, i, number, Separator::kTab, true};
   if (rest.starts_with(':')) return Prefix{padding, i + 1, i, number, Separator::kColon};
   if (rest.starts_with('\t')) return Prefix{padding, i + 1, i, number, Separator::kTab};
   if (rest.starts_with(kArrow))
@@ -39,10 +44,11 @@ std::optional<Prefix> prefix_of(std::string_view line) {
 std::optional<View> numbered_view(std::string_view s) {
   const std::vector<std::string_view> lines = text::split_lines(s);
   std::optional<Prefix> first, previous;
-  bool padded = false;
+  bool padded = false, separated = false;
   for (std::string_view l : lines) {
     auto p = prefix_of(l);
     if (!p) return std::nullopt;
+    separated = separated || !p->bare;
     if (!first) {
       first = p;
     } else if (p->separator != first->separator || p->number != previous->number + 1) {
@@ -51,7 +57,8 @@ std::optional<View> numbered_view(std::string_view s) {
     padded = padded || p->padding > 0;
     previous = p;
   }
-  if (!first) return std::nullopt;
+  // Lines of bare numbers are a list of numbers, not a view.
+  if (!first || !separated) return std::nullopt;
   // Padded numbers are right-aligned: they all end in one column.
   if (padded)
     for (std::string_view l : lines)
@@ -61,7 +68,7 @@ std::optional<View> numbered_view(std::string_view s) {
 
 bool some_line_numbered(std::string_view s) {
   for (std::string_view l : text::split_lines(s))
-    if (prefix_of(l)) return true;
+    if (auto p = prefix_of(l); p && !p->bare) return true;
   return false;
 }
 
@@ -85,7 +92,7 @@ NewTextNumbers new_text_numbers(std::string_view new_text, const View& old_view)
   const std::vector<std::string_view> lines = text::split_lines(new_text);
   for (std::string_view l : lines) {
     auto p = prefix_of(l);
-    if (p && p->separator == old_view.separator && p->number >= old_view.first &&
+    if (p && !p->bare && p->separator == old_view.separator && p->number >= old_view.first &&
         p->number < old_view.first + old_view.lines + lines.size())
       return NewTextNumbers::kRefuse;
   }

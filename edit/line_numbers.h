@@ -7,7 +7,8 @@
 // all right-aligned to one column. Stripping removes exactly what the view
 // wrote (never a blank of the line after it), so text that merely looks
 // numbered (times such as "10:00", YAML keys such as "200:") is left alone
-// unless every line of it is numbered so.
+// unless every line of it is numbered so. In a tab view a line that is only
+// its number counts as a numbered blank line (its tab trimmed away in transit).
 #pragma once
 
 #include <cstddef>

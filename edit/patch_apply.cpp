@@ -66,7 +66,7 @@ struct Replacement {
 
 // A chunk without old lines: all its lines added at `pos`.
 Replacement insertion(std::size_t pos, const std::vector<const ChunkLine*>& ops) {
-  Replacement r{pos, 0, {Group{pos, 0, {}}}};
+  Replacement r{pos, 0, {Group{pos, 0, {}, {}}}};
   for (const ChunkLine* l : ops) r.groups.back().added.push_back(l->text);
   return r;
 }
@@ -282,7 +282,7 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
         ++old_index;
         continue;
       }
-      if (!in_group) r.groups.push_back({old_index, 0, {}});
+      if (!in_group) r.groups.push_back({old_index, 0, {}, {}});
       in_group = true;
       if (l->kind == Kind::kRemoved) {
         ++r.groups.back().count;

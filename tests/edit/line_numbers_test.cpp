@@ -146,6 +146,26 @@ TEST_CASE("c: a numbered blank line is a blank line") {
                "     1\tint a;\n     2\t\n     3\tlong b;") == "int a;\n\nlong b;\n");
 }
 
+TEST_CASE("python: a numbered blank line whose tab was trimmed is still a blank line") {
+  const std::string file = "def f():\n    a = 1\n\n    return a\n";
+  CHECK(edited(file, "     1\tdef f():\n     2\t    a = 1\n     3\n     4\t    return a",
+               "def f():\n    a = 2\n\n    return a") == "def f():\n    a = 2\n\n    return a\n");
+  // newText numbered alike, its blank line trimmed too, is stripped.
+  CHECK(edited(file, "     2\t    a = 1\n     3\n     4\t    return a",
+               "     2\t    a = 3\n     3\n     4\t    return a") ==
+        "def f():\n    a = 3\n\n    return a\n");
+  auto v = numbered_view("     9\ta\n    10\n    11\tb");
+  REQUIRE(v);
+  CHECK(v->separator == Separator::kTab);
+  CHECK(strip_numbers("     9\ta\n    10\n    11\tb") == "a\n\nb");
+  // Only bare numbers: a list of numbers, not a view; nor do they mix with
+  // other views.
+  CHECK_FALSE(numbered_view("1\n2\n3"));
+  CHECK_FALSE(numbered_view("11:a\n12\n13:b"));
+  CHECK_FALSE(numbered_view("  9\ta\n  10"));  // not right-aligned
+  CHECK_FALSE(some_line_numbered("x\n42"));
+}
+
 // --- Times and keys that look like prefixes.
 
 TEST_CASE("markdown: times in newText are written as they are") {
