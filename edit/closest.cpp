@@ -2,6 +2,9 @@
 
 #define XXH_INLINE_ALL
 #include <xxhash.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
 #include <array>
@@ -43,6 +46,7 @@ constexpr std::array<bool, 256> kTokenChar = [] {
   return t;
 }();
 
+
 // Calls f with every token of `line` (a run of token bytes, two or more long).
 // The token bytes of each 64-byte block become a bit mask first, and tokens
 // are read off the mask: branches per token, not per byte.
@@ -54,9 +58,7 @@ void for_each_token(std::string_view line, F f) {
   std::size_t start = kNone;  // the token being read, when it began in an earlier block
   for (std::size_t base = 0; base < n; base += 64) {
     const std::size_t len = std::min<std::size_t>(64, n - base);
-    std::uint64_t in = 0;
-    for (std::size_t i = 0; i < len; ++i)
-      in |= std::uint64_t{kTokenChar[static_cast<unsigned char>(p[base + i])]} << i;
+    const std::uint64_t in = token_mask(p + base, len);
     std::size_t i = 0;  // i < len <= 64 wherever it shifts
     while (i < len) {
       if (start == kNone) {
@@ -293,6 +295,32 @@ std::optional<Closest> closest_region(std::string_view text, const Lines& lines,
   c.end = static_cast<std::size_t>(lines[best + k - 1].data() - text.data()) +
           lines[best + k - 1].size();
   return c;
+}
+
+std::uint64_t token_mask(const char* p, std::size_t len) {
+  std::uint64_t in = 0;
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  // 16 bytes at a time: letters ((c | 0x20) - 'a' < 26), digits, '_', and the
+  // bytes >= 0x80 (their sign bit), with signed compares after a shift by 0x80.
+  const __m128i case_bit = _mm_set1_epi8(0x20);
+  const __m128i to_letter = _mm_set1_epi8(static_cast<char>(0x80 - 'a'));
+  const __m128i letter_end = _mm_set1_epi8(static_cast<char>(-128 + 26));
+  const __m128i to_digit = _mm_set1_epi8(static_cast<char>(0x80 - '0'));
+  const __m128i digit_end = _mm_set1_epi8(static_cast<char>(-128 + 10));
+  const __m128i underscore = _mm_set1_epi8('_');
+  for (; i + 16 <= len; i += 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+    const __m128i letter =
+        _mm_cmplt_epi8(_mm_add_epi8(_mm_or_si128(v, case_bit), to_letter), letter_end);
+    const __m128i digit = _mm_cmplt_epi8(_mm_add_epi8(v, to_digit), digit_end);
+    const __m128i token =
+        _mm_or_si128(_mm_or_si128(letter, digit), _mm_or_si128(_mm_cmpeq_epi8(v, underscore), v));
+    in |= std::uint64_t{static_cast<std::uint16_t>(_mm_movemask_epi8(token))} << i;
+  }
+#endif
+  for (; i < len; ++i) in |= std::uint64_t{kTokenChar[static_cast<unsigned char>(p[i])]} << i;
+  return in;
 }
 
 }  // namespace editd::match

@@ -55,6 +55,11 @@ std::optional<Closest> closest_region(std::string_view text,
                                       std::string_view needle,
                                       const std::vector<std::uint16_t>* trimmed_slots = nullptr);
 
+// Bit i is set when p[i] is a byte of an identifier token (an ASCII letter or
+// digit, '_', or any byte of a multi-byte UTF-8 character), for the first
+// `len` <= 64 bytes at p: how tokens are read, 64 bytes at a time.
+std::uint64_t token_mask(const char* p, std::size_t len);
+
 // Similarities are reported to three decimals, never rounded up to 1.
 double round_down(double similarity);
 

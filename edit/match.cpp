@@ -4,12 +4,16 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "edit/carry.h"
 #include "edit/chars.h"
@@ -137,6 +141,31 @@ std::uint64_t skeleton_of(std::string_view line, std::string& buffer, std::strin
   return hash_of(std::string_view(buffer.data(), n));
 }
 
+// The first i in [from, end) with have[i] == first and have[i + span] == last,
+// else end; have[i + span] must exist for every such i. Eight 16-bit keys at a
+// time where SSE2 is at hand.
+template <class T>
+std::size_t next_candidate(const T* have, std::size_t from, std::size_t end, std::size_t span,
+                           T first, T last) {
+  std::size_t i = from;
+#if defined(__SSE2__)
+  if constexpr (sizeof(T) == 2) {
+    const __m128i f = _mm_set1_epi16(static_cast<short>(first));
+    const __m128i l = _mm_set1_epi16(static_cast<short>(last));
+    for (; i + 8 <= end; i += 8) {
+      const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(have + i));
+      const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(have + i + span));
+      const auto m = static_cast<unsigned>(
+          _mm_movemask_epi8(_mm_and_si128(_mm_cmpeq_epi16(a, f), _mm_cmpeq_epi16(b, l))));
+      if (m != 0) return i + static_cast<std::size_t>(std::countr_zero(m)) / 2;
+    }
+  }
+#endif
+  for (; i < end; ++i)
+    if (have[i] == first && have[i + span] == last) return i;
+  return end;
+}
+
 // Whether some window of `have` (a key of every line of the file) has the keys
 // of `want` (oldText's lines) line by line; where keys are equal for lines
 // equal under a Norm, no window without them can match. True as well when
@@ -149,8 +178,9 @@ bool may_occur(std::span<const T> have, std::span<const T> want) {
   const T first = want.front(), last = want.back();
   std::size_t work = 0;
   const std::size_t budget = 4 * n + 64;
-  for (std::size_t i = 0; i + k <= n; ++i) {
-    if (have[i] != first || have[i + k - 1] != last) continue;
+  const std::size_t end = n - k + 1;
+  for (std::size_t i = next_candidate(have.data(), 0, end, k - 1, first, last); i < end;
+       i = next_candidate(have.data(), i + 1, end, k - 1, first, last)) {
     std::size_t j = 1;
     while (j + 1 < k && have[i + j] == want[j]) ++j;
     if (j + 1 >= k) return true;

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "edit/chars.h"
+#include "edit/closest.h"
 
 using namespace editd;
 using namespace editd::match;
@@ -1208,6 +1209,31 @@ TEST_CASE("a blank-padded oldText is found mid-line, and an applied newText is r
   CHECK(miss.error().kind == ErrorKind::kNoMatch);
   CHECK(miss.error().data["hint"].get<std::string>().find(
             "newText is already in the file at line 1") != std::string::npos);
+}
+
+TEST_CASE("token_mask marks exactly the token bytes, every byte value at every position") {
+  auto is_token = [](unsigned char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+           c == '_' || c >= 0x80;
+  };
+  std::string block(64, ' ');
+  std::size_t wrong = 0;
+  for (int c = 0; c < 256; ++c) {
+    for (std::size_t at = 0; at < 64; ++at) {
+      for (std::size_t len : {at + 1, std::size_t{64}}) {
+        std::fill(block.begin(), block.end(), '.');
+        block[at] = static_cast<char>(c);
+        const std::uint64_t mask = match::token_mask(block.data(), len);
+        const std::uint64_t want = is_token(static_cast<unsigned char>(c)) ? std::uint64_t{1} << at : 0;
+        wrong += mask != want;
+      }
+    }
+  }
+  CHECK(wrong == 0);
+  // Bytes past len are never looked at as part of the mask.
+  const std::string word = "abc_9\xC3\xA9Z";
+  CHECK(match::token_mask(word.data(), 3) == 0b111);
+  CHECK(match::token_mask(word.data(), word.size()) == 0xFF);
 }
 
 TEST_CASE("the closest region is found by a token wherever it lies in a long line") {
