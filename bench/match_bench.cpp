@@ -532,7 +532,50 @@ void cost_cases() {
 
 }  // namespace
 
+// apply_patch on an 8 MiB file with 64 chunks that each match only at the
+// folding tier (the file has curly quotes, the patch straight ones): each chunk
+// passes the three stricter tiers over the rest of the file first.
+void folded_chunks_case() {
+  std::string text;
+  std::size_t lines = 0;
+  while (text.size() < (std::size_t{8} << 20)) {
+    text +=
+        "key_" + std::to_string(lines) + " = \u201Cvalue " + std::to_string(lines) + "\u201D;\n";
+    ++lines;
+  }
+  std::map<std::string, editd::patch::FileInput> inputs;
+  inputs["f.txt"] = {editd::patch::FileInput::State::kFile, text};
+  std::string codex = "*** Begin Patch\n*** Update File: f.txt\n";
+  std::string unified = "--- a/f.txt\n+++ b/f.txt\n";
+  for (std::size_t c = 0; c < 64; ++c) {
+    const std::size_t i = (c * 2 + 1) * lines / 128;
+    const std::string key = "key_" + std::to_string(i), value = "value " + std::to_string(i);
+    codex += "@@\n-" + key + " = \"" + value + "\";\n+" + key + " = \"" + value + "!\";\n";
+    unified += "@@ -" + std::to_string(i + 1) + " +" + std::to_string(i + 1) + " @@\n-" + key +
+               " = \"" + value + "\";\n+" + key + " = \"" + value + "!\";\n";
+  }
+  codex += "*** End Patch\n";
+  std::printf("%zu-line file (%zu bytes), 64 chunks found at the folding tier:\n", lines,
+              text.size());
+  for (const auto& [name, patch] : {std::pair<const char*, std::string>{"codex", codex},
+                                    std::pair<const char*, std::string>{"unified", unified}}) {
+    auto parsed = editd::patch::parse(patch);
+    if (!parsed) fail("patch parse", parsed.error().message);
+    auto r = editd::patch::apply(*parsed, inputs);
+    if (!r) fail("folded chunks", r.error().message);
+    if (r->front().new_bytes->find("!\u201D;") == std::string::npos)
+      fail("folded chunks", "the change did not land with the file's quotes");
+    std::string label = std::string("apply_patch, 64 folded chunks, 8 MiB, ") + name;
+    report(label.c_str(),
+           measure(3, [&] { sink = editd::patch::apply(*parsed, inputs).has_value(); }));
+  }
+}
+
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "patch") {
+    folded_chunks_case();
+    return 0;
+  }
   if (argc > 1 && std::string_view(argv[1]) == "cost") {
     cost_cases();
     return 0;
@@ -551,4 +594,5 @@ int main(int argc, char** argv) {
   block_case(src);
   exact_case();
   cost_cases();
+  folded_chunks_case();
 }

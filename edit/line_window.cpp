@@ -33,6 +33,7 @@ Pattern::Pattern(std::vector<std::string> lines) {
       id = static_cast<std::int32_t>(lines_.size());
       lines_.push_back(std::move(l));
       by_hash_.emplace(h, id);
+      filter_[(h >> 6) & 63] |= std::uint64_t{1} << (h & 63);
     }
     ids_.push_back(id);
   }

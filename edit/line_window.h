@@ -11,6 +11,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -38,8 +39,11 @@ class Pattern {
   std::int32_t id(std::uint64_t h, std::string_view line) const;
   std::int32_t id(std::string_view line) const { return id(hash(line), line); }
 
-  // Whether some pattern line has this hash: a cheap test before normalising.
-  bool may_hold(std::uint64_t h) const { return by_hash_.count(h) != 0; }
+  // Whether some pattern line has this hash: a cheap test before normalising
+  // (one bit of a 4096-bit filter, then the table).
+  bool may_hold(std::uint64_t h) const {
+    return ((filter_[(h >> 6) & 63] >> (h & 63)) & 1) != 0 && by_hash_.count(h) != 0;
+  }
 
   // Knuth-Morris-Pratt state over a stream of ids, fed in file order
   // (`reversed` false) or backwards. feed() returns true when the last size()
@@ -59,6 +63,7 @@ class Pattern {
  private:
   std::vector<std::string> lines_;  // distinct lines, by id
   std::unordered_multimap<std::uint64_t, std::int32_t> by_hash_;
+  std::array<std::uint64_t, 64> filter_{};  // bit h % 4096 of each line's hash
   std::vector<std::int32_t> ids_;
   std::vector<std::size_t> border_, reversed_border_;  // KMP failure tables
 };

@@ -86,8 +86,8 @@ std::string join(const std::vector<std::string_view>& lines) {
 
 // Where and how a chunk was not found, as the patch_apply error data says.
 Error hunk_error(const std::string& path, std::size_t hunk, const Chunk& chunk,
-                 std::string_view text, const std::vector<std::string_view>& context,
-                 std::size_t from, std::string what) {
+                 std::string_view text, seek::Index& index,
+                 const std::vector<std::string_view>& context, std::size_t from, std::string what) {
   std::string needle = join(context);
   std::string message = "hunk " + std::to_string(hunk) + " of '" + path + "' (patch line " +
                         std::to_string(chunk.patch_line) + ") does not apply: " + what;
@@ -97,8 +97,7 @@ Error hunk_error(const std::string& path, std::size_t hunk, const Chunk& chunk,
                          {"context", needle},
                          {"fromLine", from + 1}};
   std::vector<std::string> hints;
-  const seek::Lines lines = text::split_lines(text);
-  if (auto at = seek::folded_too_short(lines, context, std::min(from, lines.size()))) {
+  if (auto at = seek::folded_too_short(index, context, std::min(from, index.lines().size()))) {
     std::string hint = "the lines differ from the file's at line " + std::to_string(*at + 1) +
                        " only in typographic characters (quotes, dashes, odd spaces), but have "
                        "fewer than " +
@@ -169,6 +168,7 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
   const std::string_view text = norm.view();
   const seek::Lines lines = text::split_lines(text);
   const std::size_t n = lines.size();
+  seek::Index index(lines);  // shared by the file's chunks
   bool final_newline = n == 0 || doc->final_newline();
 
   std::vector<Replacement> replacements;
@@ -198,9 +198,9 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
       std::size_t from = cursor;
       std::optional<std::size_t> anchor_line;
       if (chunk.anchor) {
-        auto hit = seek::forward(lines, {*chunk.anchor}, cursor, false);
+        auto hit = seek::forward(index, {*chunk.anchor}, cursor, false);
         if (!hit)
-          return hunk_error(file.path, hunk, chunk, text, {*chunk.anchor}, cursor,
+          return hunk_error(file.path, hunk, chunk, text, index, {*chunk.anchor}, cursor,
                             "its '@@ " + *chunk.anchor + "' line was not found from line " +
                                 std::to_string(cursor + 1) + " on");
         anchor_line = hit->index;
@@ -215,9 +215,9 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
       }
       auto locate =
           [&](const std::vector<std::string_view>& pattern) -> std::optional<std::size_t> {
-        auto hit = seek::forward(lines, pattern, from, chunk.end_of_file);
+        auto hit = seek::forward(index, pattern, from, chunk.end_of_file);
         // The anchor line may itself be the chunk's first line.
-        if (!hit && anchor_line) hit = seek::forward(lines, pattern, *anchor_line, false);
+        if (!hit && anchor_line) hit = seek::forward(index, pattern, *anchor_line, false);
         if (!hit) return std::nullopt;
         tier = hit->tier;
         return hit->index;
@@ -237,7 +237,7 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
       if (!at) {
         std::string where =
             chunk.end_of_file ? "at the end of the file or from line " : "from line ";
-        return hunk_error(file.path, hunk, chunk, text, old_lines, from,
+        return hunk_error(file.path, hunk, chunk, text, index, old_lines, from,
                           "its context and removed lines were not found " + where +
                               std::to_string(from + 1) + " on");
       }
@@ -262,9 +262,9 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
         mark_unterminated(replacements.back(), pos);
         continue;
       }
-      auto hit = seek::nearest(lines, old_lines, cursor, hint);
+      auto hit = seek::nearest(index, old_lines, cursor, hint);
       if (!hit)
-        return hunk_error(file.path, hunk, chunk, text, old_lines, cursor,
+        return hunk_error(file.path, hunk, chunk, text, index, old_lines, cursor,
                           "its context and removed lines were not found (searched from line " +
                               std::to_string(std::min(hint, n) + 1) +
                               " outwards, not before line " + std::to_string(cursor + 1) + ")");

@@ -4,8 +4,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
+#include <tuple>
 
+#include "edit/chars.h"
 #include "edit/match.h"
 #include "edit/patch_seek.h"
 #include "support/conformance.h"
@@ -817,6 +820,117 @@ TEST_CASE("the nearest search tries both directions outward from the hint") {
   CHECK(seek::fold("\u00A0\u201Cq\u201D \u2013 \u2019s ") == "\"q\" - 's");
 }
 
+TEST_CASE("seek: searches through a file's shared table find what a linear search finds") {
+  // A file over 2 x kLocalLines lines from a small vocabulary (lines repeat),
+  // with the drift the tiers forgive; many searches through one Index, so that
+  // it soon uses its table; each compared with a fresh Index's linear search.
+  std::mt19937_64 rng(20261126);
+  auto pick = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+  std::vector<std::string> store;
+  const std::size_t n = 3 * seek::kLocalLines;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::string line = "v" + std::to_string(pick(i % 7 == 0 ? 4000 : 300));
+    if (pick(5) == 0) line = "    " + line;
+    if (pick(6) == 0) line += " = \u201Cq\u201D";
+    if (pick(9) == 0) line += "  ";
+    store.push_back(line);
+  }
+  const seek::Lines lines(store.begin(), store.end());
+  seek::Index shared(lines);
+  std::size_t table_queries = 0, hits = 0;
+  for (int q = 0; q < 1500; ++q) {
+    const std::size_t k = 1 + pick(4), at = pick(n - k);
+    std::vector<std::string> pattern_store;
+    for (std::size_t i = 0; i < k; ++i) {
+      std::string l = store[at + i];
+      switch (pick(6)) {
+        case 0:
+          l = std::string(chars::trim(l));
+          break;
+        case 1:
+          l += "\t";
+          break;
+        case 2:
+          l = seek::fold(l) + " ";
+          break;
+        case 3:
+          if (pick(8) == 0) l += "x";
+          break;  // no longer in the file, mostly
+        default:
+          break;
+      }
+      pattern_store.push_back(l);
+    }
+    const seek::Lines pattern(pattern_store.begin(), pattern_store.end());
+    const std::size_t from = pick(n), hint = pick(n);
+    const bool eof = pick(10) == 0;
+    table_queries += shared.table_pays();
+    auto want_f = seek::forward(lines, pattern, from, eof);
+    auto got_f = seek::forward(shared, pattern, from, eof);
+    REQUIRE(want_f.has_value() == got_f.has_value());
+    if (want_f) {
+      ++hits;
+      CHECK(want_f->index == got_f->index);
+      CHECK(want_f->tier == got_f->tier);
+    }
+    auto want_n = seek::nearest(lines, pattern, from, hint);
+    auto got_n = seek::nearest(shared, pattern, from, hint);
+    REQUIRE(want_n.has_value() == got_n.has_value());
+    if (want_n) {
+      CHECK(want_n->index == got_n->index);
+      CHECK(want_n->tier == got_n->tier);
+    }
+  }
+  CHECK(table_queries > 1000);  // the table was what most searches used
+  CHECK(hits > 300);
+}
+
+TEST_CASE("seek: the table's edges: a window just past the local scan, and ties in distance") {
+  const std::size_t n = 3 * seek::kLocalLines;
+  auto file_with = [&](std::initializer_list<std::size_t> at) {
+    std::vector<std::string> store;
+    for (std::size_t i = 0; i < n; ++i) store.push_back("filler " + std::to_string(i % 50));
+    for (std::size_t a : at) {
+      store[a] = "needle a";
+      store[a + 1] = "needle b";
+    }
+    return store;
+  };
+  const seek::Lines pattern = {"needle a", "needle b"};
+  auto warmed = [](seek::Index& index) {
+    while (!index.table_pays()) CHECK_FALSE(seek::forward(index, {"absent"}, 0, false));
+  };
+  SUBCASE("forward: the first window past the scanned lines") {
+    const std::size_t from = 10;
+    for (std::size_t at :
+         {from + seek::kLocalLines, from + seek::kLocalLines + 1, from + seek::kLocalLines + 2}) {
+      const std::vector<std::string> store = file_with({at});
+      const seek::Lines lines(store.begin(), store.end());
+      seek::Index index(lines);
+      warmed(index);
+      auto hit = seek::forward(index, pattern, from, false);
+      REQUIRE(hit);
+      CHECK(hit->index == at);
+      CHECK_FALSE(seek::forward(index, pattern, at + 1, false));
+    }
+  }
+  SUBCASE("nearest: after before before at equal distance, past the scanned lines") {
+    const std::size_t hint = 6000, d = seek::kLocalLines + 400;
+    for (auto [up, down, want] :
+         {std::tuple{hint + d, hint - d, hint + d}, std::tuple{hint + d + 1, hint - d, hint - d},
+          std::tuple{hint + d, hint - d - 1, hint + d}}) {
+      const std::vector<std::string> store = file_with({up, down});
+      const seek::Lines lines(store.begin(), store.end());
+      seek::Index index(lines);
+      warmed(index);
+      auto hit = seek::nearest(index, pattern, 0, hint);
+      REQUIRE(hit);
+      CHECK(hit->index == want);
+      CHECK(seek::nearest(lines, pattern, 0, hint)->index == want);
+    }
+  }
+}
+
 TEST_CASE("No newline at end of file markers set the new final-newline state") {
   SUBCASE("removing the final newline") {
     Tree r =
@@ -907,7 +1021,7 @@ TEST_CASE("a last context line of blanks keeps its blanks when the patch ends wi
 // diff CRLF.)
 TEST_CASE("chunks that meet replace lines together and keep the replaced lines' endings") {
   const std::string file = "first\nold\r\nkeep\nend\n";
-  for (const std::string patch :
+  for (const std::string& patch :
        {std::string(
             "--- a/f\n+++ b/f\n@@ -1,2 +1,1 @@\n first\n-old\n@@ -3,1 +2,2 @@\n+new\n keep\n"),
         codex("*** Update File: f\n@@\n first\n-old\n@@\n+new\n keep\n")}) {
