@@ -259,6 +259,7 @@ int Journal::append(std::string_view line) {
 
 int Journal::commit(std::size_t records) {
   if (int err = append("commit " + std::to_string(records))) return err;
+  if (!durable_) return 0;
   while (::fsync(file_.get()) != 0)
     if (errno != EINTR) return errno;
   if (int err = sync_directory(dir_.get())) return err;
@@ -269,6 +270,7 @@ int Journal::commit(std::size_t records) {
 
 int Journal::abort() {
   if (int err = append("abort")) return err;
+  if (!durable_) return 0;
   while (::fsync(file_.get()) != 0)
     if (errno != EINTR) return errno;
   return 0;
@@ -313,6 +315,7 @@ int Journals::begin(Journal& out) {
     }
     out.file_ = std::move(file);
     out.name_ = std::move(name);
+    out.durable_ = durable_;
     out.fresh_dirs_.clear();
     if (made_editd) out.fresh_dirs_.emplace_back(::fcntl(root_.root_fd(), F_DUPFD_CLOEXEC, 0));
     if (made_editd || made_dir) out.fresh_dirs_.push_back(std::move(editd));

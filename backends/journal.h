@@ -106,13 +106,15 @@ class Journal {
   bool open() const { return file_.valid(); }
   // Appends one record. 0 or errno.
   int append(std::string_view line);
-  // Appends "commit K" and makes the journal durable (file and directories). 0 or errno.
+  // Appends "commit K" and makes the journal durable (file and directories;
+  // only written, without durability). 0 or errno.
   int commit(std::size_t records);
-  // Appends "abort" and syncs it. 0 or errno.
+  // Appends "abort" and syncs it (without durability, only writes it). 0 or errno.
   int abort();
 
  private:
   friend class Journals;
+  bool durable_ = true;
   Fd file_;
   Fd dir_;
   std::string name_;
@@ -122,7 +124,9 @@ class Journal {
 // The journals of one root: ROOT/.editd/journal/.
 class Journals {
  public:
-  explicit Journals(const Beneath& root) : root_(root) {}
+  // `durable` false: journals are written but never fsynced (--durability
+  // none): they still see a change through a killed process, not a power loss.
+  explicit Journals(const Beneath& root, bool durable = true) : root_(root), durable_(durable) {}
 
   // Opens a new journal. 0 or errno (the change then runs unjournaled).
   int begin(Journal& out);
@@ -145,6 +149,7 @@ class Journals {
   void roll_forward(const Parsed& j, StripeLocks& locks, const std::string& root_path);
 
   const Beneath& root_;
+  bool durable_ = true;
   std::mutex mu_;
   int in_flight_ = 0;
 };

@@ -188,7 +188,10 @@ struct Failure {
 class LocalBackend final : public FsBackend {
  public:
   LocalBackend(LocalBackendOptions options, asio::thread_pool& pool, Beneath root)
-      : options_(std::move(options)), pool_(pool), root_(std::move(root)), journals_(root_) {}
+      : options_(std::move(options)),
+        pool_(pool),
+        root_(std::move(root)),
+        journals_(root_, options_.durable) {}
 
   // Opens the per-user state and recovers what killed writers left.
   void start() {
@@ -541,7 +544,7 @@ class LocalBackend final : public FsBackend {
   void sync_made(const std::vector<std::string>& made) const {
     for (const std::string& d : made) {
       Fd parent;
-      if (root_.open_dir(parent_relative(d), parent) == 0) sync_directory(parent.get());
+      if (root_.open_dir(parent_relative(d), parent) == 0) sync_dir(parent.get());
     }
   }
 
@@ -628,7 +631,13 @@ class LocalBackend final : public FsBackend {
     return {};
   }
 
+  // fsync of a directory, unless durability is off.
+  void sync_dir(int fd) const {
+    if (options_.durable) sync_directory(fd);
+  }
+
   Failure sync_temp(Staged& s) const {
+    if (!options_.durable) return {};
     if (int err = injected(LocalSyscall::kFsync, s.name)) return {err, "fsync"};
     while (::fsync(s.fd.get()) != 0)
       if (errno != EINTR) return {errno, "fsync"};
@@ -671,7 +680,7 @@ class LocalBackend final : public FsBackend {
       remove_dirs(made);
       return posix_error(f.op, shown, f.err);
     }
-    sync_directory(dir.get());
+    sync_dir(dir.get());
     sync_made(made);
     return {};
   }
@@ -689,7 +698,7 @@ class LocalBackend final : public FsBackend {
     int err = injected(LocalSyscall::kUnlink, t->name);
     if (!err && ::unlinkat(dir.get(), t->name.c_str(), 0) != 0) err = errno;
     if (err) return posix_error("unlink", shown, err);
-    sync_directory(dir.get());
+    sync_dir(dir.get());
     return {};
   }
 
@@ -706,7 +715,7 @@ class LocalBackend final : public FsBackend {
       if (err == ENOENT) return not_found(shown);
       return posix_error("rmdir", shown, err == EEXIST ? ENOTEMPTY : err);
     }
-    sync_directory(dir.get());
+    sync_dir(dir.get());
     return {};
   }
 
@@ -790,7 +799,7 @@ class LocalBackend final : public FsBackend {
         return posix_error(f.op, it.t.shown, f.err);
       }
       // Start the writeback now; the fsyncs below then mostly wait for it.
-      ::sync_file_range(it.temp.fd.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
+      if (options_.durable) ::sync_file_range(it.temp.fd.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
     }
     for (Item& it : items) {
       if (!it.write) continue;
@@ -805,7 +814,7 @@ class LocalBackend final : public FsBackend {
     for (const std::string& m : made) holding.insert(parent_relative(m));
     for (const std::string& d : holding) {
       Fd fd;
-      if (root_.open_dir(d, fd) == 0) sync_directory(fd.get());
+      if (root_.open_dir(d, fd) == 0) sync_dir(fd.get());
     }
 
     // 3. Commit: from here on, a crash means the change is rolled forward.
@@ -856,7 +865,7 @@ class LocalBackend final : public FsBackend {
           ::unlinkat(dirs.at(rest.t.dir).get(), rest.temp.name.c_str(), 0);
           rest.temp.fd.reset();
         }
-        for (auto& [rel, fd] : dirs) sync_directory(fd.get());
+        for (auto& [rel, fd] : dirs) sync_dir(fd.get());
         if (j.open()) journals_.end(j);
         return posix_error(f.op, it.t.shown, f.err);
       }
@@ -864,7 +873,7 @@ class LocalBackend final : public FsBackend {
     }
 
     // 5. Durable, then the journal goes.
-    for (auto& [rel, fd] : dirs) sync_directory(fd.get());
+    for (auto& [rel, fd] : dirs) sync_dir(fd.get());
     if (j.open()) journals_.end(j);
     return {};
   }

@@ -45,6 +45,11 @@ struct LocalBackendOptions {
   // The per-user state directory (lock stripes, registries of temporary
   // files); empty: /tmp/editd-EUID. See backends/runtime_dir.h.
   std::string runtime_dir;
+  // False (--durability none): no fsync of files, directories or journals. A
+  // write is still atomic (a temporary file renamed over the target) and a
+  // multi-file patch still whole against a killed process, but a power loss or
+  // a kernel crash may lose recent changes (docs/deployment.md).
+  bool durable = true;
   // False: walk paths one component at a time even where openat2 exists.
   bool use_openat2 = true;
   // Tests: asked before each system call that changes the disk, with the call

@@ -23,6 +23,9 @@ const char* const kUsage =
     "options:\n"
     "  --root DIR                 the directory edits are confined to (default: .)\n"
     "  --read-only                refuse every mutation with 'denied'\n"
+    "  --durability full|none     full: fsync each write, its directory and apply_patch's\n"
+    "                             journal before replying; none: no fsync at all (scratch\n"
+    "                             workspaces: a power loss may lose recent edits) (default: full)\n"
     "  --log-level LEVEL          trace|debug|info|warn|error|off (default: info); logs go to "
     "stderr\n"
     "  --max-message-bytes N      longest accepted JSON-RPC line (default: 67108864)\n"
@@ -80,6 +83,7 @@ LocalBackendOptions local_backend_options(const ServerOptions& options) {
   LocalBackendOptions local;
   local.root = options.root;
   local.read_only = options.read_only;
+  local.durable = options.durable;
   local.max_file_bytes = options.max_file_bytes;
   return local;
 }
@@ -234,6 +238,10 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       if (end == v.c_str() || *end != '\0' || !(secs >= 0) || secs > 1e6)
         return usage_error("--shutdown-grace needs a number of seconds (0 or more)");
       o.shutdown_grace = std::chrono::milliseconds(static_cast<long long>(secs * 1000));
+    } else if (flag == "--durability") {
+      EDITD_NEED(v);
+      if (v != "full" && v != "none") return usage_error("--durability must be full or none");
+      o.durable = v == "full";
     } else if (flag == "--approve") {
       EDITD_NEED(v);
       if (v != "never" && v != "ask") return usage_error("--approve must be never or ask");

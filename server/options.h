@@ -18,6 +18,8 @@ struct ServerOptions {
   std::string root = ".";
   std::string log_level = "info";
   bool read_only = false;
+  // --durability full (fsync files, directories and journals) or none.
+  bool durable = true;
   std::uint64_t max_message_bytes = 64ull << 20;
   std::uint64_t max_file_bytes = 64ull << 20;
   std::uint64_t max_inflight = 64;

@@ -42,6 +42,7 @@ struct Local {
   asio::io_context io;
   std::function<InjectedFault(LocalSyscall, const std::string&)> inject;
   bool openat2 = true;
+  bool durable = true;
   std::unique_ptr<FsBackend> backend;
 
   explicit Local(bool use_openat2 = true) : openat2(use_openat2) { reopen(); }
@@ -52,6 +53,7 @@ struct Local {
     o.max_file_bytes = 1 << 20;
     o.runtime_dir = state.str();
     o.use_openat2 = openat2;
+    o.durable = durable;
     o.inject = [this](LocalSyscall call, const std::string& name) {
       return inject ? inject(call, name) : InjectedFault{};
     };
@@ -177,6 +179,41 @@ TEST_CASE(
   CHECK_MESSAGE(failures.empty(), failures);
   CHECK(test::tree_state(dir.path()) == before);
   CHECK(test::mode_of(dir.path() / "ro.txt") == 0444);
+}
+
+TEST_CASE("--durability none: no fsync is made, and writes and patches land as before") {
+  Local f;
+  f.dir.write("a.txt", "a\n");
+  f.dir.write("gone.txt", "gone\n");
+  std::vector<LocalSyscall> calls;
+  std::vector<std::string> journal;
+  f.inject = [&](LocalSyscall c, const std::string& name) {
+    calls.push_back(c);
+    if (c == LocalSyscall::kJournal) journal.push_back(name);
+    // A failing fsync makes the test fail loudly if one is still made.
+    return InjectedFault{c == LocalSyscall::kFsync ? EIO : 0};
+  };
+  // Durable (the default): the fsync is made, so the failure shows.
+  auto durable = f.run(f.backend->write(f.path("a.txt"), "A\n"));
+  REQUIRE(durable.has_error());
+  CHECK(durable.error().data["errno"] == "EIO");
+  CHECK(f.dir.read("a.txt") == "a\n");
+
+  f.durable = false;
+  f.reopen();
+  calls.clear();
+  auto w = f.run(f.backend->write(f.path("a.txt"), "A\n"));
+  REQUIRE_MESSAGE(w.has_value(), w.error().message);
+  std::vector<std::size_t> applied;
+  auto b = f.batch({write_op(f.path("b/c.txt"), "C\n"), remove_op(f.path("gone.txt"))}, applied);
+  REQUIRE_MESSAGE(b.has_value(), b.error().message);
+  CHECK(std::count(calls.begin(), calls.end(), LocalSyscall::kFsync) == 0);
+  CHECK(std::count(calls.begin(), calls.end(), LocalSyscall::kRename) == 2);
+  // The patch was still journaled, commit record included.
+  REQUIRE_FALSE(journal.empty());
+  CHECK(journal.back() == "commit");
+  CHECK(f.tree() ==
+        std::map<std::string, std::string>{{"a.txt", "A\n"}, {"b", "/"}, {"b/c.txt", "C\n"}});
 }
 
 TEST_CASE("a failed write removes its temporary file and the directories it made") {

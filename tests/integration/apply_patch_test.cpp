@@ -46,7 +46,8 @@ std::string slurp(const fs::path& p) {
 
 }  // namespace
 
-TEST_CASE("every Codex scenario applied by `editd apply-patch` ends with the expected tree" * doctest::test_suite("conformance")) {
+TEST_CASE("every Codex scenario applied by `editd apply-patch` ends with the expected tree" *
+          doctest::test_suite("conformance")) {
   const auto data = editd::test::conformance_dir("codex-apply-patch");
   if (!data) return;
   const fs::path root = *data / "scenarios";
@@ -60,7 +61,8 @@ TEST_CASE("every Codex scenario applied by `editd apply-patch` ends with the exp
     const std::string name = dir.filename().string();
     CAPTURE(name);
     TempDir work;
-    if (fs::exists(dir / "input")) fs::copy(dir / "input", work.path(), fs::copy_options::recursive);
+    if (fs::exists(dir / "input"))
+      fs::copy(dir / "input", work.path(), fs::copy_options::recursive);
     auto before = snapshot(work.path());
     Run r = apply_patch_command({slurp(dir / "patch.txt")}, work.path());
     CAPTURE(r.err);
@@ -88,7 +90,8 @@ TEST_CASE("`editd apply-patch` prints Codex's summary and reads the patch from s
   work.write("old/name.txt", "x\n");
   const std::string patch =
       "*** Begin Patch\n*** Add File: n.txt\n+new\n*** Update File: m.txt\n@@\n a\n-b\n+B\n"
-      "*** Delete File: d.txt\n*** Update File: old/name.txt\n*** Move to: moved/name.txt\n@@\n-x\n+y\n"
+      "*** Delete File: d.txt\n*** Update File: old/name.txt\n*** Move to: "
+      "moved/name.txt\n@@\n-x\n+y\n"
       "*** End Patch\n";
   Run r = apply_patch_command({}, work.path(), patch);
   CHECK(r.code == 0);
@@ -102,10 +105,13 @@ TEST_CASE("`editd apply-patch` prints Codex's summary and reads the patch from s
   CHECK(bad.err.find("invalid patch at line 1") != std::string::npos);
 }
 
-TEST_CASE("apply_patch adds, updates, deletes and moves in one call, keeping each file's conventions") {
+TEST_CASE(
+    "apply_patch adds, updates, deletes and moves in one call, keeping each file's conventions") {
   TempDir root;
   root.write("crlf.txt", "one\r\ntwo\r\nthree\r\n");
-  root.write("bom.txt", "\xEF\xBB\xBF" "alpha\nbeta");
+  root.write("bom.txt",
+             "\xEF\xBB\xBF"
+             "alpha\nbeta");
   root.write("gone.txt", "bye\n");
   root.write("src/old.py", "def f():\n    return 1\n");
   auto p = spawn_editd(root);
@@ -114,7 +120,8 @@ TEST_CASE("apply_patch adds, updates, deletes and moves in one call, keeping eac
       "*** Update File: crlf.txt\n@@\n one\n-two\n+TWO\n+2.5\n"
       "*** Update File: bom.txt\n@@\n-beta\n+gamma\n"
       "*** Delete File: gone.txt\n"
-      "*** Update File: src/old.py\n*** Move to: lib/new.py\n@@\n def f():\n-    return 1\n+    return 2\n"
+      "*** Update File: src/old.py\n*** Move to: lib/new.py\n@@\n def f():\n-    return 1\n+    "
+      "return 2\n"
       "*** Add File: docs/readme.md\n+# hi\n"
       "*** End Patch";
   json dry = p.ok("apply_patch", {{"patch", patch}, {"dryRun", true}});
@@ -125,15 +132,21 @@ TEST_CASE("apply_patch adds, updates, deletes and moves in one call, keeping eac
   r.erase("undoId");
   CHECK(r == dry);
   CHECK(root.read("crlf.txt") == "one\r\nTWO\r\n2.5\r\nthree\r\n");
-  CHECK(root.read("bom.txt") == "\xEF\xBB\xBF" "alpha\ngamma");
+  CHECK(root.read("bom.txt") ==
+        "\xEF\xBB\xBF"
+        "alpha\ngamma");
   CHECK(!root.exists("gone.txt"));
   CHECK(!root.exists("src/old.py"));
   CHECK(root.read("lib/new.py") == "def f():\n    return 2\n");
   CHECK(root.read("docs/readme.md") == "# hi\n");
 
   REQUIRE(r["files"].size() == 5);
-  CHECK(r["files"][0] == json{{"path", "crlf.txt"}, {"action", "update"}, {"added", 2}, {"removed", 1},
-                              {"fingerprint", p.ok("fingerprint", {{"path", "crlf.txt"}})["fingerprint"]}});
+  CHECK(r["files"][0] ==
+        json{{"path", "crlf.txt"},
+             {"action", "update"},
+             {"added", 2},
+             {"removed", 1},
+             {"fingerprint", p.ok("fingerprint", {{"path", "crlf.txt"}})["fingerprint"]}});
   CHECK(r["files"][2]["action"] == "delete");
   CHECK(!r["files"][2].contains("fingerprint"));
   CHECK(r["files"][3]["action"] == "move");
@@ -153,7 +166,8 @@ TEST_CASE("apply_patch applies unified diffs as git writes them") {
   const std::string patch =
       "diff --git a/a.c b/a.c\nindex 1..2 100644\n--- a/a.c\n+++ b/a.c\n"
       "@@ -1,3 +1,3 @@\n int main() {\n-  return 0;\n+  return 1;\n }\n"
-      "diff --git a/old.txt b/new.txt\nsimilarity index 100%\nrename from old.txt\nrename to new.txt\n"
+      "diff --git a/old.txt b/new.txt\nsimilarity index 100%\nrename from old.txt\nrename to "
+      "new.txt\n"
       "diff --git a/fresh.txt b/fresh.txt\nnew file mode 100644\n--- /dev/null\n+++ b/fresh.txt\n"
       "@@ -0,0 +1 @@\n+fresh\n";
   json r = p.ok("apply_patch", {{"patch", patch}});
@@ -243,21 +257,23 @@ TEST_CASE("a write that fails part-way is rolled back byte for byte, new directo
   // big.txt is read under the limit and would be written over it.
   TempDir root;
   root.write("a.txt", "keep me\n");
-  root.write("b.txt", "\xEF\xBB\xBF" "bom\r\n");
+  root.write("b.txt",
+             "\xEF\xBB\xBF"
+             "bom\r\n");
   root.write("d.txt", "deleted?\n");
   root.write("big.txt", std::string(90, 'x') + "\n");
   auto p = spawn_editd(root, {"--max-file-bytes", "100"});
   auto before = snapshot(root.path());
-  json e = p.fails("apply_patch",
-                   {{"patch",
-                     "*** Begin Patch\n"
-                     "*** Update File: a.txt\n@@\n-keep me\n+changed\n"
-                     "*** Update File: b.txt\n@@\n-bom\n+BOM\n"
-                     "*** Delete File: d.txt\n"
-                     "*** Add File: deep/er/new.txt\n+new\n"
-                     "*** Update File: big.txt\n@@\n " + std::string(90, 'x') + "\n+" +
-                         std::string(20, 'y') + "\n"
-                     "*** End Patch"}});
+  json e = p.fails("apply_patch", {{"patch",
+                                    "*** Begin Patch\n"
+                                    "*** Update File: a.txt\n@@\n-keep me\n+changed\n"
+                                    "*** Update File: b.txt\n@@\n-bom\n+BOM\n"
+                                    "*** Delete File: d.txt\n"
+                                    "*** Add File: deep/er/new.txt\n+new\n"
+                                    "*** Update File: big.txt\n@@\n " +
+                                        std::string(90, 'x') + "\n+" + std::string(20, 'y') +
+                                        "\n"
+                                        "*** End Patch"}});
   CHECK(e["data"]["kind"] == "too_large");
   CHECK(e["data"]["path"] == "big.txt");
   CHECK(e["data"]["rolledBack"] == true);
@@ -272,41 +288,72 @@ TEST_CASE("expectedFingerprints guard every file of a patch") {
   auto p = spawn_editd(root);
   std::string fa = p.ok("read_text", {{"path", "a.txt"}})["fingerprint"];
   const std::string patch =
-      "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: b.txt\n@@\n-b\n+B\n*** End Patch";
-  json stale = p.fails("apply_patch", {{"patch", patch},
-                                       {"expectedFingerprints", {{"a.txt", fa}, {"./b.txt", "xxh3:0000000000000000"}}}});
+      "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Update File: "
+      "b.txt\n@@\n-b\n+B\n*** End Patch";
+  json stale =
+      p.fails("apply_patch",
+              {{"patch", patch},
+               {"expectedFingerprints", {{"a.txt", fa}, {"./b.txt", "xxh3:0000000000000000"}}}});
   CHECK(stale["data"]["kind"] == "conflict");
   CHECK(stale["data"]["path"] == "b.txt");
   CHECK(root.read("a.txt") == "a\n");
-  json untouched = p.fails("apply_patch", {{"patch", patch}, {"expectedFingerprints", {{"c.txt", fa}}}});
+  json untouched =
+      p.fails("apply_patch", {{"patch", patch}, {"expectedFingerprints", {{"c.txt", fa}}}});
   CHECK(untouched["data"]["kind"] == "invalid_params");
   CHECK(untouched["data"]["param"] == "expectedFingerprints");
   json ok = p.ok("apply_patch", {{"patch", patch}, {"expectedFingerprints", {{"a.txt", fa}}}});
   CHECK(ok["files"][0]["fingerprint"] == p.ok("fingerprint", {{"path", "a.txt"}})["fingerprint"]);
 }
 
-TEST_CASE("apply_patch refuses paths outside the root and read-only servers before touching anything") {
+TEST_CASE(
+    "apply_patch refuses paths outside the root and read-only servers before touching anything") {
   TempDir root;
   root.write("a.txt", "a\n");
   {
     auto p = spawn_editd(root);
-    json e = p.fails("apply_patch", {{"patch", "*** Begin Patch\n*** Add File: ../escape.txt\n+x\n*** End Patch"}});
+    json e =
+        p.fails("apply_patch",
+                {{"patch", "*** Begin Patch\n*** Add File: ../escape.txt\n+x\n*** End Patch"}});
     CHECK(e["data"]["kind"] == "outside_root");
-    json parse = p.fails("apply_patch", {{"patch", "*** Begin Patch\n*** Frobnicate File: a.txt\n*** End Patch"}});
+    json parse = p.fails("apply_patch",
+                         {{"patch", "*** Begin Patch\n*** Frobnicate File: a.txt\n*** End Patch"}});
     CHECK(parse["data"]["kind"] == "patch_parse");
     CHECK(parse["data"]["line"] == 2);
   }
   auto ro = spawn_editd(root, {"--read-only"});
-  CHECK(ro.fails("apply_patch", {{"patch", "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch"}})["data"]["kind"] ==
+  CHECK(ro.fails("apply_patch",
+                 {{"patch",
+                   "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch"}})["data"]["kind"] ==
         "denied");
   CHECK(root.read("a.txt") == "a\n");
+}
+
+TEST_CASE("--durability none serves every mutation as before; an unknown value is a usage error") {
+  TempDir root;
+  root.write("a.txt", "a\r\nb\r\n");
+  {
+    auto p = spawn_editd(root, {"--durability", "none"});
+    p.ok("str_replace", {{"path", "a.txt"}, {"oldText", "b"}, {"newText", "B"}});
+    p.ok("apply_patch", {{"patch",
+                          "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: "
+                          "d/n.txt\n+n\n*** End Patch"}});
+    p.ok("write_text", {{"path", "w.txt"}, {"content", "w\n"}});
+  }
+  CHECK(root.read("a.txt") == "A\r\nB\r\n");
+  CHECK(root.read("d/n.txt") == "n\n");
+  CHECK(root.read("w.txt") == "w\n");
+  CHECK_FALSE(std::filesystem::exists(root.path() / ".editd"));
+  auto bad = run_editd({"--durability", "sometimes"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--durability must be full or none") != std::string::npos);
 }
 
 TEST_CASE("--require-read applies to every existing file a patch touches") {
   TempDir root;
   root.write("a.txt", "a\n");
   auto p = spawn_editd(root, {"--require-read"});
-  const std::string patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: n.txt\n+n\n*** End Patch";
+  const std::string patch =
+      "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** Add File: n.txt\n+n\n*** End Patch";
   CHECK(p.fails("apply_patch", {{"patch", patch}})["data"]["kind"] == "stale");
   p.ok("read_text", {{"path", "a.txt"}});
   p.ok("apply_patch", {{"patch", patch}});
