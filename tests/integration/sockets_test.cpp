@@ -274,6 +274,32 @@ TEST_CASE("the undo history is shared by the server's connections") {
   CHECK(s.root.read("a.txt") == "1\n");
 }
 
+TEST_CASE("an undoId of the local disk is refused on a connection whose files the client holds") {
+  // Connection d is an ACP editor that offers fs/*: its edits go to its own
+  // buffers, so an undo of a change made on the disk must not run there.
+  UnixServer s;
+  s.root.write("a.txt", "one\n");
+  auto local = s.client();
+  json w = *local.call("str_replace", {{"path", "a.txt"}, {"oldText", "one"}, {"newText", "1"}});
+  REQUIRE(w["result"].contains("undoId"));
+  auto d = s.client();
+  json init = *d.call("initialize", {{"protocolVersion", 1},
+                                      {"clientCapabilities",
+                                       {{"fs", {{"readTextFile", true}, {"writeTextFile", true}}}}},
+                                      {"clientInfo", {{"name", "fake-editor"}}}});
+  REQUIRE(init["result"]["agentCapabilities"]["_meta"]["editd"]["backend"] == "delegated");
+  json refused = *d.call("undo", {{"undoId", w["result"]["undoId"]}});
+  REQUIRE_MESSAGE(refused.contains("error"), refused.dump());
+  CHECK(refused["error"]["data"]["kind"] == "not_found");
+  CHECK(refused["error"]["data"]["reason"] == "other_backend");
+  CHECK(refused["error"]["data"]["undoId"] == w["result"]["undoId"]);
+  CHECK(s.root.read("a.txt") == "1\n");
+  // The connection that shares the disk may still undo it.
+  json u = *local.call("undo", {{"undoId", w["result"]["undoId"]}});
+  REQUIRE_MESSAGE(u.contains("result"), u.dump());
+  CHECK(s.root.read("a.txt") == "one\n");
+}
+
 TEST_CASE("a costly edit of a small file from one client does not hold up another client's read") {
   // A small file (under the 64 KiB that read_text decodes inline) and an
   // oldText of many megabytes that is not in it: the ladder and the
