@@ -15,6 +15,7 @@
 #include "protocol/framing.h"
 #include "protocol/methods.h"
 #include "server/mcp.h"
+#include "server/memory.h"
 #include "server/server.h"
 
 namespace editd {
@@ -417,8 +418,10 @@ void Connection::start_parked() {
 
 asio::awaitable<void> Connection::write_loop() {
   std::string batch;
+  bool trimmed = false;  // since the last reply: trimmed pages still count as free
   while (true) {
     if (!out_.empty()) {
+      trimmed = false;
       // Lines in order: short ones batched, a long one in slices, so that the
       // copy stays small and progress shows (limit_stall).
       batch.clear();
@@ -446,8 +449,19 @@ asio::awaitable<void> Connection::write_loop() {
       continue;
     }
     if (closing_) break;
-    out_signal_.expires_at(std::chrono::steady_clock::time_point::max());
-    auto [ignored] = co_await out_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
+    // Idle with memory to give back (server/memory.h): after kIdleTrimDelay
+    // without anything to write, unless a request starts meanwhile.
+    const bool may_trim = !trimmed && inflight_ == 0 && heap_free_bytes() >= kIdleFreeBytes;
+    if (may_trim)
+      out_signal_.expires_after(kIdleTrimDelay);
+    else
+      out_signal_.expires_at(std::chrono::steady_clock::time_point::max());
+    auto [ec] = co_await out_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (may_trim && !ec && out_.empty() && inflight_ == 0 && !closing_) {
+      trimmed = true;
+      if (release_idle_memory())
+        spdlog::debug("connection {}: idle, freed memory returned", stream_->peer());
+    }
   }
 }
 

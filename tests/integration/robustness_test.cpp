@@ -171,6 +171,43 @@ TEST_CASE("a client that reads no replies holds about --max-queued-bytes of them
   CHECK(ids.size() == kRequests);
 }
 
+TEST_CASE("memory a big request used goes back to the system once the connection is idle") {
+  // A miss on a 48 MiB file passes every tier and the closest-region search.
+  // After a big read, glibc kept what the miss freed in its heap (39 MiB above
+  // idle after a 58 MiB miss) until editd trimmed it when its connections go
+  // idle (server/memory.h).
+  TempDir root;
+  root.write("big.txt", numbered_lines(48 * kMiB, "big"));
+  root.write("small.txt", "small\n");
+  auto p = spawn_editd(root, {"--undo-history-entries", "0"});
+  p.ok("read_text", {{"path", "small.txt"}});
+  const pid_t pid = p.pid();
+  const std::uint64_t idle_kib = vm_kib(pid, "VmRSS").value_or(0);
+  // A read first: freeing its file-sized buffer raises glibc's threshold for
+  // mapping big blocks, so that the miss's buffers come from the heap.
+  p.ok("read_text", {{"path", "big.txt"}});
+  json e = p.fails("str_replace", {{"path", "big.txt"},
+                                   {"oldText", "no such line\nnor this one\nnor a third"},
+                                   {"newText", "x"}});
+  CHECK(e["data"]["kind"] == "no_match");
+  const std::uint64_t peak_kib = vm_kib(pid, "VmHWM").value_or(0);
+  CHECK(peak_kib > idle_kib + 48 * 1024);  // the file was in memory
+  // Polled, with a generous deadline: the trim comes after a second idle.
+  std::uint64_t rss = 0;
+  for (int i = 0; i < 200; ++i) {
+    rss = vm_kib(pid, "VmRSS").value_or(0);
+    if (rss < idle_kib + 12 * 1024) break;
+    std::this_thread::sleep_for(50ms);
+  }
+  MESSAGE("editd RSS: " << idle_kib / 1024 << " MiB idle, peak " << peak_kib / 1024
+                        << " MiB, then " << rss / 1024 << " MiB");
+#ifndef EDITD_SANITIZED  // ASan's allocator keeps its own quarantine
+  CHECK(rss < idle_kib + 12 * 1024);
+#endif
+  // And the server still serves.
+  CHECK(p.ok("read_text", {{"path", "small.txt"}})["content"] == "small\n");
+}
+
 TEST_CASE("a reply larger than --max-queued-bytes is still sent whole, and reading goes on") {
   TempDir root;
   const std::string big = numbered_lines(kMiB, "x");
