@@ -66,8 +66,8 @@ class TierSearch {
   }
 
   // The occurrences of the pattern's rarest line, folded (a superset of its
-  // occurrences under this tier), and that line's index in the pattern; nullopt when testing each
-  // of their windows would cost more than kTableWork.
+  // occurrences under this tier), and that line's index in the pattern;
+  // nullopt when testing each of their windows would cost more than kTableWork.
   struct Rarest {
     std::span<const Index::Occurrence> lines;
     std::size_t j;
@@ -108,48 +108,36 @@ class TierSearch {
   Lines source_;
 };
 
+// The index in `occ` (ascending lines) of the first occurrence at or after `line`.
+std::size_t first_at_or_after(std::span<const Index::Occurrence> occ, std::size_t line) {
+  return static_cast<std::size_t>(
+      std::lower_bound(occ.begin(), occ.end(), line,
+                       [](const Index::Occurrence& o, std::size_t x) { return o.line < x; }) -
+      occ.begin());
+}
+
 // The first window start in [begin, end], tested only where the pattern's
-// rarest line is; nullopt with `*fell_back` false when there is none, and
-// with it true when the table would cost too much (the caller scans then).
-std::optional<std::size_t> first_by_table(TierSearch& search, std::size_t begin, std::size_t end,
-                                          bool* fell_back) {
-  *fell_back = false;
-  auto rare = search.rarest();
-  if (!rare) {
-    *fell_back = true;
-    return std::nullopt;
-  }
-  const auto& occ = rare->lines;
-  auto it = std::lower_bound(occ.begin(), occ.end(), begin + rare->j,
-                             [](const Index::Occurrence& o, std::size_t l) { return o.line < l; });
-  for (; it != occ.end() && it->line - rare->j <= end; ++it)
-    if (search.holds(it->line - rare->j)) return it->line - rare->j;
+// rarest line `rare` is.
+std::optional<std::size_t> first_by_table(TierSearch& search, const TierSearch::Rarest& rare,
+                                          std::size_t begin, std::size_t end) {
+  const auto& occ = rare.lines;
+  for (std::size_t k = first_at_or_after(occ, begin + rare.j);
+       k < occ.size() && occ[k].line - rare.j <= end; ++k)
+    if (search.holds(occ[k].line - rare.j)) return occ[k].line - rare.j;
   return std::nullopt;
 }
 
 // The window start in [begin, lo) or (hi, end] nearest to `hint` (the scan
 // covered [lo, hi], around the hint), after before before at equal distance,
-// tested only where the pattern's rarest line is. As first_by_table.
-std::optional<std::size_t> nearest_by_table(TierSearch& search, std::size_t begin, std::size_t end,
-                                            std::size_t lo, std::size_t hi, std::size_t hint,
-                                            bool* fell_back) {
-  *fell_back = false;
-  auto rare = search.rarest();
-  if (!rare) {
-    *fell_back = true;
-    return std::nullopt;
-  }
-  const auto& occ = rare->lines;
-  const std::size_t j = rare->j;
-  auto index_of = [&](std::size_t line) {  // the first occurrence at or after `line`
-    return static_cast<std::size_t>(
-        std::lower_bound(occ.begin(), occ.end(), line,
-                         [](const Index::Occurrence& o, std::size_t x) { return o.line < x; }) -
-        occ.begin());
-  };
-  const std::size_t lowest = index_of(begin + j);  // windows from begin on
-  std::size_t below = index_of(lo + j);            // occ[below - 1]: the nearest window < lo
-  std::size_t up = index_of(hi + 1 + j);           // occ[up]: the nearest window > hi
+// tested only where the pattern's rarest line `rare` is.
+std::optional<std::size_t> nearest_by_table(TierSearch& search, const TierSearch::Rarest& rare,
+                                            std::size_t begin, std::size_t end, std::size_t lo,
+                                            std::size_t hi, std::size_t hint) {
+  const auto& occ = rare.lines;
+  const std::size_t j = rare.j;
+  const std::size_t lowest = first_at_or_after(occ, begin + j);  // windows from begin on
+  std::size_t below = first_at_or_after(occ, lo + j);   // occ[below - 1]: the nearest window < lo
+  std::size_t up = first_at_or_after(occ, hi + 1 + j);  // occ[up]: the nearest window > hi
   for (;;) {
     const bool up_ok = up < occ.size() && occ[up].line - j <= end;
     const bool down_ok = below > lowest;
@@ -183,16 +171,15 @@ std::uint64_t Index::hash(Tier tier, std::size_t line) {
 }
 
 std::span<const Index::Occurrence> Index::occurrences(std::uint64_t h) {
-  std::vector<Occurrence>& sorted = sorted_;
-  if (sorted.empty() && !lines_.empty()) {
-    sorted.reserve(lines_.size());
-    for (std::size_t i = 0; i < lines_.size(); ++i) sorted.push_back({hash(Tier::kFold, i), i});
-    std::sort(sorted.begin(), sorted.end(), [](const Occurrence& a, const Occurrence& b) {
+  if (sorted_.empty() && !lines_.empty()) {
+    sorted_.reserve(lines_.size());
+    for (std::size_t i = 0; i < lines_.size(); ++i) sorted_.push_back({hash(Tier::kFold, i), i});
+    std::sort(sorted_.begin(), sorted_.end(), [](const Occurrence& a, const Occurrence& b) {
       return a.hash != b.hash ? a.hash < b.hash : a.line < b.line;
     });
   }
   auto [lo, hi] =
-      std::equal_range(sorted.begin(), sorted.end(), Occurrence{h, 0},
+      std::equal_range(sorted_.begin(), sorted_.end(), Occurrence{h, 0},
                        [](const Occurrence& a, const Occurrence& b) { return a.hash < b.hash; });
   return {lo, hi};
 }
@@ -224,10 +211,11 @@ std::optional<Hit> forward(Index& index, const Lines& pattern, std::size_t from,
     if (auto at = line_window::first(search.pattern(), from, near_end, false, std::ref(search)))
       return Hit{*at, t};
     if (near_end == last) continue;
-    bool fell_back = false;
-    std::optional<std::size_t> at = first_by_table(search, near_end + 1, last, &fell_back);
-    if (fell_back)
-      at = line_window::first(search.pattern(), near_end + 1, last, false, std::ref(search));
+    // A rarest line too common to test its windows one by one: a linear scan.
+    const auto rare = search.rarest();
+    const std::optional<std::size_t> at =
+        rare ? first_by_table(search, *rare, near_end + 1, last)
+             : line_window::first(search.pattern(), near_end + 1, last, false, std::ref(search));
     if (at) return Hit{*at, t};
   }
   return std::nullopt;
@@ -255,9 +243,10 @@ std::optional<Hit> nearest(Index& index, const Lines& pattern, std::size_t from,
     if (auto at = line_window::nearest(search.pattern(), lo, hi, hint, std::ref(search)))
       return Hit{*at, t};
     if (lo == from && hi == last) continue;
-    bool fell_back = false;
-    std::optional<std::size_t> at = nearest_by_table(search, from, last, lo, hi, hint, &fell_back);
-    if (fell_back) at = line_window::nearest(search.pattern(), from, last, hint, std::ref(search));
+    const auto rare = search.rarest();
+    const std::optional<std::size_t> at =
+        rare ? nearest_by_table(search, *rare, from, last, lo, hi, hint)
+             : line_window::nearest(search.pattern(), from, last, hint, std::ref(search));
     if (at) return Hit{*at, t};
   }
   return std::nullopt;

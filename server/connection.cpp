@@ -449,9 +449,10 @@ asio::awaitable<void> Connection::write_loop() {
       continue;
     }
     if (closing_) break;
-    // Idle with memory to give back (server/memory.h): after kIdleTrimDelay
-    // without anything to write, unless a request starts meanwhile.
-    const bool may_trim = !trimmed && inflight_ == 0 && heap_free_bytes() >= kIdleFreeBytes;
+    // Idle after a reply (server/memory.h): after kIdleTrimDelay without
+    // anything to write, unless a request starts meanwhile, memory goes back.
+    // The heap is asked what it holds only then, never on a request's path.
+    const bool may_trim = !trimmed && inflight_ == 0;
     if (may_trim)
       out_signal_.expires_after(kIdleTrimDelay);
     else

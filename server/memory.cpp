@@ -4,10 +4,8 @@
 
 namespace editd {
 
-std::size_t heap_free_bytes() { return ::mallinfo2().fordblks; }
-
 bool release_idle_memory() {
-  if (heap_free_bytes() < kIdleFreeBytes) return false;
+  if (::mallinfo2().fordblks < kIdleFreeBytes) return false;
   ::malloc_trim(0);
   return true;
 }

@@ -4,9 +4,10 @@
 // megabytes they would stay resident (40 MiB after a miss on a 58 MiB file),
 // though nothing uses them. A connection that has had nothing in flight and
 // nothing to write for kIdleTrimDelay gives them back when the heap holds more
-// than kIdleFreeBytes of free memory. The delay keeps them for a burst of big
-// requests, which would otherwise fault every page in again (an 8 MiB edit
-// repeated: 44 ms each with the pages kept, 75 ms with them returned at once).
+// than kIdleFreeBytes of free memory (one mallinfo2() tells, asked only then).
+// The delay keeps them for a burst of big requests, which would otherwise
+// fault every page in again (an 8 MiB edit repeated: 44 ms each with the pages
+// kept, 75 ms with them returned at once).
 #pragma once
 
 #include <chrono>
@@ -16,9 +17,6 @@ namespace editd {
 
 inline constexpr std::size_t kIdleFreeBytes = std::size_t{8} << 20;
 inline constexpr std::chrono::milliseconds kIdleTrimDelay{1000};
-
-// Free bytes the heap holds (one mallinfo2()).
-std::size_t heap_free_bytes();
 
 // Gives the heap's free memory back to the system (malloc_trim) when it holds
 // at least kIdleFreeBytes; whether it did.
