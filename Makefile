@@ -22,7 +22,8 @@ FUZZ_SMOKE_RUNS ?= 8000
 SANITIZE_CXX_FLAGS ?= -O1 -g1
 DEBIAN_PACKAGES := cmake g++ make pkg-config libboost1.81-dev nlohmann-json3-dev \
                    libspdlog-dev libfmt-dev libxxhash-dev doctest-dev \
-                   clang libclang-rt-14-dev llvm python3
+                   clang libclang-rt-14-dev llvm python3 \
+                   clangd python3-pylsp python3-pyflakes pyflakes3
 PREFIX ?= /usr/local
 DESTDIR ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -178,6 +178,32 @@ json to_json(const ReadTextResult& r) {
   return j;
 }
 
+namespace {
+
+json diagnostic_json(const Diagnostic& d) {
+  json j = json::object();
+  if (d.file) j["file"] = *d.file;
+  if (d.line) j["line"] = *d.line;
+  if (d.column) j["column"] = *d.column;
+  j["severity"] = d.severity;
+  j["message"] = d.message;
+  j["source"] = d.source;
+  return j;
+}
+
+void put_diagnostics(json& j, const std::optional<DiagnosticsReport>& r) {
+  if (!r) return;
+  json all = json::array(), introduced = json::array();
+  for (const Diagnostic& d : r->all) all.push_back(diagnostic_json(d));
+  for (const Diagnostic& d : r->introduced) introduced.push_back(diagnostic_json(d));
+  j["diagnostics"] = std::move(all);
+  j["introduced"] = std::move(introduced);
+  j["diagnosticsStatus"] = r->status;
+  if (r->detail) j["diagnosticsDetail"] = *r->detail;
+}
+
+}  // namespace
+
 json to_json(const MutationResult& r) {
   json j{{"fingerprint", r.fingerprint}, {"diff", r.diff}, {"added", r.added}, {"removed", r.removed}};
   if (r.created) j["created"] = *r.created;
@@ -194,6 +220,7 @@ json to_json(const MutationResult& r) {
     j["rebased"] = std::move(rebased);
   }
   if (r.undo_id) j["undoId"] = *r.undo_id;
+  put_diagnostics(j, r.diagnostics);
   return j;
 }
 
@@ -208,6 +235,7 @@ json to_json(const ApplyPatchResult& r) {
     if (f.moved_to) j["movedTo"] = *f.moved_to;
     if (f.fingerprint) j["fingerprint"] = *f.fingerprint;
     if (f.overwritten) j["overwritten"] = true;
+    put_diagnostics(j, f.diagnostics);
     files.push_back(std::move(j));
   }
   json j{{"files", std::move(files)}, {"diff", r.diff}};

@@ -89,6 +89,26 @@ struct LineRange {
   std::uint64_t end_line = 0;
 };
 
+// A problem a checker (--check) or a language server (--lsp) reported in a
+// file after a mutation wrote it.
+struct Diagnostic {
+  std::optional<std::string> file;     // set when it is in another file than the one written
+  std::optional<std::uint64_t> line;   // 1-based; absent for output nothing could parse
+  std::optional<std::uint64_t> column;  // 1-based
+  std::string severity;                // error | warning | info | hint
+  std::string message;
+  std::string source;  // the checker's program, or the language server's own name
+};
+
+// The checks of one written file: every diagnostic after the write, those
+// that were not there before it, and how the checks went.
+struct DiagnosticsReport {
+  std::vector<Diagnostic> all;
+  std::vector<Diagnostic> introduced;
+  std::string status = "ok";  // ok | timeout | failed
+  std::optional<std::string> detail;  // what went wrong, when not ok
+};
+
 // Every mutation returns these, plus its own fields.
 struct MutationResult {
   std::string fingerprint;
@@ -101,6 +121,7 @@ struct MutationResult {
   std::optional<std::string> matched_by;
   std::optional<std::vector<RebasedAnchor>> rebased;  // edit_lines
   std::optional<std::string> undo_id;  // absent when nothing was written or kept
+  std::optional<DiagnosticsReport> diagnostics;  // when a check covers the file written
 };
 
 struct FingerprintParams {
@@ -126,6 +147,7 @@ struct PatchFileResult {
   std::uint64_t removed = 0;
   std::optional<std::string> fingerprint;  // absent for delete
   bool overwritten = false;
+  std::optional<DiagnosticsReport> diagnostics;  // when a check covers the file written
 };
 struct ApplyPatchResult {
   std::vector<PatchFileResult> files;

@@ -268,10 +268,40 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   if (auto c = check_cancel(ctx); !c) co_return c.error();
   if (ctx.cancel) ctx.cancel->committed = true;
 
+  StepChecks checks = co_await checks_before(ctx, steps);
   auto undo_id = co_await commit_steps(ctx, steps, "apply_patch");
   if (!undo_id) co_return undo_id.error();
   result.undo_id = std::move(*undo_id);
+  held->reset();  // other processes need not wait for the checks
+  co_await checks_after(steps, std::move(checks), result);
   co_return result;
+}
+
+boost::asio::awaitable<Operations::StepChecks> Operations::checks_before(
+    const RequestContext& ctx, const std::vector<FileStep>& steps) {
+  StepChecks out(steps.size());
+  if (ctx.scope != "local") co_return out;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Checks::Target target{steps[i].canonical, steps[i].shown};
+    if (steps[i].kind == FileStep::Kind::kWrite && checks_.covers(target))
+      out[i] = co_await checks_.before(target, steps[i].previous);
+  }
+  co_return out;
+}
+
+boost::asio::awaitable<void> Operations::checks_after(const std::vector<FileStep>& steps,
+                                                      StepChecks before,
+                                                      protocol::ApplyPatchResult& result) {
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (!before[i]) continue;
+    const FileStep& s = steps[i];
+    // Named, not a temporary in the co_await expression (GCC 12 coroutines).
+    const Checks::Target target{s.canonical, s.shown};
+    protocol::DiagnosticsReport report =
+        co_await checks_.after(target, std::move(*before[i]), s.previous, s.bytes);
+    for (protocol::PatchFileResult& f : result.files)
+      if (f.moved_to.value_or(f.path) == s.shown && f.action != "delete") f.diagnostics = report;
+  }
 }
 
 boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_steps(

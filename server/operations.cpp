@@ -228,6 +228,14 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
       auto ok = co_await ctx.approve(cur.shown, old_text, std::string(without_bom(change->bytes)));
       if (!ok) co_return ok.error();
     }
+    // The checks see the file before the write, under the lock chain.
+    const Checks::Target target{cur.canonical, cur.shown};
+    std::optional<Checks::Before> before;
+    std::optional<std::string> checked_bytes;
+    if (ctx.scope == "local" && checks_.covers(target)) {
+      before = co_await checks_.before(target, cur.bytes);
+      checked_bytes = change->bytes;
+    }
     if (auto c = check_cancel(ctx); !c) co_return c.error();
     if (ctx.cancel) ctx.cancel->committed = true;
     if (ctx.changes)
@@ -248,6 +256,12 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
       change->result.undo_id = history_.record(
           ctx.scope, one_file(cur.canonical, cur.shown, cur.bytes, std::move(*written)),
           std::move(made_dirs));
+    if (before) {
+      // Other processes need not wait for the checks; this file's chain does.
+      held->reset();
+      change->result.diagnostics =
+          co_await checks_.after(target, std::move(*before), cur.bytes, *checked_bytes);
+    }
   }
   if (!p.dry_run && ctx.known) (*ctx.known)[cur.canonical] = change->result.fingerprint;
   co_return std::move(change->result);

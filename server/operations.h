@@ -19,6 +19,7 @@
 #include "edit/splice.h"
 #include "edit/unified_diff.h"
 #include "protocol/methods.h"
+#include "server/checks.h"
 #include "server/lock_chain.h"
 #include "server/options.h"
 #include "server/undo_history.h"
@@ -96,7 +97,11 @@ class Operations {
       : options_(options),
         locks_(locks),
         pool_(pool),
-        history_(options.undo_history_entries, options.undo_history_bytes) {}
+        history_(options.undo_history_entries, options.undo_history_bytes),
+        checks_(options.checks, options.root, options.check_timeout) {}
+
+  // Ends what the checks keep running (language servers): editd is exiting.
+  void stop_checks() { checks_.stop(); }
 
   using Awaitable = boost::asio::awaitable<Result<protocol::MutationResult>>;
 
@@ -158,6 +163,16 @@ class Operations {
   boost::asio::awaitable<Result<std::optional<std::string>>> commit_steps(
       RequestContext& ctx, const std::vector<FileStep>& steps, std::string method);
 
+  // The checks of each step that writes a file a check covers (nullopt for
+  // the others), run before commit_steps with the lock chains held.
+  using StepChecks = std::vector<std::optional<Checks::Before>>;
+  boost::asio::awaitable<StepChecks> checks_before(const RequestContext& ctx,
+                                                   const std::vector<FileStep>& steps);
+  // After commit_steps: each checked file's report, in the entry of `result`
+  // that names the file written.
+  boost::asio::awaitable<void> checks_after(const std::vector<FileStep>& steps, StepChecks before,
+                                            protocol::ApplyPatchResult& result);
+
   boost::asio::awaitable<LockChains::Guard> lock_one(const std::string& canonical);
   Result<void> check_cancel(const RequestContext& ctx) const;
   Result<void> check_known(const RequestContext& ctx, const Current& cur,
@@ -167,6 +182,7 @@ class Operations {
   LockChains& locks_;
   boost::asio::thread_pool& pool_;
   UndoHistory history_;
+  Checks checks_;
 };
 
 }  // namespace editd

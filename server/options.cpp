@@ -47,6 +47,13 @@ const char* const kUsage =
     "  --undo-history-entries N   mutations kept for undo, for all connections (default: 100;\n"
     "                             0: none)\n"
     "  --undo-history-bytes N     file bytes the undo history may hold (default: 67108864)\n"
+    "  --check GLOB=COMMAND       after a mutation of a file matching GLOB (*.py, src/**/*.{c,h}),\n"
+    "                             run COMMAND in the root, {file} being the file's path; its\n"
+    "                             file:line: messages become the result's diagnostics (repeatable;\n"
+    "                             no shell unless COMMAND runs one: sh -c '...')\n"
+    "  --lsp GLOB=COMMAND         the same from a language server (clangd, pylsp), started on\n"
+    "                             first use and kept running (repeatable)\n"
+    "  --check-timeout SECONDS    longest wait for one check or language server (default: 10)\n"
     "  --version, --help\n";
 
 namespace {
@@ -238,6 +245,16 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       if (end == v.c_str() || *end != '\0' || !(secs >= 0) || secs > 1e6)
         return usage_error("--shutdown-grace needs a number of seconds (0 or more)");
       o.shutdown_grace = std::chrono::milliseconds(static_cast<long long>(secs * 1000));
+    } else if (flag == "--check" || flag == "--lsp") {
+      EDITD_NEED(v);
+      auto spec = diagnostics::parse_spec(v, flag == "--lsp");
+      if (!spec) return spec.error();
+      o.checks.push_back(std::move(*spec));
+    } else if (flag == "--check-timeout") {
+      EDITD_NEED(v);
+      auto timeout = parse_seconds(flag, v);
+      if (!timeout) return timeout.error();
+      o.check_timeout = *timeout;
     } else if (flag == "--durability") {
       EDITD_NEED(v);
       if (v != "full" && v != "none") return usage_error("--durability must be full or none");
@@ -259,6 +276,8 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
     }
 #undef EDITD_NEED
   }
+  if (apply_patch && !o.checks.empty())
+    return usage_error("apply-patch runs no checks: --check and --lsp are options of the server");
   if (cl.mode == CommandLine::Mode::kProbe) {
     if (cl.probe.address.empty())
       return usage_error("probe needs an address: unix:PATH or tcp:[HOST:]PORT");

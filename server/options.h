@@ -10,6 +10,7 @@
 #include "backends/local_backend.h"
 #include "edit/match.h"
 #include "protocol/error.h"
+#include "server/diagnostics.h"
 #include "server/probe.h"
 
 namespace editd {
@@ -39,6 +40,10 @@ struct ServerOptions {
   // The undo history, shared by every connection (0 entries: no history).
   std::uint64_t undo_history_entries = 100;
   std::uint64_t undo_history_bytes = 64ull << 20;
+  // --check and --lsp, in the order given: checks run after each mutation of
+  // a file they cover (server/checks.h).
+  std::vector<diagnostics::Spec> checks;
+  std::chrono::milliseconds check_timeout{10'000};
 };
 
 struct CommandLine {

@@ -52,6 +52,40 @@ json line_range_schema() {
       {"required", {"startLine", "endLine"}}};
 }
 
+// The checks' report of a written file (--check, --lsp): fields of a
+// mutation's result, or of an apply_patch file entry.
+json diagnostics_properties() {
+  json diagnostic = {
+      {"type", "object"},
+      {"properties",
+       {{"file", str("Set when the problem is in another file than the one written.")},
+        {"line", {{"type", "integer"}}},
+        {"column", {{"type", "integer"}}},
+        {"severity", {{"type", "string"}, {"enum", {"error", "warning", "info", "hint"}}}},
+        {"message", {{"type", "string"}}},
+        {"source", {{"type", "string"}}}}},
+      {"required", {"severity", "message", "source"}}};
+  return {
+      {"diagnostics",
+       {{"type", "array"},
+        {"items", diagnostic},
+        {"description",
+         "Present when the server checks this file after edits (--check, --lsp): every problem "
+         "the checker reports in the file as written."}}},
+      {"introduced",
+       {{"type", "array"},
+        {"items", diagnostic},
+        {"description",
+         "The diagnostics this edit introduced (not there before it): fix these first."}}},
+      {"diagnosticsStatus",
+       {{"type", "string"},
+        {"enum", {"ok", "timeout", "failed"}},
+        {"description",
+         "ok: the checks ran. timeout or failed: a check did not finish or could not run "
+         "(diagnosticsDetail says which); the edit was written either way."}}},
+      {"diagnosticsDetail", str("What went wrong with the checks, when something did.")}};
+}
+
 // What every mutation returns; `extra` adds the method's own fields.
 json mutation_output(json extra, std::vector<std::string> required = {}) {
   json properties = {
@@ -60,10 +94,27 @@ json mutation_output(json extra, std::vector<std::string> required = {}) {
       {"added", {{"type", "integer"}}},
       {"removed", {{"type", "integer"}}},
       {"undoId", str("Pass it to undo to put the file back (absent for a dry run).")}};
+  properties.update(diagnostics_properties());
   for (auto it = extra.begin(); it != extra.end(); ++it) properties[it.key()] = it.value();
   required.insert(required.end(), {"fingerprint", "diff", "added", "removed"});
   return {
       {"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}};
+}
+
+// One file of apply_patch's (and undo's) result.
+json patch_file_output() {
+  json properties = {
+      {"path", {{"type", "string"}}},
+      {"action", {{"type", "string"}, {"enum", {"add", "update", "delete", "move"}}}},
+      {"movedTo", {{"type", "string"}}},
+      {"added", {{"type", "integer"}}},
+      {"removed", {{"type", "integer"}}},
+      {"fingerprint", {{"type", "string"}}},
+      {"overwritten", {{"type", "boolean"}}}};
+  properties.update(diagnostics_properties());
+  return {{"type", "object"},
+          {"properties", std::move(properties)},
+          {"required", {"path", "action", "added", "removed"}}};
 }
 
 constexpr const char* kErrorsNote =
@@ -257,18 +308,7 @@ Registry::Registry(Operations& ops) : ops_(ops) {
            {{"type", "object"},
             {"properties",
              {{"files",
-               {{"type", "array"},
-                {"items",
-                 {{"type", "object"},
-                  {"properties",
-                   {{"path", {{"type", "string"}}},
-                    {"action", {{"type", "string"}, {"enum", {"add", "update", "delete", "move"}}}},
-                    {"movedTo", {{"type", "string"}}},
-                    {"added", {{"type", "integer"}}},
-                    {"removed", {{"type", "integer"}}},
-                    {"fingerprint", {{"type", "string"}}},
-                    {"overwritten", {{"type", "boolean"}}}}},
-                  {"required", {"path", "action", "added", "removed"}}}}}},
+               {{"type", "array"}, {"items", patch_file_output()}}},
               {"diff", str("Every file's unified diff.")},
               {"undoId", str("Pass it to undo to put every file back (absent for a dry run).")}}},
             {"required", {"files", "diff"}}},
@@ -346,7 +386,7 @@ Registry::Registry(Operations& ops) : ops_(ops) {
        .output_schema =
            {{"type", "object"},
             {"properties",
-             {{"files", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+             {{"files", {{"type", "array"}, {"items", patch_file_output()}}},
               {"diff", str("Every file's unified diff.")},
               {"undoId", str("Pass it to undo to redo.")}}},
             {"required", {"files", "diff"}}},

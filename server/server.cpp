@@ -185,6 +185,7 @@ class Server {
     grace_.cancel();
     boost::system::error_code ignored;
     signals_.cancel(ignored);
+    ctx_.operations().stop_checks();
     // Completions already queued (the connections' last timers) run first.
     co_await asio::post(ctx_.io(), asio::use_awaitable);
     ctx_.io().stop();

@@ -70,6 +70,33 @@ std::string undo_note(const json& result) {
   return id.empty() ? std::string() : ", undoId " + id;
 }
 
+// The checks' report (--check, --lsp) of one written file, after its diff:
+// the status, what the edit introduced, then the count of the others.
+std::string diagnostics_text(const std::string& path, const json& result) {
+  auto all = result.find("diagnostics");
+  if (all == result.end() || !all->is_array()) return {};
+  const json introduced = result.value("introduced", json::array());
+  std::string out = "Diagnostics of " + path + " after the edit (" +
+                    string_at(result, "diagnosticsStatus") + "): " +
+                    std::to_string(all->size()) + " in all, " +
+                    std::to_string(introduced.size()) + " introduced by this edit";
+  if (auto detail = string_at(result, "diagnosticsDetail"); !detail.empty())
+    out += "; " + detail;
+  out += "\n";
+  for (const json& d : introduced) {
+    out += "  ";
+    if (auto file = string_at(d, "file"); !file.empty()) out += file + ":";
+    if (d.contains("line")) {
+      out += "line " + std::to_string(number_at(d, "line"));
+      if (d.contains("column")) out += ":" + std::to_string(number_at(d, "column"));
+      out += ": ";
+    }
+    out += string_at(d, "severity") + ": " + string_at(d, "message") + " [" +
+           string_at(d, "source") + "]\n";
+  }
+  return out;
+}
+
 }  // namespace
 
 std::string render_read_text(const json& params, const json& result) {
@@ -112,7 +139,10 @@ std::string render_mutation(const json& params, const json& result) {
   out +=
       counts(result) + ", fingerprint " + string_at(result, "fingerprint") + undo_note(result) +
       dry_run_note(params);
-  return out + "\n" + string_at(result, "diff");
+  out += "\n" + string_at(result, "diff");
+  if (auto d = diagnostics_text(string_at(params, "path"), result); !d.empty())
+    out += (out.back() == '\n' ? "" : "\n") + d;
+  return out;
 }
 
 std::string render_apply_patch(const json& params, const json& result) {
@@ -131,7 +161,14 @@ std::string render_apply_patch(const json& params, const json& result) {
     out += ")";
   }
   out += undo_note(result) + dry_run_note(params);
-  return out + "\n" + string_at(result, "diff");
+  out += "\n" + string_at(result, "diff");
+  for (const json& f : files) {
+    std::string path = string_at(f, "movedTo");
+    if (path.empty()) path = string_at(f, "path");
+    if (auto d = diagnostics_text(path, f); !d.empty())
+      out += (out.back() == '\n' ? "" : "\n") + d;
+  }
+  return out;
 }
 
 std::string render_fingerprint(const json& params, const json& result) {

@@ -165,8 +165,11 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
   }
   if (auto c = check_cancel(ctx); !c) co_return c.error();
   if (ctx.cancel) ctx.cancel->committed = true;
+  StepChecks checks = co_await checks_before(ctx, steps);
   auto undo_id = co_await commit_steps(ctx, steps, "undo");
   if (!undo_id) co_return undo_id.error();
+  held->reset();  // other processes need not wait for the checks
+  co_await checks_after(steps, std::move(checks), result);
   // Directories made for files now removed go too, innermost first, when empty.
   for (auto d = entry->made_directories.rbegin(); d != entry->made_directories.rend(); ++d) {
     Result<void> removed = co_await ctx.backend.remove_directory(*d);

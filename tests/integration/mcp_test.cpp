@@ -280,6 +280,34 @@ TEST_CASE(
   CHECK(root.read("calc.js").find("return a + b;") != std::string::npos);
 }
 
+TEST_CASE("diagnostics on MCP: the text names what the edit introduced, the schema allows them") {
+  TempDir root;
+  root.write("m.py", "import os\n");
+  auto p = spawn_editd(root, {"--check", "*.py=pyflakes3 {file}"});
+  mcp_initialize(p);
+  json r = call(p, "str_replace",
+                {{"path", "m.py"}, {"oldText", "import os\n"}, {"newText", "import os\nprint(nope)\n"}});
+  REQUIRE(r["isError"] == false);
+  const std::string text = text_of(r);
+  INFO(text);
+  CHECK(text.find("Diagnostics of m.py after the edit (ok): 2 in all, 1 introduced by this edit") !=
+        std::string::npos);
+  CHECK(text.find("line 2:7: error: undefined name 'nope' [pyflakes3]") != std::string::npos);
+  CHECK(text.find("imported but unused") == std::string::npos);  // not introduced: not listed
+  CHECK(r["structuredContent"]["introduced"].size() == 1);
+
+  json list = p.ok("tools/list", json::object());
+  for (const json& tool : list["tools"])
+    if (tool["name"] == "str_replace" || tool["name"] == "apply_patch") {
+      const json& props = tool["name"] == "apply_patch"
+                              ? tool["outputSchema"]["properties"]["files"]["items"]["properties"]
+                              : tool["outputSchema"]["properties"];
+      CHECK(props.contains("diagnostics"));
+      CHECK(props.contains("introduced"));
+      CHECK(props.contains("diagnosticsStatus"));
+    }
+}
+
 TEST_CASE("read_text pages on MCP: 2,000 lines or 256 KiB, and the header says how to read on") {
   TempDir root;
   std::string many;

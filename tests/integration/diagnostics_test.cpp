@@ -1,0 +1,215 @@
+// Diagnostics after an edit, through the real binary: --check with a real
+// compiler and pyflakes, --lsp with clangd and pylsp from Debian's packages,
+// introduced versus pre-existing, a hanging checker, a checker that cannot
+// run, apply_patch and undo, and a check that holds up no other file.
+#include <doctest/doctest.h>
+
+#include "support/process.h"
+
+using namespace editd::test;
+
+namespace {
+
+// The messages of a diagnostics list, in order.
+std::vector<std::string> messages(const json& list) {
+  std::vector<std::string> out;
+  for (const json& d : list) out.push_back(d["message"]);
+  return out;
+}
+
+bool mentions(const json& list, const std::string& needle) {
+  for (const json& d : list)
+    if (d["message"].get<std::string>().find(needle) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("--check gcc: the edit's new error is introduced, the shifted old warning is not") {
+  TempDir root;
+  root.write("a.c", "int main(void) {\n  int unused_old;\n  return 0;\n}\n");
+  auto p = spawn_editd(root, {"--check", "*.{c,h}=gcc -fsyntax-only -Wall {file}"});
+  json r = p.ok("str_replace", {{"path", "a.c"},
+                                {"oldText", "int main(void) {\n"},
+                                {"newText", "int main(void) {\n  int y = undeclared_new;\n"}});
+  INFO(r.dump());
+  CHECK(r["diagnosticsStatus"] == "ok");
+  CHECK(mentions(r["diagnostics"], "undeclared_new"));
+  CHECK(mentions(r["diagnostics"], "unused_old"));
+  CHECK(mentions(r["introduced"], "undeclared_new"));
+  CHECK_FALSE(mentions(r["introduced"], "unused_old"));
+  for (const json& d : r["diagnostics"]) {
+    CHECK(d["source"] == "gcc");
+    CHECK_FALSE(d.contains("file"));
+    if (d["message"].get<std::string>().find("unused_old") != std::string::npos)
+      CHECK(d["line"] == 3);  // moved down one line by the edit
+  }
+  // The file was written whatever the diagnostics say.
+  CHECK(root.read("a.c").find("undeclared_new") != std::string::npos);
+
+  // Fixing it: nothing introduced, the old warning stays.
+  r = p.ok("str_replace",
+           {{"path", "a.c"}, {"oldText", "  int y = undeclared_new;\n"}, {"newText", ""}});
+  CHECK(r["introduced"].empty());
+  CHECK(mentions(r["diagnostics"], "unused_old"));
+  CHECK_FALSE(mentions(r["diagnostics"], "undeclared_new"));
+
+  // A file no check covers has no diagnostics fields; nor has a dry run.
+  r = p.ok("write_text", {{"path", "notes.txt"}, {"content", "x\n"}});
+  CHECK_FALSE(r.contains("diagnostics"));
+  r = p.ok("write_text", {{"path", "a.c"}, {"content", "broken(\n"}, {"dryRun", true}});
+  CHECK_FALSE(r.contains("diagnostics"));
+}
+
+TEST_CASE("--check pyflakes3: a new file's diagnostics are all introduced; apply_patch per file") {
+  TempDir root;
+  auto p = spawn_editd(root, {"--check=*.py=pyflakes3 {file}"});
+  json r = p.ok("create", {{"path", "pkg/m.py"}, {"content", "import os\n"}});
+  INFO(r.dump());
+  REQUIRE(r["diagnostics"].size() == 1);
+  CHECK(r["diagnostics"][0]["line"] == 1);
+  CHECK(r["diagnostics"][0]["source"] == "pyflakes3");
+  CHECK(messages(r["introduced"]) == messages(r["diagnostics"]));
+
+  json patch =
+      p.ok("apply_patch",
+           {{"patch",
+             "*** Begin Patch\n*** Update File: pkg/m.py\n@@\n import os\n+print(undefined_name)\n"
+             "*** Add File: readme.txt\n+hello\n*** End Patch"}});
+  INFO(patch.dump());
+  bool seen_py = false;
+  for (const json& f : patch["files"]) {
+    if (f["path"] == "pkg/m.py") {
+      seen_py = true;
+      CHECK(f["diagnosticsStatus"] == "ok");
+      CHECK(mentions(f["diagnostics"], "imported but unused"));
+      CHECK(mentions(f["introduced"], "undefined_name"));
+      CHECK_FALSE(mentions(f["introduced"], "imported but unused"));
+    } else {
+      CHECK_FALSE(f.contains("diagnostics"));
+    }
+  }
+  CHECK(seen_py);
+
+  // Undo is a mutation like the others: its files are checked too.
+  json undo = p.ok("undo", {{"undoId", patch["undoId"]}});
+  for (const json& f : undo["files"])
+    if (f["path"] == "pkg/m.py") CHECK(f["introduced"].empty());
+}
+
+TEST_CASE("a checker that hangs times out, the edit stands, and other files are not held up") {
+  TempDir root;
+  root.write("slow.txt", "a\n");
+  auto p = spawn_editd(root, {"--check", "slow.txt=sleep 30", "--check-timeout", "3"});
+  // A connection runs its first request alone until a reply tells it how big
+  // replies are (server/connection.h): one answered request first.
+  p.ok("read_text", {{"path", "slow.txt"}});
+  json slow_id = 100, fast_id = 101;
+  p.send({{"jsonrpc", "2.0"},
+          {"id", slow_id},
+          {"method", "write_text"},
+          {"params", {{"path", "slow.txt"}, {"content", "b\n"}}}});
+  p.send({{"jsonrpc", "2.0"},
+          {"id", fast_id},
+          {"method", "write_text"},
+          {"params", {{"path", "fast.txt"}, {"content", "c\n"}}}});
+  // The other file's edit answers while the check of slow.txt still runs.
+  json first = p.read_message();
+  CHECK(first["id"] == fast_id);
+  json slow = p.response_to(slow_id);
+  INFO(slow.dump());
+  REQUIRE(slow.contains("result"));
+  CHECK(slow["result"]["diagnosticsStatus"] == "timeout");
+  CHECK(slow["result"]["diagnosticsDetail"].get<std::string>().find("--check-timeout") !=
+        std::string::npos);
+  CHECK(root.read("slow.txt") == "b\n");
+}
+
+TEST_CASE("a checker that cannot run or fails without file:line output is reported, not fatal") {
+  TempDir root;
+  auto p = spawn_editd(
+      root, {"--check", "*.a=no-such-checker-for-editd {file}", "--check",
+             "*.b=sh -c 'echo \"it broke\" >&2; exit 3'", "--check", "*.c=sh -c 'echo all fine'"});
+  json a = p.ok("write_text", {{"path", "x.a"}, {"content", "1\n"}});
+  CHECK(a["diagnosticsStatus"] == "failed");
+  CHECK(a["diagnosticsDetail"].get<std::string>().find("no-such-checker-for-editd") !=
+        std::string::npos);
+  CHECK(root.read("x.a") == "1\n");
+  json b = p.ok("write_text", {{"path", "x.b"}, {"content", "1\n"}});
+  CHECK(b["diagnosticsStatus"] == "ok");
+  REQUIRE(b["diagnostics"].size() == 1);
+  CHECK(b["diagnostics"][0]["message"] == "it broke");
+  CHECK_FALSE(b["diagnostics"][0].contains("line"));
+  json c = p.ok("write_text", {{"path", "x.c"}, {"content", "1\n"}});
+  CHECK(c["diagnostics"].empty());
+}
+
+TEST_CASE("bad --check and --lsp options exit 2 with the reason") {
+  TempDir root;
+  auto r = run_editd({"--root", root.str(), "--check", "no-equals-sign"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--check") != std::string::npos);
+  r = run_editd({"--root", root.str(), "--lsp", "*.py=pylsp 'unclosed"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("--lsp") != std::string::npos);
+  r = run_editd({"--root", root.str(), "--check-timeout", "0"});
+  CHECK(r.code == 2);
+  r = run_editd({"apply-patch", "--root", root.str(), "--check", "*.c=cc {file}", "-f", "p.diff"});
+  CHECK(r.code == 2);
+  CHECK(r.err.find("apply-patch runs no checks") != std::string::npos);
+}
+
+TEST_CASE("--lsp clangd: introduced versus pre-existing, kept across edits") {
+  TempDir root;
+  root.write("m.c", "int f(void) { return old_missing; }\n");
+  auto p = spawn_editd(root, {"--lsp", "*.c=clangd", "--check-timeout", "60"});
+  json r = p.ok("insert",
+                {{"path", "m.c"}, {"line", 0}, {"text", "int g(void) { return new_missing; }"}});
+  INFO(r.dump());
+  REQUIRE(r["diagnosticsStatus"] == "ok");
+  CHECK(mentions(r["diagnostics"], "old_missing"));
+  CHECK(mentions(r["diagnostics"], "new_missing"));
+  CHECK(mentions(r["introduced"], "new_missing"));
+  CHECK_FALSE(mentions(r["introduced"], "old_missing"));
+  for (const json& d : r["diagnostics"])
+    if (mentions(json::array({d}), "old_missing")) CHECK(d["line"] == 2);
+
+  // The server keeps the file open: the next edit compares with what it said.
+  r = p.ok("str_replace",
+           {{"path", "m.c"}, {"oldText", "return new_missing;"}, {"newText", "return 0;"}});
+  CHECK(r["diagnosticsStatus"] == "ok");
+  CHECK(r["introduced"].empty());
+  CHECK(mentions(r["diagnostics"], "old_missing"));
+  CHECK_FALSE(mentions(r["diagnostics"], "new_missing"));
+}
+
+TEST_CASE("--lsp pylsp: diagnostics of the edited text, severity from the server") {
+  TempDir root;
+  root.write("s.py", "import os\n");
+  auto p = spawn_editd(root, {"--lsp", "*.py=pylsp", "--check-timeout", "60"});
+  json r =
+      p.ok("str_replace",
+           {{"path", "s.py"}, {"oldText", "import os\n"}, {"newText", "import os\nprint(nope)\n"}});
+  INFO(r.dump());
+  REQUIRE(r["diagnosticsStatus"] == "ok");
+  CHECK(mentions(r["diagnostics"], "'os' imported but unused"));
+  CHECK(mentions(r["introduced"], "undefined name 'nope'"));
+  CHECK_FALSE(mentions(r["introduced"], "'os' imported but unused"));
+  for (const json& d : r["introduced"])
+    if (mentions(json::array({d}), "nope")) {
+      CHECK(d["line"] == 2);
+      CHECK(d["severity"] == "error");
+    }
+}
+
+TEST_CASE("--lsp with a program that is not a language server fails the checks, not the edit") {
+  TempDir root;
+  auto p = spawn_editd(root, {"--lsp", "*.x=cat", "--check-timeout", "1"});
+  json r = p.ok("write_text", {{"path", "a.x"}, {"content", "1\n"}});
+  CHECK(r["diagnosticsStatus"] != "ok");
+  CHECK(root.read("a.x") == "1\n");
+  p.close_stdin();
+  auto code = p.wait();
+  REQUIRE(code.has_value());
+  CHECK(*code == 0);
+}
