@@ -7,6 +7,15 @@ boost::asio::awaitable<Result<std::unique_ptr<FsBackend::Lock>>> FsBackend::lock
   co_return std::make_unique<Lock>();
 }
 
+boost::asio::awaitable<Result<FsBackend::Listing>> FsBackend::list(std::string canonical,
+                                                                 unsigned depth,
+                                                                 std::size_t limit) {
+  co_return Error(ErrorKind::kDenied,
+                  "this client's files cannot be listed: " + display_path(canonical) +
+                      " is a directory",
+                  {{"path", display_path(canonical)}, {"reason", "unsupported"}});
+}
+
 boost::asio::awaitable<Result<void>> FsBackend::apply_batch(std::vector<BatchOp> ops,
                                                             std::vector<std::size_t>& applied) {
   for (std::size_t i = 0; i < ops.size(); ++i) {

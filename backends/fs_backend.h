@@ -87,6 +87,26 @@ class FsBackend {
   // "ENOTEMPTY") when it holds anything, denied when read-only.
   virtual boost::asio::awaitable<Result<void>> remove_directory(std::string canonical) = 0;
 
+  // A directory's entries, for a view of a directory (Anthropic's text editor
+  // tool): each entry's path relative to the listed directory ('/'-separated)
+  // and whether it is a directory.
+  struct DirEntry {
+    std::string path;
+    bool directory = false;
+  };
+  struct Listing {
+    std::vector<DirEntry> entries;  // sorted by path
+    bool truncated = false;         // more than `limit` entries were there
+  };
+  // The entries of directory `canonical` and of its subdirectories down to
+  // `depth` levels (1: its own entries only), hidden names (a leading '.')
+  // and their contents left out, symbolic links listed and never followed;
+  // at most `limit` entries. not_found if missing, io (data.errno "ENOTDIR")
+  // for a file. The default: denied (reason "unsupported"), for media with
+  // no listing (an ACP client).
+  virtual boost::asio::awaitable<Result<Listing>> list(std::string canonical, unsigned depth,
+                                                       std::size_t limit);
+
   // Cross-process exclusion for read-modify-write cycles. The lock chains
   // (server/lock_chain.h) serialise one process; lock() extends that to every
   // process that shares the medium (two editd on one root, or on a root and a

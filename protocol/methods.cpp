@@ -170,6 +170,102 @@ Result<UndoParams> decode_undo(const json& p) {
   return d.finish(std::move(r));
 }
 
+namespace {
+
+// The string at `key`, when it is one; `problem` names the first field that
+// is there but not a string.
+std::optional<std::string> lenient_string(const json& p, const char* key,
+                                          std::optional<std::string>& problem) {
+  auto it = p.find(key);
+  if (it == p.end() || it->is_null()) return std::nullopt;
+  if (it->is_string()) return it->get<std::string>();
+  if (!problem) problem = std::string("Parameter `") + key + "` must be a string";
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> lenient_integer(const json& p, const char* key,
+                                            std::optional<std::string>& problem) {
+  auto it = p.find(key);
+  if (it == p.end() || it->is_null()) return std::nullopt;
+  if (it->is_number_integer()) return it->get<std::int64_t>();
+  if (it->is_number_float() && it->get<double>() == static_cast<double>(static_cast<std::int64_t>(it->get<double>())))
+    return static_cast<std::int64_t>(it->get<double>());
+  if (!problem) problem = std::string("Parameter `") + key + "` must be an integer";
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<TextEditorParams> decode_text_editor(const json& p) {
+  if (!p.is_object()) return invalid_param("params", "must be the tool's input object");
+  TextEditorParams r;
+  std::optional<std::string> problem;
+  r.command = lenient_string(p, "command", problem).value_or("");
+  r.path = lenient_string(p, "path", problem).value_or("");
+  r.old_str = lenient_string(p, "old_str", problem);
+  r.new_str = lenient_string(p, "new_str", problem);
+  r.file_text = lenient_string(p, "file_text", problem);
+  r.insert_text = lenient_string(p, "insert_text", problem);
+  r.tool_use_id = lenient_string(p, "tool_use_id", problem);
+  if (auto line = lenient_integer(p, "insert_line", problem)) {
+    if (*line < 0)
+      problem = problem.value_or("Parameter `insert_line` must be 0 or more");
+    else
+      r.insert_line = static_cast<std::uint64_t>(*line);
+  }
+  if (auto m = lenient_integer(p, "max_characters", problem); m && *m > 0)
+    r.max_characters = static_cast<std::uint64_t>(*m);
+  if (auto range = p.find("view_range"); range != p.end() && !range->is_null()) {
+    if (!range->is_array() || range->size() != 2 || !(*range)[0].is_number_integer() ||
+        !(*range)[1].is_number_integer())
+      problem = problem.value_or(
+          "Parameter `view_range` must be two integers [start, end] (end -1: to the end)");
+    else {
+      r.view_start = (*range)[0].get<std::int64_t>();
+      r.view_end = (*range)[1].get<std::int64_t>();
+    }
+  }
+  if (!problem && r.command.empty()) problem = "Parameter `command` is required";
+  if (!problem && r.path.empty()) problem = "Parameter `path` is required";
+  if (!problem)
+    if (auto bad = path_problem(r.path)) problem = "Parameter `path` " + *bad;
+  r.problem = std::move(problem);
+  return r;
+}
+
+Result<OpenAiPatchParams> decode_openai_patch(const json& p) {
+  if (!p.is_object()) return invalid_param("params", "must be an object {operation, call_id?}");
+  OpenAiPatchParams r;
+  std::optional<std::string> problem;
+  r.call_id = lenient_string(p, "call_id", problem);
+  auto op = p.find("operation");
+  if (op == p.end() || !op->is_object()) {
+    r.problem = "operation is missing: expected {type, path, diff}";
+    return r;
+  }
+  r.type = lenient_string(*op, "type", problem).value_or("");
+  r.path = lenient_string(*op, "path", problem).value_or("");
+  r.diff = lenient_string(*op, "diff", problem);
+  if (!problem && r.path.empty()) problem = "operation.path is required";
+  if (!problem)
+    if (auto bad = path_problem(r.path)) problem = "operation.path " + *bad;
+  r.problem = std::move(problem);
+  return r;
+}
+
+json to_json(const ToolResultBlock& r) {
+  json j{{"type", "tool_result"}, {"content", r.content}};
+  if (r.tool_use_id) j["tool_use_id"] = *r.tool_use_id;
+  if (r.is_error) j["is_error"] = true;
+  return j;
+}
+
+json to_json(const ApplyPatchCallOutput& r) {
+  json j{{"type", "apply_patch_call_output"}, {"status", r.status}, {"output", r.output}};
+  if (r.call_id) j["call_id"] = *r.call_id;
+  return j;
+}
+
 json to_json(const ReadTextResult& r) {
   json j{{"content", r.content},       {"fingerprint", r.fingerprint},
          {"totalLines", r.total_lines}, {"line", r.line},

@@ -161,6 +161,44 @@ struct UndoParams {
   std::optional<std::string> session_id;
 };
 
+// Anthropic's text editor tool (str_replace_based_edit_tool: text_editor_20250728
+// and text_editor_20250429): the tool_use block's `input` as the model wrote it,
+// plus the block's id when the host passes it. Decoding never fails on what
+// the model got wrong: `problem` says what, and the result is an is_error
+// tool_result a model can act on.
+struct TextEditorParams {
+  std::string command;
+  std::string path;
+  std::optional<std::int64_t> view_start, view_end;  // view_range [start, end]; end -1: to the end
+  std::optional<std::string> old_str, new_str, file_text, insert_text;
+  std::optional<std::uint64_t> insert_line;
+  std::optional<std::uint64_t> max_characters;
+  std::optional<std::string> tool_use_id;
+  std::optional<std::string> problem;
+};
+// A tool_result block: `content` is what the model reads.
+struct ToolResultBlock {
+  std::optional<std::string> tool_use_id;
+  std::string content;
+  bool is_error = false;
+};
+
+// OpenAI's apply_patch tool (the Responses API's apply_patch_call): its
+// `operation` as the model wrote it, and the call's id when the host passes it.
+struct OpenAiPatchParams {
+  std::string type;  // create_file | update_file | delete_file
+  std::string path;
+  std::optional<std::string> diff;  // V4A; none for delete_file
+  std::optional<std::string> call_id;
+  std::optional<std::string> problem;  // as TextEditorParams::problem
+};
+// The apply_patch_call_output item's fields.
+struct ApplyPatchCallOutput {
+  std::optional<std::string> call_id;
+  std::string status;  // completed | failed
+  std::string output;
+};
+
 Result<InitializeParams> decode_initialize(const json& p);
 Result<ReadTextParams> decode_read_text(const json& p);
 Result<WriteTextParams> decode_write_text(const json& p);
@@ -171,10 +209,14 @@ Result<EditLinesParams> decode_edit_lines(const json& p);
 Result<FingerprintParams> decode_fingerprint(const json& p);
 Result<ApplyPatchParams> decode_apply_patch(const json& p);
 Result<UndoParams> decode_undo(const json& p);
+Result<TextEditorParams> decode_text_editor(const json& p);
+Result<OpenAiPatchParams> decode_openai_patch(const json& p);
 
 json to_json(const ReadTextResult& r);
 json to_json(const MutationResult& r);
 json to_json(const FingerprintResult& r);
+json to_json(const ToolResultBlock& r);
+json to_json(const ApplyPatchCallOutput& r);
 json to_json(const ApplyPatchResult& r);
 
 }  // namespace editd::protocol

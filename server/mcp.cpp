@@ -102,9 +102,14 @@ json tool_result(const Method& m, const json& params, const Result<json>& result
         {"content", json::array({{{"type", "text"}, {"text", render_error(result.error())}}})},
         {"isError", true}};
   }
+  // Provider-native tools carry their failures in their result (is_error,
+  // status "failed"): the host's model sees them as failed calls too.
+  const bool failed = result->is_object() && (result->value("is_error", false) ||
+                                              (result->value("type", "") == "apply_patch_call_output" &&
+                                               result->value("status", "") == "failed"));
   return json{{"content", json::array({{{"type", "text"}, {"text", m.render(params, *result)}}})},
               {"structuredContent", *result},
-              {"isError", false}};
+              {"isError", failed}};
 }
 
 int error_code(ErrorKind kind) {

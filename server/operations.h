@@ -116,6 +116,13 @@ class Operations {
       RequestContext& ctx, protocol::FingerprintParams p);
   boost::asio::awaitable<Result<protocol::ApplyPatchResult>> apply_patch(
       RequestContext& ctx, protocol::ApplyPatchParams p);
+  // Anthropic's text editor tool (server/provider_tools.cpp): its input as
+  // the model wrote it; every failure is an is_error result.
+  boost::asio::awaitable<Result<protocol::ToolResultBlock>> text_editor(
+      RequestContext& ctx, protocol::TextEditorParams p);
+  // OpenAI's apply_patch tool: one operation; a failure is status "failed".
+  boost::asio::awaitable<Result<protocol::ApplyPatchCallOutput>> openai_apply_patch(
+      RequestContext& ctx, protocol::OpenAiPatchParams p);
   // Puts back every file a mutation changed, if each is still what it wrote.
   boost::asio::awaitable<Result<protocol::ApplyPatchResult>> undo(RequestContext& ctx,
                                                                   protocol::UndoParams p);
@@ -172,6 +179,10 @@ class Operations {
   // that names the file written.
   boost::asio::awaitable<void> checks_after(const std::vector<FileStep>& steps, StepChecks before,
                                             protocol::ApplyPatchResult& result);
+
+  // The text editor's view: a file's numbered lines, or a directory's listing.
+  boost::asio::awaitable<protocol::ToolResultBlock> editor_view(RequestContext& ctx,
+                                                                const protocol::TextEditorParams& p);
 
   boost::asio::awaitable<LockChains::Guard> lock_one(const std::string& canonical);
   Result<void> check_cancel(const RequestContext& ctx) const;

@@ -123,7 +123,7 @@ constexpr const char* kErrorsNote =
 }  // namespace
 
 bool Method::dry_run(const json& params) const {
-  if (!mutates || !params.is_object()) return false;
+  if (!mutates || provider_native || !params.is_object()) return false;
   auto it = params.find("dryRun");
   return it != params.end() && it->is_boolean() && it->get<bool>();
 }
@@ -394,6 +394,90 @@ Registry::Registry(Operations& ops) : ops_(ops) {
        .destructive = true,
        .render = &render_apply_patch},
       &protocol::decode_undo, &Operations::undo);
+
+  add({.name = "anthropic_text_editor",
+       .title = "Anthropic's text editor tool",
+       .description =
+           "For hosts of Anthropic's text editor tool (str_replace_based_edit_tool, "
+           "text_editor_20250728 and text_editor_20250429): pass the tool_use input exactly as "
+           "the model wrote it (and tool_use_id, optionally); the result is the tool_result to "
+           "send back. command view shows a file as numbered lines (\"12: text\"; view_range "
+           "[start, end], end -1 to the end) or a directory two levels deep; str_replace "
+           "replaces old_str, which must match one place, with new_str; create writes "
+           "file_text (a new file, or over an existing one); insert puts insert_text (new_str "
+           "in text_editor_20250429) after line insert_line (0: the top). Matching, line "
+           "endings and checks are editd's. Failures are results with is_error and a message "
+           "that says what to do.",
+       .input_schema = object(
+           {{"command",
+             {{"type", "string"},
+              {"enum", {"view", "create", "str_replace", "insert"}},
+              {"description", "What to do."}}},
+            {"path", path_param()},
+            {"view_range",
+             {{"type", "array"},
+              {"items", {{"type", "integer"}}},
+              {"minItems", 2},
+              {"maxItems", 2},
+              {"description", "view: [start, end] lines, 1-based; end -1 reads to the end."}}},
+            {"old_str", str("str_replace: the text to replace, copied from the file.")},
+            {"new_str",
+             str("str_replace: the replacement (empty deletes); insert in text_editor_20250429: "
+                 "the text.")},
+            {"file_text", str("create: the file's content.")},
+            {"insert_line", integer("insert: the line after which the text goes (0: the top).", 0)},
+            {"insert_text", str("insert: the text.")},
+            {"max_characters", integer("view: truncate the view past this many characters.", 1)},
+            {"tool_use_id", str("Optional: the tool_use block's id, echoed in the tool_result.")}},
+           {"command", "path"}),
+       .output_schema = {{"type", "object"},
+                         {"properties",
+                          {{"type", {{"type", "string"}, {"enum", {"tool_result"}}}},
+                           {"tool_use_id", {{"type", "string"}}},
+                           {"content", str("What the model reads.")},
+                           {"is_error", {{"type", "boolean"}}}}},
+                         {"required", {"type", "content"}}},
+       .mutates = true,
+       .destructive = true,
+       .provider_native = true,
+       .render = &render_text_editor},
+      &protocol::decode_text_editor, &Operations::text_editor);
+
+  add({.name = "openai_apply_patch",
+       .title = "OpenAI's apply_patch tool",
+       .description =
+           "For hosts of OpenAI's apply_patch tool (the Responses API's apply_patch_call): pass "
+           "the call's operation exactly as the model wrote it, {type: create_file | "
+           "update_file | delete_file, path, diff} with its V4A diff, and call_id optionally; "
+           "the result is the apply_patch_call_output to send back (status completed or "
+           "failed, and output: what was done, with the diff, or what went wrong and what to "
+           "do). Chunks are found as apply_patch finds them, fidelity and checks are editd's.",
+       .input_schema = object(
+           {{"operation",
+             {{"type", "object"},
+              {"properties",
+               {{"type",
+                 {{"type", "string"}, {"enum", {"create_file", "update_file", "delete_file"}}}},
+                {"path", path_param()},
+                {"diff",
+                 str("V4A: create_file, every line +; update_file, @@ anchors and context, - "
+                     "and + lines.")}}},
+              {"required", {"type", "path"}},
+              {"description", "The apply_patch_call's operation, verbatim."}}},
+            {"call_id", str("Optional: the call's id, echoed in the output.")}},
+           {"operation"}),
+       .output_schema = {{"type", "object"},
+                         {"properties",
+                          {{"type", {{"type", "string"}, {"enum", {"apply_patch_call_output"}}}},
+                           {"call_id", {{"type", "string"}}},
+                           {"status", {{"type", "string"}, {"enum", {"completed", "failed"}}}},
+                           {"output", str("What the model reads.")}}},
+                         {"required", {"type", "status", "output"}}},
+       .mutates = true,
+       .destructive = true,
+       .provider_native = true,
+       .render = &render_openai_patch},
+      &protocol::decode_openai_patch, &Operations::openai_apply_patch);
 
   add({.name = "fingerprint",
        .title = "Fingerprint a file",

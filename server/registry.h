@@ -43,6 +43,9 @@ struct Method {
   bool destructive = false;      // may overwrite or remove what is there
   // MCP pages the result by default (read_text): see server/mcp.h.
   bool paged = false;
+  // The input is a provider's tool input, verbatim (anthropic_text_editor,
+  // openai_apply_patch): it has no dryRun, and failures are results.
+  bool provider_native = false;
   Render render = nullptr;
   Handler run;
 

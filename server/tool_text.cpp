@@ -70,9 +70,11 @@ std::string undo_note(const json& result) {
   return id.empty() ? std::string() : ", undoId " + id;
 }
 
+}  // namespace
+
 // The checks' report (--check, --lsp) of one written file, after its diff:
 // the status, what the edit introduced, then the count of the others.
-std::string diagnostics_text(const std::string& path, const json& result) {
+std::string render_diagnostics(const std::string& path, const json& result) {
   auto all = result.find("diagnostics");
   if (all == result.end() || !all->is_array()) return {};
   const json introduced = result.value("introduced", json::array());
@@ -97,7 +99,7 @@ std::string diagnostics_text(const std::string& path, const json& result) {
   return out;
 }
 
-}  // namespace
+
 
 std::string render_read_text(const json& params, const json& result) {
   const std::string path = string_at(params, "path");
@@ -140,7 +142,7 @@ std::string render_mutation(const json& params, const json& result) {
       counts(result) + ", fingerprint " + string_at(result, "fingerprint") + undo_note(result) +
       dry_run_note(params);
   out += "\n" + string_at(result, "diff");
-  if (auto d = diagnostics_text(string_at(params, "path"), result); !d.empty())
+  if (auto d = render_diagnostics(string_at(params, "path"), result); !d.empty())
     out += (out.back() == '\n' ? "" : "\n") + d;
   return out;
 }
@@ -165,10 +167,18 @@ std::string render_apply_patch(const json& params, const json& result) {
   for (const json& f : files) {
     std::string path = string_at(f, "movedTo");
     if (path.empty()) path = string_at(f, "path");
-    if (auto d = diagnostics_text(path, f); !d.empty())
+    if (auto d = render_diagnostics(path, f); !d.empty())
       out += (out.back() == '\n' ? "" : "\n") + d;
   }
   return out;
+}
+
+std::string render_text_editor(const json& /*params*/, const json& result) {
+  return string_at(result, "content");
+}
+
+std::string render_openai_patch(const json& /*params*/, const json& result) {
+  return string_at(result, "output");
 }
 
 std::string render_fingerprint(const json& params, const json& result) {

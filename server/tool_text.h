@@ -22,5 +22,12 @@ std::string render_apply_patch(const nlohmann::json& params, const nlohmann::jso
 std::string render_fingerprint(const nlohmann::json& params, const nlohmann::json& result);
 
 std::string render_error(const Error& error);
+// The provider-native tools' results read as the text their provider's model
+// expects: the tool_result's content, the apply_patch_call_output's output.
+std::string render_text_editor(const nlohmann::json& params, const nlohmann::json& result);
+std::string render_openai_patch(const nlohmann::json& params, const nlohmann::json& result);
+// The checks' report in a mutation's result (or an apply_patch file entry)
+// as text: empty when there is none.
+std::string render_diagnostics(const std::string& path, const nlohmann::json& result);
 
 }  // namespace editd

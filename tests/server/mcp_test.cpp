@@ -28,7 +28,7 @@ struct Fixture {
 TEST_CASE(
     "every registry method declares a flat schema whose required params exist, and a renderer") {
   Fixture f;
-  REQUIRE(f.registry.methods().size() == 9);
+  REQUIRE(f.registry.methods().size() == 11);
   for (const Method& m : f.registry.methods()) {
     CAPTURE(m.name);
     CHECK(static_cast<bool>(m.render));
@@ -36,9 +36,11 @@ TEST_CASE(
     CHECK(m.input_schema["additionalProperties"] == false);
     for (const json& r : m.input_schema["required"])
       CHECK(m.input_schema["properties"].contains(r.get<std::string>()));
-    // Exactly the mutations take dryRun, so the dry-run check follows the declaration.
-    CHECK(m.input_schema["properties"].contains("dryRun") == m.mutates);
-    CHECK(m.dry_run({{"dryRun", true}}) == m.mutates);
+    // Exactly the mutations take dryRun, so the dry-run check follows the declaration;
+    // provider-native inputs are the provider's, with no dryRun.
+    const bool dry_runs = m.mutates && !m.provider_native;
+    CHECK(m.input_schema["properties"].contains("dryRun") == dry_runs);
+    CHECK(m.dry_run({{"dryRun", true}}) == dry_runs);
     CHECK_FALSE(m.dry_run({{"dryRun", "true"}}));
   }
   CHECK(f.registry.find("_edit/str_replace") == f.registry.find("str_replace"));

@@ -22,7 +22,8 @@ import { Client as Client2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as Stdio2 } from "@modelcontextprotocol/client/stdio";
 
 const EDITD = path.resolve(process.argv[2] ?? process.env.EDITD_BINARY ?? "../../../build/editd");
-const TOOLS = ["apply_patch", "create", "edit_lines", "fingerprint", "insert", "read_text", "str_replace", "undo", "write_text"];
+const TOOLS = ["anthropic_text_editor", "apply_patch", "create", "edit_lines", "fingerprint", "insert",
+  "openai_apply_patch", "read_text", "str_replace", "undo", "write_text"];
 
 function tempRoot() {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "editd-mcp-")));
@@ -77,6 +78,24 @@ async function exercise(client, root) {
 
   const w = await client.callTool({ name: "write_text", arguments: { path: "src/app.py", content: "a = 1\nb = 2\n" } });
   assert.equal(w.isError, false);
+
+  // Provider-native tools: the SDK checks structuredContent against their output schemas.
+  const v = await client.callTool({ name: "anthropic_text_editor", arguments: { command: "view", path: "src/app.py" } });
+  assert.equal(v.isError, false);
+  assert.equal(v.content[0].text, "1: a = 1\n2: b = 2");
+  assert.equal(v.structuredContent.type, "tool_result");
+  const nf = await client.callTool({
+    name: "anthropic_text_editor",
+    arguments: { command: "str_replace", path: "src/app.py", old_str: "zzz", new_str: "y" },
+  });
+  assert.equal(nf.isError, true);
+  assert.match(nf.content[0].text, /^Error: No match found for replacement\. Please check your text and try again\./);
+  const op = await client.callTool({
+    name: "openai_apply_patch",
+    arguments: { call_id: "c1", operation: { type: "update_file", path: "src/app.py", diff: "@@\n-zzz\n+y\n" } },
+  });
+  assert.equal(op.isError, true);
+  assert.equal(op.structuredContent.status, "failed");
   assert.equal(w.structuredContent.created, true);
   assert.match(w.content[0].text, /^src\/app\.py: created, \+2 -0 lines, fingerprint xxh3:/);
   assert.equal(fs.readFileSync(path.join(root, "src/app.py"), "utf8"), "a = 1\nb = 2\n");
