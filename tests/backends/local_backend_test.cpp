@@ -791,3 +791,37 @@ TEST_CASE("every injected failure names its kind and path, and nothing is lost")
   REQUIRE(test::run(io, b.write(*b.resolve("a.txt"), "a\n")).has_value());
   CHECK(test::tree_state(dir.path()) == before);
 }
+
+TEST_CASE("list: two levels, hidden names left out, links listed and never followed, bounded") {
+  for (bool openat2 : {true, false}) {
+    CAPTURE(openat2);
+    Local f(openat2);
+    test::TempDir outside;
+    outside.write("secret.txt", "x\n");
+    f.dir.write("b.txt", "b\n");
+    f.dir.write("a/one.txt", "1\n");
+    f.dir.write("a/deep/two.txt", "2\n");
+    f.dir.write(".git/config", "c\n");
+    f.dir.write("a/.cache/x", "x\n");
+    fs::create_directory_symlink(outside.path(), f.dir.path() / "link");
+    auto names = [](const FsBackend::Listing& l) {
+      std::vector<std::string> out;
+      for (const auto& e : l.entries) out.push_back(e.path + (e.directory ? "/" : ""));
+      return out;
+    };
+    auto two = f.run(f.backend->list(f.path("."), 2, 100));
+    REQUIRE(two.has_value());
+    CHECK(names(*two) == std::vector<std::string>{"a/", "a/deep/", "a/one.txt", "b.txt", "link"});
+    CHECK_FALSE(two->truncated);
+    auto one = f.run(f.backend->list(f.path("a"), 1, 100));
+    REQUIRE(one.has_value());
+    CHECK(names(*one) == std::vector<std::string>{"deep/", "one.txt"});
+    auto capped = f.run(f.backend->list(f.path("."), 2, 2));
+    REQUIRE(capped.has_value());
+    CHECK(capped->truncated);
+    CHECK(capped->entries.size() == 2);
+    auto missing = f.run(f.backend->list(f.path("nope"), 2, 100));
+    REQUIRE(missing.has_error());
+    CHECK(missing.error().kind == ErrorKind::kNotFound);
+  }
+}
