@@ -212,6 +212,9 @@ Result<Spec> parse_spec(std::string_view value, bool lsp) {
   spec.glob = std::string(value.substr(0, eq));
   spec.lsp = lsp;
   spec.option = std::string(value);
+  if (expand_braces(spec.glob).size() > kMaxAlternatives)
+    return option_error(lsp, "'" + std::string(value) + "': the glob has more than " +
+                                 std::to_string(kMaxAlternatives) + " {a,b} alternatives");
   auto argv = split_command(value.substr(eq + 1));
   if (!argv) return option_error(lsp, "'" + std::string(value) + "': " + argv.error().message);
   if (argv->empty()) return option_error(lsp, "'" + std::string(value) + "' has no command");
@@ -255,6 +258,7 @@ std::vector<std::string> expand_braces(std::string_view glob) {
       std::size_t from = open + 1;
       commas.push_back(i);
       for (std::size_t to : commas) {
+        if (out.size() > kMaxAlternatives) break;  // parse_spec refuses such a glob
         std::string alt = std::string(glob.substr(0, open)) +
                           std::string(glob.substr(from, to - from)) +
                           std::string(glob.substr(i + 1));

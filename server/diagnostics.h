@@ -35,7 +35,9 @@ Result<std::vector<std::string>> split_command(std::string_view command);
 // argv with every "{file}" in every word replaced by `file`.
 std::vector<std::string> substitute(const std::vector<std::string>& argv, const std::string& file);
 
-// `{a,b}` alternatives expanded (nested and repeated), left to right.
+// `{a,b}` alternatives expanded (nested and repeated), left to right; past
+// kMaxAlternatives the rest are dropped (and parse_spec refuses the glob).
+inline constexpr std::size_t kMaxAlternatives = 256;
 std::vector<std::string> expand_braces(std::string_view glob);
 
 // Whether `path` (relative to the root, '/'-separated) matches `glob`. A glob

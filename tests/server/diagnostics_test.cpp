@@ -185,3 +185,43 @@ TEST_CASE("introduced: shifted lines still match, changed lines match within the
   after = {raw, other};
   CHECK(introduced(before, after, "a\n", "z\na\n").empty());
 }
+
+TEST_CASE("property: any checker output, glob or command parses without harm, within bounds") {
+  // Random text from the characters the parsers look at.
+  const std::string alphabet = ":(),0123456789 \n\t\"'\\File line errorwarning[]/Error.*?{}!^-_ab";
+  std::uint64_t state = 12345;
+  auto next = [&state] {
+    state = state * 6364136223846793005ull + 1442695040888963407ull;
+    return static_cast<std::size_t>(state >> 33);
+  };
+  auto random_text = [&](std::size_t max) {
+    std::string s;
+    const std::size_t n = next() % max;
+    for (std::size_t i = 0; i < n; ++i) s += alphabet[next() % alphabet.size()];
+    return s;
+  };
+  for (int round = 0; round < 3000; ++round) {
+    const std::string out = random_text(400), path = random_text(40), glob = random_text(16);
+    std::size_t dropped = 0;
+    auto ds = parse_output(out, "a.c", "/r/a.c", "cc", round % 2 == 0, &dropped);
+    CHECK(ds.size() <= kMaxDiagnostics);
+    for (const Diagnostic& d : ds) {
+      CHECK(d.source == "cc");
+      CHECK((d.severity == "error" || d.severity == "warning" || d.severity == "info" ||
+             d.severity == "hint"));
+    }
+    // introduced() is a sub-list of `after`, and nothing is new against itself.
+    auto shifted = parse_output(random_text(400), "a.c", "/r/a.c", "cc", true);
+    const std::string old_text = random_text(200), new_text = random_text(200);
+    auto got = introduced(ds, shifted, old_text, new_text);
+    CHECK(got.size() <= shifted.size());
+    CHECK(introduced(ds, ds, old_text, old_text).empty());
+    (void)glob_matches(glob, path);
+    CHECK(expand_braces(glob).size() <= 2 * kMaxAlternatives + 2);
+    (void)split_command(random_text(60));
+  }
+  // Pathological alternatives are refused, not expanded.
+  std::string many;
+  for (int i = 0; i < 20; ++i) many += "{a,b}";
+  CHECK_FALSE(parse_spec(many + "=cc", false).has_value());
+}
