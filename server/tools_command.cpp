@@ -16,6 +16,17 @@ json tool_definitions(const Registry& registry, std::string_view format) {
   if (format == "mcp") return mcp::tools_list(registry);
   json tools = json::array();
   for (const Method& m : registry.methods()) {
+    // The provider's own tool stands for its native method; the other
+    // provider's is left out (its input is not this API's).
+    if (m.name == "anthropic_text_editor") {
+      if (format == "anthropic")
+        tools.push_back({{"type", "text_editor_20250728"}, {"name", "str_replace_based_edit_tool"}});
+      continue;
+    }
+    if (m.name == "openai_apply_patch") {
+      if (format == "openai") tools.push_back({{"type", "apply_patch"}});
+      continue;
+    }
     if (format == "anthropic") {
       tools.push_back(
           {{"name", m.name}, {"description", m.description}, {"input_schema", m.input_schema}});
