@@ -3,16 +3,15 @@
 #include <vector>
 
 #include "edit/text.h"
+#include "protocol/acp.h"
 
 namespace editd {
 namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kRead = "fs/read_text_file";
-constexpr std::string_view kWrite = "fs/write_text_file";
-// The JSON-RPC code ACP clients use for "resource not found".
-constexpr int kClientNotFound = -32002;
+constexpr std::string_view kRead = acp::kReadTextFile;
+constexpr std::string_view kWrite = acp::kWriteTextFile;
 
 // `path` made absolute against `root`, with "." and ".." applied lexically.
 std::string normalize(const std::string& root, const std::string& path) {
@@ -69,7 +68,7 @@ class DelegatedBackend final : public FsBackend {
   }
 
   boost::asio::awaitable<Result<std::string>> read(std::string canonical) override {
-    json params = read_params(canonical);
+    json params = acp::read_text_file_params(options_.session_id, canonical);
     Result<json> answer =
         co_await client_.call(std::string(kRead), std::move(params), options_.timeout);
     co_return content_of(answer, canonical);
@@ -77,7 +76,7 @@ class DelegatedBackend final : public FsBackend {
 
   boost::asio::awaitable<Result<void>> write(std::string canonical, std::string bytes) override {
     if (auto ok = check_write(canonical, bytes); !ok) co_return ok;
-    json params = write_params(canonical, std::move(bytes));
+    json params = acp::write_text_file_params(options_.session_id, canonical, std::move(bytes));
     Result<json> answer =
         co_await client_.call(std::string(kWrite), std::move(params), options_.timeout);
     co_return written(answer, canonical);
@@ -105,16 +104,6 @@ class DelegatedBackend final : public FsBackend {
     return p.size() > root.size() && p.compare(0, root.size(), root) == 0 && p[root.size()] == '/';
   }
 
-  // Whole-file reads: no line or limit, so the client returns every byte.
-  json read_params(const std::string& canonical) const {
-    return json{{"sessionId", options_.session_id}, {"path", canonical}};
-  }
-
-  json write_params(const std::string& canonical, std::string bytes) const {
-    return json{
-        {"sessionId", options_.session_id}, {"path", canonical}, {"content", std::move(bytes)}};
-  }
-
   // A failed call as an editd error: the client's -32002 is not_found, any
   // other client error delegate_failed (the client's error kept in
   // data.clientError); timeout and a closed connection pass through.
@@ -131,7 +120,7 @@ class DelegatedBackend final : public FsBackend {
     json client = {{"code", e.data["code"]}, {"message", e.message}};
     if (e.data.contains("data")) client["data"] = e.data["data"];
     json data = {{"path", shown}, {"method", method}, {"clientError", client}};
-    if (e.data["code"] == kClientNotFound)
+    if (e.data["code"] == acp::kResourceNotFound)
       return Error(ErrorKind::kNotFound,
                    "not found: " + shown + " (the client says: " + e.message + ")",
                    std::move(data));
@@ -157,17 +146,16 @@ class DelegatedBackend final : public FsBackend {
 
   Result<std::string> content_of(Result<json>& answer, const std::string& canonical) const {
     if (!answer) return client_failure(answer.error(), kRead, canonical);
-    json& r = *answer;
-    if (!r.is_object() || !r.contains("content") || !r["content"].is_string()) {
+    std::optional<std::string> content = acp::take_content(*answer);
+    if (!content) {
       const std::string shown = display_path(canonical);
       return Error(
           ErrorKind::kDelegateFailed,
           "the client answered fs/read_text_file for " + shown + " without a string content",
           {{"path", shown}, {"method", kRead}});
     }
-    std::string content = std::move(r["content"].get_ref<std::string&>());
-    if (content.size() > options_.max_file_bytes) return too_large(canonical, content.size());
-    return content;
+    if (content->size() > options_.max_file_bytes) return too_large(canonical, content->size());
+    return std::move(*content);
   }
 
   static Result<FileStat> stat_of(const Result<std::string>& bytes) {

@@ -8,10 +8,9 @@
 #include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <cstdio>
-#include <random>
 #include <vector>
 
+#include "protocol/acp.h"
 #include "protocol/framing.h"
 #include "protocol/methods.h"
 #include "server/mcp.h"
@@ -99,17 +98,6 @@ Error connection_closed() {
   return Error(ErrorKind::kDelegateFailed, "the client connection closed");
 }
 
-// ACP: the client serves both fs/read_text_file and fs/write_text_file.
-bool offers_fs(const json& caps) {
-  auto fs = caps.find("fs");
-  if (fs == caps.end() || !fs->is_object()) return false;
-  auto offered = [&](const char* name) {
-    auto it = fs->find(name);
-    return it != fs->end() && it->is_boolean() && it->get<bool>();
-  };
-  return offered("readTextFile") && offered("writeTextFile");
-}
-
 Error unknown_tool(const std::string& name) {
   return Error(ErrorKind::kInvalidParams, "unknown tool: " + name + " (tools/list lists the tools)",
                {{"param", "name"}, {"tool", name}});
@@ -117,117 +105,6 @@ Error unknown_tool(const std::string& name) {
 
 Error missing_tool_name() { return invalid_param("name", "missing (a tool name is required)"); }
 
-Error unknown_session(const std::string& id) {
-  return Error(
-      ErrorKind::kNotFound,
-      "unknown session " + id + ": use a sessionId returned by session/new on this connection",
-      {{"sessionId", id}, {"param", "sessionId"}});
-}
-
-// The error of a failed call to the client, as reported to the requester.
-Error client_call_failure(const Error& e, std::string_view method, const std::string& shown) {
-  if (!e.data.is_object() || !e.data.contains("code")) {
-    Error out = e;
-    if (!out.data.is_object()) out.data = json::object();
-    out.data["path"] = shown;
-    return out;
-  }
-  json client = {{"code", e.data["code"]}, {"message", e.message}};
-  if (e.data.contains("data")) client["data"] = e.data["data"];
-  return Error(ErrorKind::kDelegateFailed,
-               "the client failed " + std::string(method) + " for " + shown + ": " + e.message,
-               {{"path", shown}, {"method", method}, {"clientError", client}});
-}
-
-Error permission_refused(const std::string& shown, std::string_view outcome, const json& option) {
-  json data = {{"path", shown}, {"outcome", outcome}};
-  if (!option.is_null()) data["optionId"] = option;
-  return Error(ErrorKind::kDenied,
-               "the client refused permission to change " + shown + " (" + std::string(outcome) +
-                   "): nothing was written",
-               std::move(data));
-}
-
-json diff_content(const FileChange& c) {
-  json d = {{"type", "diff"}, {"path", c.canonical}, {"newText", c.new_text}};
-  if (c.old_text) d["oldText"] = *c.old_text;
-  return d;
-}
-
-json location(const std::string& path, std::optional<std::uint64_t> line) {
-  json l = {{"path", path}};
-  if (line) l["line"] = *line;
-  return l;
-}
-
-json session_update(const std::string& session, json update) {
-  return json{{"sessionId", session}, {"update", std::move(update)}};
-}
-
-json tool_call_started(const std::string& session, const std::string& tool_call_id,
-                       const std::string& method, const json& params, const FsBackend& backend) {
-  std::string title = method;
-  json locations = json::array();
-  if (auto p = params.find("path"); p != params.end() && p->is_string()) {
-    const std::string& path = p->get_ref<const std::string&>();
-    title += " " + path;
-    // Params are not decoded yet: resolve only what the decoder would accept.
-    if (!path.empty() && path.find('\0') == std::string::npos)
-      if (auto abs = backend.resolve(path)) locations.push_back(location(*abs, std::nullopt));
-  }
-  return session_update(session, {{"sessionUpdate", "tool_call"},
-                                  {"toolCallId", tool_call_id},
-                                  {"title", title},
-                                  {"kind", "edit"},
-                                  {"status", "pending"},
-                                  {"locations", std::move(locations)}});
-}
-
-json tool_call_finished(const std::string& session, const std::string& tool_call_id,
-                        const Result<json>& result, const std::vector<FileChange>& changes) {
-  json update = {{"sessionUpdate", "tool_call_update"}, {"toolCallId", tool_call_id}};
-  if (!result) {
-    const Error& e = result.error();
-    update["status"] = "failed";
-    update["content"] =
-        json::array({{{"type", "content"}, {"content", {{"type", "text"}, {"text", e.message}}}}});
-    update["rawOutput"] = {
-        {"error", {{"code", kind_code(e.kind)}, {"message", e.message}, {"data", e.wire_data()}}}};
-    return session_update(session, std::move(update));
-  }
-  json content = json::array(), locations = json::array();
-  for (const FileChange& c : changes) {
-    content.push_back(diff_content(c));
-    locations.push_back(location(c.canonical, c.line));
-  }
-  update["status"] = "completed";
-  update["content"] = std::move(content);
-  update["locations"] = std::move(locations);
-  update["rawOutput"] = *result;
-  return session_update(session, std::move(update));
-}
-
-json permission_params(const std::string& session, const std::string& tool_call_id,
-                       const std::string& shown, const std::string& path,
-                       const std::optional<std::string>& old_text, const std::string& new_text) {
-  FileChange c{path, old_text, new_text, std::nullopt};
-  json tool_call = {{"toolCallId", tool_call_id},
-                    {"title", "edit " + shown},
-                    {"kind", "edit"},
-                    {"status", "pending"},
-                    {"content", json::array({diff_content(c)})},
-                    {"locations", json::array({location(path, std::nullopt)})}};
-  json options =
-      json::array({{{"optionId", "allow_once"}, {"name", "Allow"}, {"kind", "allow_once"}},
-                   {{"optionId", "allow_always"},
-                    {"name", "Always allow in this session"},
-                    {"kind", "allow_always"}},
-                   {{"optionId", "reject_once"}, {"name", "Reject"}, {"kind", "reject_once"}}});
-  return json{
-      {"sessionId", session}, {"toolCall", std::move(tool_call)}, {"options", std::move(options)}};
-}
-
-Result<void> allowed() { return {}; }
 
 }  // namespace
 
@@ -260,14 +137,13 @@ Connection::Connection(ServerContext& server, std::unique_ptr<Stream> stream, Se
       last_progress_(std::chrono::steady_clock::now()),
       out_signal_(server.io()),
       slot_signal_(server.io()),
-      stall_timer_(server.io()) {
+      stall_timer_(server.io()),
+      acp_(server, *this, [this](std::string method, json params) {
+        notify(std::move(method), std::move(params));
+      }) {
   out_signal_.expires_at(std::chrono::steady_clock::time_point::max());
   slot_signal_.expires_at(std::chrono::steady_clock::time_point::max());
   authenticated_ = !settings_.needs_auth;
-  std::random_device rd;
-  char prefix[16];
-  std::snprintf(prefix, sizeof prefix, "%08x", static_cast<unsigned>(rd()));
-  id_prefix_ = prefix;
 }
 
 Connection::~Connection() = default;
@@ -620,10 +496,10 @@ asio::awaitable<Result<json>> Connection::dispatch(Incoming& in,
     if (in.method == "tools/call") co_return co_await call_tool(in.params, std::move(cancel));
     co_return method_not_found(in.method);
   }
-  if (method == "session/new") co_return new_session(in.params);
+  if (method == acp::kSessionNew) co_return acp_.new_session(in.params);
   const Method* m = server_.registry().find(method);
   if (!m) co_return method_not_found(in.method);
-  co_return co_await edit(*m, in.params, std::move(cancel));
+  co_return co_await acp_.run(*m, in.params, std::move(cancel), &known_);
 }
 
 asio::awaitable<Result<json>> Connection::call_tool(const json& params,
@@ -636,7 +512,7 @@ asio::awaitable<Result<json>> Connection::call_tool(const json& params,
   const json arguments = params.contains("arguments") ? params["arguments"] : json();
   Result<json> prepared = mcp::prepare_arguments(*m, arguments);
   if (!prepared) co_return mcp::tool_result(*m, arguments, prepared);
-  Result<json> result = co_await edit(*m, *prepared, cancel);
+  Result<json> result = co_await acp_.run(*m, *prepared, cancel, &known_);
   if (!result && result.error().kind == ErrorKind::kCancelled && cancel->by_client)
     co_return result.error();
   if (result && m->paged) mcp::page(*result);
@@ -660,9 +536,6 @@ Result<json> Connection::initialize(const json& params) {
     std::optional<std::string> token;
     if (auto t = params.find("authToken"); t != params.end() && t->is_string()) token = t->get<std::string>();
     if (auto ok = authenticate(token); !ok) return ok.error();
-    initialized_ = true;
-    if (auto caps = params.find("capabilities"); caps != params.end() && caps->is_object())
-      client_capabilities_ = *caps;
     return mcp::initialize_result(params);
   }
   dialect_ = Dialect::kPlain;
@@ -672,23 +545,7 @@ Result<json> Connection::initialize(const json& params) {
     return p.error();
   }
   if (auto ok = authenticate(p->auth_token); !ok) return ok.error();
-  initialized_ = true;
-  client_capabilities_ = p->client_capabilities;
-  delegated_ = server_.options().backend != "local" && offers_fs(client_capabilities_);
-  if (delegated_ && root_.empty()) {
-    auto root = server_.local_backend().resolve(".");
-    if (!root) return root.error();
-    root_ = *root;
-  }
-  json methods = server_.registry().names();
-  json editd_meta = {{"methods", methods},
-                     {"backend", delegated_ ? "delegated" : "local"},
-                     {"version", EDITD_VERSION}};
-  return json{{"protocolVersion", 1},
-              {"agentInfo", {{"name", "editd"}, {"title", "editd"}, {"version", EDITD_VERSION}}},
-              {"agentCapabilities",
-               {{"loadSession", false}, {"_meta", {{"editd", editd_meta}}}}},
-              {"authMethods", json::array()}};
+  return acp_.initialize(p->client_capabilities);
 }
 
 asio::awaitable<Result<json>> Connection::call(std::string method, json params,
@@ -721,126 +578,6 @@ asio::awaitable<Result<json>> Connection::call(std::string method, json params,
 
 void Connection::notify(std::string method, json params) {
   send(protocol::make_notification(method, std::move(params)));
-}
-
-// ACP sessions, the delegated backend, approvals and announcements.
-
-Result<json> Connection::new_session(const json& params) {
-  auto cwd = params.find("cwd");
-  if (cwd == params.end() || !cwd->is_string())
-    return invalid_param("cwd", "missing (an absolute path is required)");
-  const std::string& dir = cwd->get_ref<const std::string&>();
-  if (dir.empty() || dir.front() != '/') return invalid_param("cwd", "must be an absolute path");
-  if (auto m = params.find("mcpServers"); m != params.end() && !m->is_array() && !m->is_null())
-    return invalid_param("mcpServers", "must be an array");
-  std::string id = "editd-" + id_prefix_ + "-" + std::to_string(next_session_++);
-  // The cwd is only checked: paths stay relative to the root.
-  std::unique_ptr<FsBackend> delegated;
-  if (delegated_) delegated = delegated_backend(id);
-  auto inside = (delegated ? *delegated : server_.local_backend()).resolve(dir);
-  if (!inside) return inside.error();
-  sessions_.insert(id);
-  latest_session_ = id;
-  return json{{"sessionId", id}};
-}
-
-Result<std::string> Connection::session_for(const json& params) {
-  if (auto sid = params.find("sessionId"); sid != params.end() && sid->is_string()) {
-    const std::string& id = sid->get_ref<const std::string&>();
-    if (sessions_.count(id)) return id;
-    // A local connection without sessions has no use for the id: ignored, as before ACP.
-    if (delegated_ || !sessions_.empty()) return unknown_session(id);
-  }
-  if (!latest_session_.empty()) return latest_session_;
-  // The SDK refuses fs/* requests without a sessionId: use one of our own.
-  if (own_session_.empty()) own_session_ = "editd-" + id_prefix_ + "-connection";
-  return own_session_;
-}
-
-std::unique_ptr<FsBackend> Connection::delegated_backend(const std::string& session_id) {
-  const ServerOptions& o = server_.options();
-  DelegatedBackendOptions options;
-  options.root = root_;
-  options.session_id = session_id;
-  options.timeout = o.delegate_timeout;
-  options.max_file_bytes = o.max_file_bytes;
-  options.read_only = o.read_only;
-  return make_delegated_backend(std::move(options), *this);
-}
-
-asio::awaitable<Result<json>> Connection::edit(const Method& m, const json& params,
-                                               std::shared_ptr<CancelState> cancel) {
-  Result<std::string> session = session_for(params);
-  if (!session) co_return session.error();
-  std::unique_ptr<FsBackend> delegated;
-  if (delegated_) delegated = delegated_backend(*session);
-  FsBackend& backend = delegated ? *delegated : server_.local_backend();
-  RequestContext ctx{backend, std::move(cancel), &known_, nullptr};
-  if (delegated) ctx.scope = "delegated:" + id_prefix_;
-
-  const std::string tool_call_id = "editd-call-" + std::to_string(next_tool_call_++);
-  const bool announce = !sessions_.empty() && m.mutates && !m.dry_run(params);
-  std::vector<FileChange> changes;
-  if (announce) {
-    ctx.changes = &changes;
-    notify("session/update", tool_call_started(*session, tool_call_id, m.name, params, backend));
-  }
-  if (server_.options().approve == "ask") ctx.approve = approver(*session, tool_call_id, backend);
-  Result<json> result = co_await m.run(ctx, params);
-  if (announce)
-    notify("session/update", tool_call_finished(*session, tool_call_id, result, changes));
-  co_return result;
-}
-
-decltype(RequestContext::approve) Connection::approver(std::string session_id,
-                                                       std::string tool_call_id,
-                                                       FsBackend& backend) {
-  // Not a coroutine: it returns request_permission's awaitable.
-  return [this, session_id, tool_call_id, &backend](const std::string& shown,
-                                                    const std::optional<std::string>& old_text,
-                                                    const std::string& new_text) {
-    auto abs = backend.resolve(shown);
-    return request_permission(session_id, tool_call_id, shown, abs ? *abs : shown, old_text,
-                              new_text);
-  };
-}
-
-asio::awaitable<Result<void>> Connection::request_permission(std::string session_id,
-                                                             std::string tool_call_id,
-                                                             std::string shown, std::string path,
-                                                             std::optional<std::string> old_text,
-                                                             std::string new_text) {
-  if (always_allowed_.count(session_id)) co_return allowed();
-  json params = permission_params(session_id, tool_call_id, shown, path, old_text, new_text);
-  Result<json> answer = co_await call("session/request_permission", std::move(params),
-                                      server_.options().delegate_timeout);
-  co_return permission_outcome(session_id, shown, answer);
-}
-
-Result<void> Connection::permission_outcome(const std::string& session_id, const std::string& shown,
-                                            const Result<json>& answer) {
-  if (!answer) return client_call_failure(answer.error(), "session/request_permission", shown);
-  const json& r = *answer;
-  const json* outcome =
-      r.is_object() && r.contains("outcome") && r["outcome"].is_object() ? &r["outcome"] : nullptr;
-  const std::string kind =
-      outcome && outcome->contains("outcome") && (*outcome)["outcome"].is_string()
-          ? (*outcome)["outcome"].get<std::string>()
-          : std::string();
-  if (kind == "cancelled") return permission_refused(shown, "cancelled", nullptr);
-  if (kind == "selected") {
-    json option = outcome->value("optionId", json(nullptr));
-    if (option == "allow_once") return allowed();
-    if (option == "allow_always") {
-      always_allowed_.insert(session_id);
-      return allowed();
-    }
-    return permission_refused(shown, "selected", option);
-  }
-  return Error(
-      ErrorKind::kDelegateFailed,
-      "the client answered session/request_permission for " + shown + " without a valid outcome",
-      {{"path", shown}, {"method", "session/request_permission"}, {"answer", r}});
 }
 
 }  // namespace editd

@@ -18,16 +18,13 @@
 //   largest recent reply (the first request of a connection runs alone). A
 //   single reply larger than the bound is still sent whole.
 //
-// An ACP client that offers fs/read_text_file and fs/write_text_file gets the
-// delegated backend (backends/delegated_backend.h): the connection answers the
-// backend's requests to the client itself (call()). While requests wait for
-// the client's answers the reader goes on reading, so that those answers are
-// seen even when every slot is taken: requests read meanwhile are parked in
-// order (up to --max-inflight of them, then reading pauses) and started as
-// slots free.
-// With a session (session/new) each mutation is announced to the client with
-// session/update notifications, and with --approve ask the client is asked
-// (session/request_permission) before each write.
+// The connection knows no dialect's methods beyond routing. The plain methods
+// and ACP go to AcpSessions (server/acp_sessions.h: sessions, the delegated
+// backend, approvals, session/update); the connection serves as its channel
+// to the client (call(), notify()). While requests wait for the client's
+// answers the reader goes on reading, so that those answers are seen even
+// when every slot is taken: requests read meanwhile are parked in order (up
+// to --max-inflight of them, then reading pauses) and started as slots free.
 //
 // The dialect is chosen per connection by initialize: a string protocolVersion
 // means MCP (server/mcp.h: tools/list, tools/call, ping; editd's own error
@@ -46,10 +43,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <string>
 
 #include "backends/delegated_backend.h"
+#include "server/acp_sessions.h"
 #include "protocol/message.h"
 #include "server/registry.h"
 #include "server/operations.h"
@@ -120,10 +117,6 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   boost::asio::awaitable<void> handle(protocol::Incoming in);
   boost::asio::awaitable<Result<nlohmann::json>> dispatch(protocol::Incoming& in,
                                                           std::shared_ptr<CancelState> cancel);
-  // An edit method, with its session's backend, approvals and announcements.
-  boost::asio::awaitable<Result<nlohmann::json>> edit(const Method& method,
-                                                      const nlohmann::json& params,
-                                                      std::shared_ptr<CancelState> cancel);
   // MCP's tools/call: a failed operation is a result with isError.
   boost::asio::awaitable<Result<nlohmann::json>> call_tool(const nlohmann::json& params,
                                                            std::shared_ptr<CancelState> cancel);
@@ -132,20 +125,6 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   Result<void> authenticate(const std::optional<std::string>& token);
   // The error reply to a request, in this connection's dialect.
   nlohmann::json error_reply(const nlohmann::json& id, const Error& error) const;
-  Result<nlohmann::json> new_session(const nlohmann::json& params);
-  // The session a request names (sessionId), else the latest, else the connection's own id.
-  Result<std::string> session_for(const nlohmann::json& params);
-  std::unique_ptr<FsBackend> delegated_backend(const std::string& session_id);
-  boost::asio::awaitable<Result<void>> request_permission(std::string session_id,
-                                                          std::string tool_call_id,
-                                                          std::string shown, std::string path,
-                                                          std::optional<std::string> old_text,
-                                                          std::string new_text);
-  Result<void> permission_outcome(const std::string& session_id, const std::string& shown,
-                                  const Result<nlohmann::json>& answer);
-  // The approve hook of a request: asks the client unless the session chose allow_always.
-  decltype(RequestContext::approve) approver(std::string session_id, std::string tool_call_id,
-                                             FsBackend& backend);
   // Queues one line for the writer; its size in bytes (0 if dropped).
   std::size_t send(const nlohmann::json& message);
   void wake(boost::asio::steady_timer& timer) { timer.cancel(); }
@@ -177,24 +156,14 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
 
   bool authenticated_ = false;
   int auth_failures_ = 0;
-  bool initialized_ = false;
   enum class Dialect { kPlain, kMcp };
   Dialect dialect_ = Dialect::kPlain;
-  nlohmann::json client_capabilities_ = nlohmann::json::object();
 
   // Requests read while every slot is taken and calls to the client wait.
   std::deque<protocol::Incoming> parked_;
 
-  // ACP: where files live, sessions (session/new), approvals.
-  bool delegated_ = false;
-  std::string root_;  // the canonical root, for the delegated backend
-  std::set<std::string> sessions_;
-  std::string latest_session_;
-  std::string own_session_;               // used before any session/new
-  std::set<std::string> always_allowed_;  // sessions that chose allow_always
-  std::string id_prefix_;
-  std::uint64_t next_session_ = 1;
-  std::uint64_t next_tool_call_ = 1;
+  // ACP: where files live, sessions (session/new), approvals, announcements.
+  AcpSessions acp_;
 
   // Calls to the client waiting for their answers, by our request id.
   struct PendingCall;
