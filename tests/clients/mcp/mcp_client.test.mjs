@@ -3,7 +3,7 @@
 // its automatic version-negotiation mode, which probes with server/discover
 // first and must fall back to initialize. Each runs over stdio (the SDK's own
 // transport spawning editd) and over a Unix socket (editd --listen unix:...).
-// (The MCP Inspector is not run: its releases, 1.x and 2.x, need Node 22.)
+// (The MCP Inspector's CLI has its own test: inspector_cli.test.mjs.)
 // The 1.x client validates structuredContent against each tool's
 // outputSchema, so every call here also checks the schemas against real results.
 //
