@@ -132,6 +132,12 @@ auto on_own_thread(F fn) {
       asio::use_awaitable, std::move(fn));
 }
 
+// An awaitable that is ready with `value`: for work done on the caller's thread.
+template <class T>
+asio::awaitable<T> ready(T value) {
+  co_return value;
+}
+
 // Takes stripes in order, waiting for other processes; gives back what it took
 // when one fails.
 struct AcquireStripes {
@@ -245,11 +251,19 @@ class LocalBackend final : public FsBackend {
   }
 
   asio::awaitable<Result<std::string>> read(std::string canonical) override {
+    // A small file is read here; a larger one is left unopened for the pool.
+    if (options_.inline_bytes > 0) {
+      bool deferred = false;
+      Result<std::string> small = read_sync(canonical, options_.inline_bytes, &deferred);
+      if (!deferred) return ready(std::move(small));
+    }
     return offload(pool_,
                    [this, canonical = std::move(canonical)] { return read_sync(canonical); });
   }
 
   asio::awaitable<Result<void>> write(std::string canonical, std::string bytes) override {
+    if (!options_.durable && bytes.size() <= options_.inline_bytes)
+      return ready(write_sync(canonical, bytes));
     return offload(pool_, [this, canonical = std::move(canonical), bytes = std::move(bytes)] {
       return write_sync(canonical, bytes);
     });
@@ -471,8 +485,7 @@ class LocalBackend final : public FsBackend {
     return out;
   }
 
-  Result<Listing> list_sync(const std::string& canonical, unsigned depth,
-                            std::size_t limit) const {
+  Result<Listing> list_sync(const std::string& canonical, unsigned depth, std::size_t limit) const {
     auto t = target_of(canonical);
     if (!t) return t.error();
     Fd at;
@@ -531,7 +544,11 @@ class LocalBackend final : public FsBackend {
     return out;
   }
 
-  Result<std::string> read_sync(const std::string& canonical) const {
+  // The file's bytes. With `deferred`: a regular file larger than `limit` is
+  // not read, and *deferred says so.
+  Result<std::string> read_sync(const std::string& canonical,
+                                std::uint64_t limit = std::numeric_limits<std::uint64_t>::max(),
+                                bool* deferred = nullptr) const {
     auto t = target_of(canonical);
     if (!t) return t.error();
     const std::string& shown = t->shown;
@@ -547,6 +564,10 @@ class LocalBackend final : public FsBackend {
     if (!S_ISREG(st.st_mode)) return not_regular(shown);
     if (static_cast<std::uint64_t>(st.st_size) > options_.max_file_bytes)
       return too_large(shown, st.st_size);
+    if (deferred && static_cast<std::uint64_t>(st.st_size) > limit) {
+      *deferred = true;
+      return std::string();
+    }
     Fd fd(::openat(dir.get(), t->name.c_str(),
                    O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW));
     if (!fd.valid()) return path_error(*t, errno, "open");
@@ -554,6 +575,10 @@ class LocalBackend final : public FsBackend {
     if (!S_ISREG(st.st_mode)) return not_regular(shown);
     if (static_cast<std::uint64_t>(st.st_size) > options_.max_file_bytes)
       return too_large(shown, st.st_size);
+    if (deferred && static_cast<std::uint64_t>(st.st_size) > limit) {
+      *deferred = true;  // it grew since fstatat
+      return std::string();
+    }
     std::string out(static_cast<std::size_t>(st.st_size), '\0');
     std::size_t got = 0;
     while (got < out.size()) {

@@ -52,12 +52,18 @@ struct LocalBackendOptions {
   bool durable = true;
   // False: walk paths one component at a time even where openat2 exists.
   bool use_openat2 = true;
+  // Files up to this size are read, and (without durability) written, on the
+  // caller's thread: a few system calls on a local disk cost less than the two
+  // thread hops to the pool and back. Larger files and every fsync go to the
+  // pool. 0: everything goes to the pool (a root on a network file system).
+  std::size_t inline_bytes = 64 * 1024;
   // Tests: asked before each system call that changes the disk, with the call
   // and the file or directory name it is about; the answer can fail it.
   std::function<InjectedFault(LocalSyscall, const std::string& name)> inject;
 };
 
-// Blocking work runs on `pool`, which must outlive the backend. Fails with
+// Blocking work runs on `pool`, which must outlive the backend (small reads
+// and writes excepted, see inline_bytes). Fails with
 // not_found / io when the root does not exist or is not a directory. Unless
 // read-only, recovers the root first: journals of changes that a killed editd
 // left are rolled forward or back, and temporary files of dead writers are

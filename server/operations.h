@@ -160,7 +160,11 @@ class Operations {
   // read_text decodes files above this size on the thread pool; smaller ones
   // on the I/O thread (one linear pass). Every mutation's transform, and
   // apply_patch's apply, run on the pool whatever the size: their cost
-  // depends on the request (oldText, the patch), not on the file alone.
+  // depends on the request (oldText, the patch), not on the file alone. On a
+  // 64 KiB file of short lines, a write_text whose every line differs took
+  // 168 ms (the diff), a replaceAll of 32,000 lines 138 ms, and a miss of 500
+  // short lines 35 ms (the closest-region search): on the I/O thread each
+  // would hold up every connection.
   static constexpr std::size_t kOffloadBytes = 64 * 1024;
 
   // Writes `steps` (new contents first, removals last) through one backend

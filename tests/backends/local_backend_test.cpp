@@ -11,10 +11,12 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include <atomic>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
+#include <future>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -214,6 +216,47 @@ TEST_CASE("--durability none: no fsync is made, and writes and patches land as b
   CHECK(journal.back() == "commit");
   CHECK(f.tree() ==
         std::map<std::string, std::string>{{"a.txt", "A\n"}, {"b", "/"}, {"b/c.txt", "C\n"}});
+}
+
+TEST_CASE("small files are read, and without durability written, with no trip to the pool") {
+  Local f;
+  f.durable = false;
+  f.reopen();
+  std::string big;
+  while (big.size() <= LocalBackendOptions{}.inline_bytes) big += "a line of the big file\n";
+  f.dir.write("small.txt", "small\n");
+  f.dir.write("big.txt", big);
+
+  // Every pool thread waits (for at most 30 s) until released: work that
+  // completes meanwhile did not need the pool.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> waited{0};
+  for (int i = 0; i < 2; ++i)
+    asio::post(f.pool, [released, &waited] {
+      released.wait_for(std::chrono::seconds(30));
+      ++waited;
+    });
+  auto small = f.run(f.backend->read(f.path("small.txt")));
+  REQUIRE(small.has_value());
+  CHECK(*small == "small\n");
+  auto w = f.run(f.backend->write(f.path("small.txt"), "SMALL\n"));
+  REQUIRE_MESSAGE(w.has_value(), w.error().message);
+  CHECK(waited == 0);  // the pool was still held
+  CHECK(f.dir.read("small.txt") == "SMALL\n");
+  release.set_value();
+
+  // Larger files go through the pool, whole.
+  auto read_big = f.run(f.backend->read(f.path("big.txt")));
+  REQUIRE(read_big.has_value());
+  CHECK(*read_big == big);
+  auto write_big = f.run(f.backend->write(f.path("big.txt"), big + "one more\n"));
+  REQUIRE_MESSAGE(write_big.has_value(), write_big.error().message);
+  CHECK(f.dir.read("big.txt") == big + "one more\n");
+  // Errors are the same on either path.
+  auto missing = f.run(f.backend->read(f.path("missing.txt")));
+  REQUIRE(missing.has_error());
+  CHECK(missing.error().kind == ErrorKind::kNotFound);
 }
 
 TEST_CASE("a failed write removes its temporary file and the directories it made") {
