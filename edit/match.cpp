@@ -7,6 +7,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <unordered_map>
 #include <unordered_set>
@@ -348,10 +349,20 @@ class File {
 // ---------------------------------------------------------------------------
 // Hits.
 
+Error too_large_result(std::size_t replacements, std::size_t limit) {
+  return Error(ErrorKind::kTooLarge,
+               "replacing the " + std::to_string(replacements) +
+                   " regions that oldText matches would make the file larger than the limit of " +
+                   std::to_string(limit) + " bytes (--max-file-bytes)",
+               {{"replacements", replacements}, {"limit", limit}});
+}
+
 struct Hit {
   std::size_t begin = 0;  // byte offsets in the file
   std::size_t end = 0;
-  std::string replacement;
+  // Shared by every hit of one search (a short oldText may occur everywhere);
+  // null: the region is only a candidate and is replaced by nothing.
+  std::shared_ptr<const std::string> replacement;
   std::size_t line = 0;  // 1-based line of `begin`
   // The region was found, but its replacement cannot be written safely (say,
   // newText's indentation cannot be mapped onto the file's): reported unless
@@ -364,13 +375,14 @@ std::vector<Hit> find_exact(std::string_view text, std::string_view needle,
                             std::string_view replacement) {
   std::vector<Hit> hits;
   if (needle.empty() || needle.size() > text.size()) return hits;
+  auto shared = std::make_shared<const std::string>(replacement);
   std::size_t pos = 0, counted = 0, line = 1;
   while (pos + needle.size() <= text.size()) {
     const std::size_t at = occurrences::find(text, needle, pos);
     if (at == std::string_view::npos) break;
     line += count_newlines(text.substr(counted, at - counted));
     counted = at;
-    hits.push_back({at, at + needle.size(), std::string(replacement), line, std::nullopt});
+    hits.push_back({at, at + needle.size(), shared, line, std::nullopt});
     pos = at + needle.size();
   }
   return hits;
@@ -407,7 +419,7 @@ Readings find_readings(std::string_view text, std::string_view needle,
   for (std::size_t at : occurrences::all(text, needle)) {
     line += count_newlines(text.substr(counted, at - counted));
     counted = at;
-    r.hits.push_back({at, at + k, "", line, std::nullopt});
+    r.hits.push_back({at, at + k, nullptr, line, std::nullopt});
   }
   return r;
 }
@@ -531,11 +543,15 @@ std::optional<Texts> strip_padding(std::string_view old_text, std::string_view n
 
 class Ladder {
  public:
-  Ladder(File& file, std::string_view old_text, std::string_view new_text)
+  // `max_result_bytes`: the most replacement text a tier builds for its
+  // windows (Request::max_result_bytes).
+  Ladder(File& file, std::string_view old_text, std::string_view new_text,
+         std::size_t max_result_bytes)
       : file_(file),
         old_(old_text),
         new_(new_text),
-        short_(!chars::loose_allowed(non_blank_chars(old_text))) {}
+        short_(!chars::loose_allowed(non_blank_chars(old_text))),
+        max_result_bytes_(max_result_bytes) {}
 
   bool is_short() const { return short_; }
   // Whether a tier run so far stopped at its work budget (kBlockBudget).
@@ -677,7 +693,7 @@ class Ladder {
 
     if (old_nl && !new_nl && hit.end < file_.text().size()) ++hit.end;  // the newline goes too
     if (!old_nl && new_nl) out += '\n';
-    hit.replacement = std::move(out);
+    hit.replacement = std::make_shared<const std::string>(std::move(out));
     return hit;
   }
 
@@ -691,7 +707,15 @@ class Ladder {
     if (r.overlapping) {
       for (std::size_t s : starts)
         r.hits.push_back(
-            {file_.offset(s), file_.line_end(s + o.size() - 1), "", s + 1, std::nullopt});
+            {file_.offset(s), file_.line_end(s + o.size() - 1), nullptr, s + 1, std::nullopt});
+    } else if (starts.size() > 1 && starts.size() > max_result_bytes_ / (new_text.size() + 1)) {
+      // Each window gets a replacement of its own (reindented): so many of
+      // them would pass the limit, so none is built.
+      for (std::size_t s : starts) {
+        Hit h{file_.offset(s), file_.line_end(s + o.size() - 1), nullptr, s + 1, std::nullopt};
+        h.refusal = too_large_result(starts.size(), max_result_bytes_);
+        r.hits.push_back(std::move(h));
+      }
     } else if (!starts.empty()) {
       auto blocks = diff::diff_lines(o, n);
       for (std::size_t s : starts)
@@ -791,7 +815,8 @@ class Ladder {
     }
     if (starts.size() != 1) {
       for (std::size_t s : starts)
-        r.hits.push_back({file_.offset(s), file_.line_end(s + k - 1), "", s + 1, std::nullopt});
+        r.hits.push_back(
+            {file_.offset(s), file_.line_end(s + k - 1), nullptr, s + 1, std::nullopt});
       return r;
     }
     const std::size_t s = starts.front();
@@ -836,6 +861,7 @@ class Ladder {
   std::string_view old_;
   std::string_view new_;
   bool short_;
+  std::size_t max_result_bytes_;
   bool cut_ = false;
 };
 
@@ -880,7 +906,8 @@ Plan build_plan(std::string_view text, std::vector<Hit>& hits, std::string_view 
   bool may_pass_end = false;
   for (Hit& h : hits) {
     const auto start = static_cast<std::size_t>(static_cast<long>(h.line) + shift);
-    const std::string& r = h.replacement;
+    const std::string_view r =
+        h.replacement ? std::string_view(*h.replacement) : std::string_view();
     const std::size_t added = count_newlines(r);
     std::size_t end = start;
     if (!r.empty()) end = start + added - (r.back() == '\n' ? 1 : 0);
@@ -888,7 +915,7 @@ Plan build_plan(std::string_view text, std::vector<Hit>& hits, std::string_view 
     shift += static_cast<long>(added) -
              static_cast<long>(count_newlines(text.substr(h.begin, h.end - h.begin)));
     may_pass_end = may_pass_end || h.end == text.size() || r.empty();
-    plan.edits.push_back({h.begin, h.end, std::move(h.replacement)});
+    plan.edits.push_back({h.begin, h.end, std::string(r)});
   }
   if (may_pass_end) {
     // A cut at the very end of the text happened on its last line.
@@ -975,6 +1002,14 @@ Result<Plan> decide(std::string_view text, LadderResult& found, const Request& r
   }
   for (const Hit& h : hits)
     if (h.refusal) return *h.refusal;
+  // The new text's size, before any of it is built: a large newText times
+  // many regions must be refused, not allocated.
+  // (Hits do not overlap, and at most text.size() of them each add at most
+  // newText's size: no overflow.)
+  std::size_t size = text.size();
+  for (const Hit& h : hits)
+    size = size + (h.replacement ? h.replacement->size() : 0) - (h.end - h.begin);
+  if (size > request.max_result_bytes) return too_large_result(n, request.max_result_bytes);
   return build_plan(text, hits, tier_name);
 }
 
@@ -1029,7 +1064,7 @@ Result<Plan> plan_replace(const Request& request) {
 
   File file(request.text);
   const Mode mode = request.mode;
-  Ladder ladder(file, old_text, new_text);
+  Ladder ladder(file, old_text, new_text, request.max_result_bytes);
   auto enabled = [&](const TierInfo& t) {
     return mode_runs(mode, t) && !(t.loose && ladder.is_short());
   };
@@ -1056,7 +1091,7 @@ Result<Plan> plan_replace(const Request& request) {
       if (stripped_old != stripped_new) {
         // A view copies whole lines: the exact tier, which matches inside a
         // line, does not run, and a hit must span whole lines.
-        Ladder unnumbered(file, stripped_old, stripped_new);
+        Ladder unnumbered(file, stripped_old, stripped_new, request.max_result_bytes);
         LadderResult again = run_ladder(unnumbered, [&](const TierInfo& t) {
           return t.id != TierId::kExact && mode_runs(mode, t) &&
                  !(t.loose && unnumbered.is_short());
@@ -1084,8 +1119,11 @@ Result<Plan> plan_replace(const Request& request) {
 
   // In exact mode the line slots that rule newText out cheaply are not at hand.
   if (!trim(new_text).empty() && (mode == Mode::kExact || file.may_hold(new_text))) {
-    if (auto hit = find_exact(request.text, new_text, ""); !hit.empty())
-      hints.push_back("newText is already in the file at line " + std::to_string(hit.front().line) +
+    // The first occurrence only: a short newText may occur on every line.
+    if (const std::size_t at = occurrences::find(request.text, new_text, 0);
+        at != std::string_view::npos)
+      hints.push_back("newText is already in the file at line " +
+                      std::to_string(1 + count_newlines(request.text.substr(0, at))) +
                       ": was this edit already applied?");
   }
 
@@ -1113,7 +1151,7 @@ Result<Plan> plan_replace(const Request& request) {
       scope_line = closest->lines.start_line - 1 -
                    count_newlines(request.text.substr(from, closest->begin - from));
       scope_file.emplace(request.text.substr(from, to - from));
-      scope_ladder.emplace(*scope_file, old_text, new_text);
+      scope_ladder.emplace(*scope_file, old_text, new_text, request.max_result_bytes);
       hinting = &*scope_ladder;
     } else {
       hinting = nullptr;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -80,13 +81,15 @@ struct Request {
   Mode mode = Mode::kStandard;
   bool replace_all = false;
   std::optional<std::size_t> expected_replacements;
+  // The most bytes the new text may have (too_large beyond, before it is built).
+  std::size_t max_result_bytes = std::numeric_limits<std::size_t>::max();
 };
 
 struct Plan {
   std::vector<splice::Edit> edits;  // one per replacement, ascending, on the request's text
-  std::string tier;                  // which tier matched, e.g. "exact"; see docs/protocol.md
+  std::string tier;                 // which tier matched, e.g. "exact"; see docs/protocol.md
   std::size_t replacements = 0;
-  std::vector<LineRange> lines;      // where each replacement's text lies in the new text
+  std::vector<LineRange> lines;  // where each replacement's text lies in the new text
 };
 
 // Errors:

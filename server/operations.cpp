@@ -398,7 +398,7 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
     if (!m) co_return invalid_param("matching", "must be \"exact\", \"standard\" or \"fuzzy\"");
     mode = *m;
   }
-  co_return co_await mutate(ctx, p, false, [&p, mode](const Current& cur) -> Result<Change> {
+  co_return co_await mutate(ctx, p, false, [this, &p, mode](const Current& cur) -> Result<Change> {
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
     text::Normalized norm(*doc);
@@ -406,6 +406,9 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
     std::string new_text = text::normalize_eol(p.new_text);
     match::Request req{norm.view(), old_text,      new_text,
                        mode,        p.replace_all, p.expected_replacements};
+    // The new body must fit --max-file-bytes before it is built (the backend
+    // checks the file as written, CRLFs and BOM restored).
+    req.max_result_bytes = static_cast<std::size_t>(options_.max_file_bytes);
     auto plan = match::plan_replace(req);
     if (!plan) {
       Error e = plan.error();

@@ -1211,6 +1211,49 @@ TEST_CASE("a blank-padded oldText is found mid-line, and an applied newText is r
             "newText is already in the file at line 1") != std::string::npos);
 }
 
+TEST_CASE("the already-applied hint names newText's first line, however often it occurs") {
+  std::string file = "alpha();\nbeta();\n";
+  for (int i = 0; i < 5000; ++i) file += "gamma(" + std::to_string(i) + ");\n";
+  auto miss = plan_replace(request(file, "delta();\n", "gamma("));
+  REQUIRE(miss.has_error());
+  CHECK(miss.error().kind == ErrorKind::kNoMatch);
+  CHECK(miss.error().data["hint"].get<std::string>().find(
+            "newText is already in the file at line 3:") != std::string::npos);
+}
+
+TEST_CASE("a replacement whose result would pass the limit is too_large, measured before building") {
+  std::string file;
+  for (int i = 0; i < 1000; ++i) file += "x = 1;\n";
+  const std::string big(10'000, 'y');
+  Request r = request(file, "x = 1;", big);
+  r.replace_all = true;
+  r.max_result_bytes = 1'000'000;  // 1,000 x 10 KB would be about 10 MB
+  auto refused = plan_replace(r);
+  REQUIRE(refused.has_error());
+  CHECK(refused.error().kind == ErrorKind::kTooLarge);
+  CHECK(refused.error().data["replacements"] == 1000);
+  CHECK(refused.error().data["limit"] == 1'000'000);
+
+  // Exactly at the limit is allowed; shrinking never trips it.
+  r.max_result_bytes = file.size() + 1000 * (big.size() - 6);
+  auto at_limit = plan_replace(r);
+  REQUIRE(at_limit.has_value());
+  CHECK(at_limit->replacements == 1000);
+  CHECK(splice::apply_edits(file, at_limit->edits).size() == r.max_result_bytes);
+  Request shrink = request(file, "x = 1;\n", "");
+  shrink.replace_all = true;
+  shrink.max_result_bytes = file.size();
+  CHECK(plan_replace(shrink).has_value());
+
+  // Without replaceAll the same request is ambiguous, and lists every region.
+  r.replace_all = false;
+  r.max_result_bytes = 1'000'000;
+  auto ambiguous = plan_replace(r);
+  REQUIRE(ambiguous.has_error());
+  CHECK(ambiguous.error().kind == ErrorKind::kAmbiguous);
+  CHECK(ambiguous.error().data["lines"].size() == 1000);
+}
+
 TEST_CASE("token_mask marks exactly the token bytes, every byte value at every position") {
   auto is_token = [](unsigned char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||

@@ -429,3 +429,38 @@ TEST_CASE("write_text replacing every line of a 1 MiB file: peak memory stays li
   CHECK(r["removed"] == std::count(before.begin(), before.end(), '\n'));
   CHECK(peak_after < peak_before + 64 * 1024);
 }
+
+TEST_CASE("a large newText at many regions is too_large before it is built; memory stays small") {
+  TempDir root;
+  std::string file;
+  for (int i = 0; i < 4000; ++i) file += "a  \n";
+  root.write("f.txt", file);
+  // 4,000 regions x 256 KiB would be 1 GiB, over the default 64 MiB limit:
+  // found by the exact tier ("a"), and by a line tier ("a\n" matches each
+  // line once its trailing blanks are ignored, and each window would get a
+  // replacement of its own).
+  const std::string big(256 * 1024, 'b');
+  auto p = spawn_editd(root);
+  REQUIRE(p.ok("read_text", {{"path", "f.txt"}})["content"] == file);
+  const std::uint64_t peak_before = vm_kib(p.pid(), "VmHWM").value_or(0);
+  for (const std::string old_text : {"a", "a\n"}) {
+    CAPTURE(old_text);
+    json all = p.request("str_replace", {{"path", "f.txt"}, {"oldText", old_text},
+                                         {"newText", big + "\n"}, {"replaceAll", true}});
+    REQUIRE(all.contains("error"));
+    CHECK(all["error"]["data"]["kind"] == "too_large");
+    CHECK(all["error"]["data"]["replacements"] == 4000);
+    json one = p.request("str_replace",
+                         {{"path", "f.txt"}, {"oldText", old_text}, {"newText", big + "\n"}});
+    REQUIRE(one.contains("error"));
+    CHECK(one["error"]["data"]["kind"] == "ambiguous");
+    CHECK(one["error"]["data"]["lines"].size() == 4000);
+  }
+  const std::uint64_t peak_after = vm_kib(p.pid(), "VmHWM").value_or(0);
+  MESSAGE("peak RSS " << peak_before / 1024 << " MiB before, " << peak_after / 1024 << " MiB after");
+  // Each request holds its 256 KiB newText a few times over (the message,
+  // the params, the normalised copy), never once per region.
+  CHECK(peak_after < peak_before + 16 * 1024);
+  CHECK(root.read("f.txt") == file);
+  CHECK(p.ok("read_text", {{"path", "f.txt"}})["content"] == file);
+}
