@@ -366,8 +366,8 @@ struct Hit {
   std::size_t line = 0;  // 1-based line of `begin`
   // The region was found, but its replacement cannot be written safely (say,
   // newText's indentation cannot be mapped onto the file's): reported unless
-  // the call is refused as ambiguous first.
-  std::optional<Error> refusal;
+  // the call is refused as ambiguous first. Shared: hits are many and small.
+  std::shared_ptr<const Error> refusal;
 };
 
 // Every non-overlapping occurrence of `needle`, left to right, in one pass.
@@ -382,7 +382,8 @@ std::vector<Hit> find_exact(std::string_view text, std::string_view needle,
     if (at == std::string_view::npos) break;
     line += count_newlines(text.substr(counted, at - counted));
     counted = at;
-    hits.push_back({at, at + needle.size(), shared, line, std::nullopt});
+    hits.push_back({at, at + needle.size(), shared, line, nullptr});
+    if (hits.size() > kMaxRegions) break;  // decide() refuses so many
     pos = at + needle.size();
   }
   return hits;
@@ -419,7 +420,8 @@ Readings find_readings(std::string_view text, std::string_view needle,
   for (std::size_t at : occurrences::all(text, needle)) {
     line += count_newlines(text.substr(counted, at - counted));
     counted = at;
-    r.hits.push_back({at, at + k, nullptr, line, std::nullopt});
+    r.hits.push_back({at, at + k, nullptr, line, nullptr});
+    if (r.hits.size() > kMaxRegions) break;  // decide() refuses so many
   }
   return r;
 }
@@ -664,7 +666,7 @@ class Ladder {
     hit.line = start + 1;
     auto added = reindent(Window{lines, start, o}, n, blocks);
     if (!added) {
-      hit.refusal = std::move(added.error());
+      hit.refusal = std::make_shared<const Error>(std::move(added.error()));
       return hit;
     }
     std::string out;
@@ -702,18 +704,20 @@ class Ladder {
     TierResult r;
     Lines o = text::split_lines(old_text), n = text::split_lines(new_text);
     if (std::all_of(o.begin(), o.end(), [](std::string_view l) { return is_blank(l); })) return r;
-    const std::vector<std::size_t> starts = windows(o, norm);
+    std::vector<std::size_t> starts = windows(o, norm);
     r.overlapping = occurrences::any_overlap(starts, o.size());
+    if (starts.size() > kMaxRegions + 1) starts.resize(kMaxRegions + 1);  // decide() refuses
     if (r.overlapping) {
       for (std::size_t s : starts)
         r.hits.push_back(
-            {file_.offset(s), file_.line_end(s + o.size() - 1), nullptr, s + 1, std::nullopt});
+            {file_.offset(s), file_.line_end(s + o.size() - 1), nullptr, s + 1, nullptr});
     } else if (starts.size() > 1 && starts.size() > max_result_bytes_ / (new_text.size() + 1)) {
       // Each window gets a replacement of its own (reindented): so many of
       // them would pass the limit, so none is built.
+      auto refusal =
+          std::make_shared<const Error>(too_large_result(starts.size(), max_result_bytes_));
       for (std::size_t s : starts) {
-        Hit h{file_.offset(s), file_.line_end(s + o.size() - 1), nullptr, s + 1, std::nullopt};
-        h.refusal = too_large_result(starts.size(), max_result_bytes_);
+        Hit h{file_.offset(s), file_.line_end(s + o.size() - 1), nullptr, s + 1, refusal};
         r.hits.push_back(std::move(h));
       }
     } else if (!starts.empty()) {
@@ -814,9 +818,9 @@ class Ladder {
       if (ok) starts.push_back(i);
     }
     if (starts.size() != 1) {
+      if (starts.size() > kMaxRegions + 1) starts.resize(kMaxRegions + 1);  // decide() refuses
       for (std::size_t s : starts)
-        r.hits.push_back(
-            {file_.offset(s), file_.line_end(s + k - 1), nullptr, s + 1, std::nullopt});
+        r.hits.push_back({file_.offset(s), file_.line_end(s + k - 1), nullptr, s + 1, nullptr});
       return r;
     }
     const std::size_t s = starts.front();
@@ -955,10 +959,14 @@ Result<Plan> decide(std::string_view text, LadderResult& found, const Request& r
                     std::string_view tier_name) {
   std::vector<Hit>& hits = found.result.hits;
   std::vector<std::size_t> lines;
-  for (const Hit& h : hits) lines.push_back(h.line);
+  for (std::size_t i = 0; i < hits.size() && i < kMaxListedLines; ++i)
+    lines.push_back(hits[i].line);
   const std::size_t n = hits.size();
+  const std::string count =
+      n > kMaxRegions ? "more than " + std::to_string(kMaxRegions) : std::to_string(n);
   nlohmann::json data;
   data["lines"] = lines;
+  data["found"] = n;
   data["tier"] = tier_name;
   if (n > 1 || request.expected_replacements) {
     nlohmann::json candidates = nlohmann::json::array();
@@ -970,8 +978,7 @@ Result<Plan> decide(std::string_view text, LadderResult& found, const Request& r
   if (found.result.overlapping) {
     data["overlapping"] = true;
     return Error(ErrorKind::kAmbiguous,
-                 "oldText can be read at " + std::to_string(n) + " overlapping regions at " +
-                     where +
+                 "oldText can be read at " + count + " overlapping regions at " + where +
                      ": repeated lines (or characters) match in more than one way, and replaceAll "
                      "cannot replace regions that share text; add a line before or after that "
                      "tells them apart so that oldText matches only one",
@@ -982,24 +989,30 @@ Result<Plan> decide(std::string_view text, LadderResult& found, const Request& r
     data["found"] = n;
     return Error(ErrorKind::kAmbiguous,
                  "expected " + std::to_string(*request.expected_replacements) +
-                     " replacements, but oldText matches " + std::to_string(n) + " regions at " +
-                     where + "; adjust oldText or expectedReplacements",
+                     " replacements, but oldText matches " + count + " regions at " + where +
+                     "; adjust oldText or expectedReplacements",
                  std::move(data));
   }
   if (n > 1 && found.result.single_only) {
     return Error(ErrorKind::kAmbiguous,
-                 "oldText loosely matches " + std::to_string(n) + " regions at " + where +
+                 "oldText loosely matches " + count + " regions at " + where +
                      ", and a loose match is applied only when it is the only one: copy oldText "
                      "exactly from the file, with enough surrounding lines to pick one",
                  std::move(data));
   }
   if (n > 1 && !request.replace_all) {
     return Error(ErrorKind::kAmbiguous,
-                 "oldText matches " + std::to_string(n) + " regions at " + where +
+                 "oldText matches " + count + " regions at " + where +
                      "; add surrounding lines to oldText so that it matches only one, or set "
                      "replaceAll to replace every one",
                  std::move(data));
   }
+  if (n > kMaxRegions)
+    return Error(ErrorKind::kTooLarge,
+                 "replaceAll would replace " + count + " regions (tier " + std::string(tier_name) +
+                     "), more than one call replaces: use write_text, or an oldText that matches "
+                     "fewer regions",
+                 {{"replacements", n}, {"limit", kMaxRegions}});
   for (const Hit& h : hits)
     if (h.refusal) return *h.refusal;
   // The new text's size, before any of it is built: a large newText times

@@ -69,6 +69,13 @@ inline constexpr std::size_t kHintScopeBytes = std::size_t{1} << 20;
 
 // An ambiguous error lists the lines of at most this many candidates.
 inline constexpr std::size_t kMaxCandidates = 20;
+// An ambiguous error lists the start lines of at most this many regions
+// (data.found counts them all).
+inline constexpr std::size_t kMaxListedLines = 1000;
+// A search keeps at most this many regions, plus one to know that there are
+// more: a call that matches more is refused (ambiguous, or too_large with
+// replaceAll), so that its memory stays bounded whatever the file holds.
+inline constexpr std::size_t kMaxRegions = 100'000;
 
 // "exact" | "standard" | "fuzzy"; nullopt for anything else.
 std::optional<Mode> parse_mode(std::string_view s);
@@ -97,11 +104,14 @@ struct Plan {
 // - no_change when old_text == new_text;
 // - no_match with data.closest {startLine, endLine, text, similarity} (omitted if
 //   the file is empty) and data.hint where a hint applies;
-// - ambiguous with data.lines (1-based start line of every hit), data.tier and
-//   data.candidates ({startLine, endLine, text}: the whole lines of each of the
-//   first kMaxCandidates hits), when several hits and !replace_all, or when the
-//   hit count differs from expected_replacements (then data.expected and
-//   data.found too).
+// - ambiguous with data.lines (1-based start lines of the first
+//   kMaxListedLines hits), data.found (how many, up to kMaxRegions + 1),
+//   data.tier and data.candidates ({startLine, endLine, text}: the whole lines
+//   of each of the first kMaxCandidates hits), when several hits and
+//   !replace_all, when the hit count differs from expected_replacements (then
+//   data.expected too), or when there are over kMaxRegions hits;
+// - too_large (data.replacements, data.limit) when the new text would be
+//   larger than max_result_bytes, or replace_all meets over kMaxRegions hits.
 Result<Plan> plan_replace(const Request& request);
 
 }  // namespace editd::match

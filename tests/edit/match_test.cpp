@@ -955,7 +955,8 @@ TEST_CASE("a long run of repeated lines is read in linear time") {
   auto plan = plan_replace(request(file, old_text, "b\n"));
   REQUIRE(plan.has_error());
   CHECK(plan.error().data.value("tier", "") == "indentation");
-  CHECK(plan.error().data["lines"].size() == 50001);
+  CHECK(plan.error().data["found"] == 50001);
+  CHECK(plan.error().data["lines"].size() == kMaxListedLines);
 }
 
 TEST_CASE("replaceAll over a forgiving tier carries each change onto its own region's characters") {
@@ -1252,6 +1253,41 @@ TEST_CASE("a replacement whose result would pass the limit is too_large, measure
   REQUIRE(ambiguous.has_error());
   CHECK(ambiguous.error().kind == ErrorKind::kAmbiguous);
   CHECK(ambiguous.error().data["lines"].size() == 1000);
+}
+
+TEST_CASE("a search keeps at most kMaxRegions regions: more is refused, exactly that many is not") {
+  std::string many, trailing;
+  for (std::size_t i = 0; i < kMaxRegions + 50; ++i) {
+    many += "a\n";
+    trailing += "a  \n";
+  }
+  // The exact tier ("a") and a line tier ("a\n" once trailing blanks are ignored).
+  for (const auto& [file, old_text] : {std::pair<std::string, std::string>{many, "a"},
+                                       std::pair<std::string, std::string>{trailing, "a\n"}}) {
+    CAPTURE(old_text);
+    Request r = request(file, old_text, "b\n");
+    auto one = plan_replace(r);
+    REQUIRE(one.has_error());
+    CHECK(one.error().kind == ErrorKind::kAmbiguous);
+    CHECK(one.error().data["found"] == kMaxRegions + 1);
+    CHECK(one.error().data["lines"].size() == kMaxListedLines);
+    CHECK(one.error().data["lines"][999] == 1000);
+    CHECK(one.error().data["candidates"].size() == kMaxCandidates);
+    CHECK(one.error().message.find("more than 100000 regions") != std::string::npos);
+    r.replace_all = true;
+    auto all = plan_replace(r);
+    REQUIRE(all.has_error());
+    CHECK(all.error().kind == ErrorKind::kTooLarge);
+    CHECK(all.error().data["limit"] == kMaxRegions);
+  }
+  // Exactly kMaxRegions regions are replaced.
+  std::string exact_count;
+  for (std::size_t i = 0; i < kMaxRegions; ++i) exact_count += "a\n";
+  Request r = request(exact_count, "a", "b");
+  r.replace_all = true;
+  auto plan = plan_replace(r);
+  REQUIRE(plan.has_value());
+  CHECK(plan->replacements == kMaxRegions);
 }
 
 TEST_CASE("token_mask marks exactly the token bytes, every byte value at every position") {
