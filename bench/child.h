@@ -1,7 +1,8 @@
 // The benchmarks' handle on a real editd: spawned as `BINARY --root ROOT
-// --log-level warn` with its stdin and stdout on pipes, spoken to in JSON-RPC
-// lines. Single-threaded: one caller sends and reads. A dead or silent child
-// ends the benchmark with a message on stderr rather than a wrong figure.
+// --log-level warn [EXTRA...]` with its stdin and stdout on pipes, spoken to in
+// JSON-RPC lines (or any program that speaks them, given its whole argv).
+// Single-threaded: one caller sends and reads. A dead or silent child ends the
+// benchmark with a message on stderr rather than a wrong figure.
 #pragma once
 
 #include <fcntl.h>
@@ -24,14 +25,19 @@ namespace editd::bench {
 
 class Child {
  public:
-  Child(const std::string& binary, const std::string& root) {
+  Child(const std::string& binary, const std::string& root,
+        const std::vector<std::string>& extra = {})
+      : Child(editd_args(binary, root, extra)) {}
+
+  // Spawns args[0] with the arguments args[1..].
+  explicit Child(std::vector<std::string> args) {
+    const std::string binary = args.at(0);
     int in[2], out[2];
     if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) die("pipe2", errno);
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in[0], 0);
     posix_spawn_file_actions_adddup2(&fa, out[1], 1);
-    std::vector<std::string> args{binary, "--root", root, "--log-level", "warn"};
     std::vector<char*> argv;
     for (auto& a : args) argv.push_back(a.data());
     argv.push_back(nullptr);
@@ -85,6 +91,13 @@ class Child {
   }
 
  private:
+  static std::vector<std::string> editd_args(const std::string& binary, const std::string& root,
+                                             const std::vector<std::string>& extra) {
+    std::vector<std::string> args{binary, "--root", root, "--log-level", "warn"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return args;
+  }
+
   [[noreturn]] static void die(const char* what, int err) {
     std::fprintf(stderr, "bench: %s: %s\n", what, std::strerror(err));
     std::abort();

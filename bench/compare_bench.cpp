@@ -1,0 +1,703 @@
+// editd against its floors, in one run, on the same workloads: the C echo
+// server (bench/floors/echo_server.c: the framing and nothing else) for the
+// protocol's cost per request, and the C read + atomic rewrite
+// (bench/floors/rewrite_floor.c, called in this process: no spawn per
+// iteration) with and without fsync for an edit's file work. Each goal of
+// issue 14 is a ratio to a floor measured here, or a bound; one table row per
+// workload says whether it is met. Latency workloads interleave editd and its
+// floor, one round each, so that both see the same load; edits alternate
+// A -> B (editd) and B -> A (the rewrite floor), so the file changes every
+// time. Peak RSS is editd's VmHWM over the row, reset through
+// /proc/PID/clear_refs before it. Beside them, when npx and the npm registry
+// are reachable, the MCP reference filesystem server
+// (@modelcontextprotocol/server-filesystem, fetched by npx on the first run)
+// on the workloads its tools can do; EDITD_BENCH_NO_MCP=1 leaves it out.
+// Prints a markdown table; docs/performance.md records it with the command.
+//
+// usage: compare_bench [EDITD_BINARY [ECHO_SERVER_BINARY]]
+#include <sys/types.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <vector>
+
+#include "bench/child.h"
+#include "bench/floors/rewrite_floor.h"
+
+namespace {
+
+using editd::bench::Child;
+using nlohmann::json;
+using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
+
+fs::path g_root;  // removed on every exit, failures included
+
+[[noreturn]] void fail(const std::string& what) {
+  std::fprintf(stderr, "compare_bench: %s\n", what.c_str());
+  std::error_code ec;
+  if (!g_root.empty()) fs::remove_all(g_root, ec);
+  std::exit(1);
+}
+
+double ms_since(Clock::time_point t) {
+  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
+}
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+// ---- Files ----------------------------------------------------------------
+
+// C-like lines, 30 bytes on average (edit_bench's): none contains "marker".
+struct LineTemplate {
+  std::string_view before, after;
+  bool numbered;
+};
+constexpr LineTemplate kLines[] = {
+    {"static int step_", "(int a, int b, int c) {", true},
+    {"    int acc = a * ", " + b - c;", true},
+    {"    if (acc > ", ") acc -= b * c;", true},
+    {"    /* keep the order of step ", " stable */", true},
+    {"    acc ^= table[", " & 63] + offset;", true},
+    {"    acc = rotate(acc, ", " % 31);", true},
+    {"    return acc + c;", "", false},
+    {"}", "", false},
+};
+
+constexpr std::string_view kMarkerA = "    int marker_A = 1; /* compare_bench toggles this line */";
+constexpr std::string_view kMarkerB = "    int marker_B = 1; /* compare_bench toggles this line */";
+
+// C-like lines up to `max_lines` lines or `max_bytes` bytes, whichever comes
+// first, with the marker line (state A) in the middle.
+std::string c_text(std::size_t max_lines, std::size_t max_bytes) {
+  std::string body;
+  std::vector<std::size_t> starts;
+  const std::size_t room = max_bytes - kMarkerA.size() - 1;
+  for (std::size_t i = 0; starts.size() + 1 < max_lines; ++i) {
+    const std::size_t before = body.size();
+    const LineTemplate& t = kLines[i % std::size(kLines)];
+    body += t.before;
+    if (t.numbered) body += std::to_string(i);
+    body += t.after;
+    body += '\n';
+    if (body.size() > room) {
+      body.resize(before);
+      break;
+    }
+    starts.push_back(before);
+  }
+  const std::size_t at = starts[starts.size() / 2];
+  std::string out = body.substr(0, at);
+  out += kMarkerA;
+  out += '\n';
+  out.append(body, at);
+  return out;
+}
+
+void write_file(const fs::path& p, const std::string& content) {
+  std::ofstream out(p, std::ios::binary);
+  out << content;
+  if (!out.flush()) fail("cannot write " + p.string());
+}
+
+// 40 lines from a quarter into `content` with a comment appended to the 20th:
+// not in the file, but close to a region of it (what a model's stale oldText
+// looks like), so that editd searches for the closest region.
+std::string near_miss(const std::string& content) {
+  std::size_t from = content.find('\n', content.size() / 4) + 1;
+  std::string out;
+  for (int i = 0; i < 40; ++i) {
+    const std::size_t nl = content.find('\n', from);
+    out.append(content, from, nl - from);
+    if (i == 19) out += " /* changed */";
+    out += '\n';
+    from = nl + 1;
+  }
+  if (content.find(out) != std::string::npos) fail("the near miss occurs in the file");
+  return out;
+}
+
+// ---- Processes ------------------------------------------------------------
+
+std::string request(int id, const std::string& method, const json& params) {
+  return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump() + "\n";
+}
+
+// One round trip; the reply in `reply`.
+double round_trip(Child& c, const std::string& line, std::string* reply) {
+  const auto t = Clock::now();
+  c.send(line);
+  *reply = c.line();
+  return ms_since(t);
+}
+
+// Aborts the run unless `reply` is a result (or, with `error_kind`, an error
+// of that kind).
+void check(const std::string& reply, const char* what, const char* error_kind = nullptr) {
+  const json r = json::parse(reply, nullptr, false);
+  if (r.is_discarded()) fail(std::string(what) + ": a reply that is not JSON");
+  const bool ok = error_kind
+                      ? r.contains("error") && r["error"]["data"].value("kind", "") == error_kind
+                      : r.contains("result");
+  if (!ok) fail(std::string(what) + ": unexpected reply " + reply.substr(0, 400));
+}
+
+// A field of /proc/PID/status ("VmRSS:", "VmHWM:") in MiB.
+double status_mib(pid_t pid, std::string_view field) {
+  std::ifstream in("/proc/" + std::to_string(pid) + "/status");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind(field, 0) == 0) return std::stod(line.substr(field.size())) / 1024;
+  fail("no " + std::string(field) + " in /proc/" + std::to_string(pid) + "/status");
+}
+
+// Resets VmHWM of `pid` to its current RSS.
+void reset_peak(pid_t pid) {
+  std::ofstream out("/proc/" + std::to_string(pid) + "/clear_refs");
+  out << "5";
+  if (!out.flush()) fail("cannot reset the peak RSS through /proc/PID/clear_refs");
+}
+
+// ---- The table ------------------------------------------------------------
+
+struct Stats {
+  double p50, p99;
+};
+
+Stats stats(std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  return {ms[ms.size() / 2], ms[std::min(ms.size() - 1, ms.size() * 99 / 100)]};
+}
+
+std::string fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+std::string ms_cell(double ms) { return fixed(ms, ms < 1 ? 3 : ms < 100 ? 2 : 1) + " ms"; }
+std::string mib_cell(double mib) { return fixed(mib, 1) + " MiB"; }
+
+struct Row {
+  std::string workload;
+  std::size_t n = 0;
+  std::string p50 = "-", p99 = "-", ops = "-", peak = "-";
+  std::string floor = "-", floor_figure = "-", ratio = "-", goal = "-", met = "-";
+};
+
+void print_header() {
+  std::printf(
+      "| workload | n | editd p50 | editd p99 | editd ops/s | editd peak RSS | floor | floor "
+      "figure "
+      "| ratio | goal | met |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+}
+
+void print(const Row& r) {
+  std::printf("| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.workload.c_str(),
+              r.n ? std::to_string(r.n).c_str() : "-", r.p50.c_str(), r.p99.c_str(), r.ops.c_str(),
+              r.peak.c_str(), r.floor.c_str(), r.floor_figure.c_str(), r.ratio.c_str(),
+              r.goal.c_str(), r.met.c_str());
+  std::fflush(stdout);
+}
+
+// A latency row: editd's samples against a floor's, `goal` the largest ratio
+// of the p50s that meets it (0: no goal, the row is for reading).
+Row latency_row(std::string workload, const std::vector<double>& editd, double peak_mib,
+                std::string floor, const std::vector<double>& floor_ms, double goal) {
+  Row r;
+  r.workload = std::move(workload);
+  r.n = editd.size();
+  const Stats e = stats(editd), f = stats(floor_ms);
+  r.p50 = ms_cell(e.p50);
+  r.p99 = ms_cell(e.p99);
+  r.peak = mib_cell(peak_mib);
+  r.floor = std::move(floor);
+  r.floor_figure = "p50 " + ms_cell(f.p50);
+  const double ratio = e.p50 / f.p50;
+  r.ratio = fixed(ratio, 2) + "x";
+  if (goal > 0) {
+    r.goal = "<= " + fixed(goal, goal == static_cast<int>(goal) ? 0 : 1) + "x";
+    r.met = ratio <= goal ? "met" : "**not met**";
+  }
+  return r;
+}
+
+// The first line `command` (a shell command) prints, or "".
+std::string first_line_of(const std::string& command) {
+  std::string out;
+  if (FILE* p = ::popen(command.c_str(), "r")) {
+    char buf[512];
+    if (std::fgets(buf, sizeof buf, p)) out = buf;
+    ::pclose(p);
+  }
+  while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
+  return out;
+}
+
+// ---- Workloads ------------------------------------------------------------
+
+struct Binaries {
+  std::string editd, echo;
+};
+
+// The same read_text request to editd and to the echo floor, in turns.
+void read_11k(const Binaries& b, const fs::path& root) {
+  write_file(root / "read11k.c", c_text(1000000, 11 * 1024));
+  Child editd(b.editd, root.string());
+  Child echo({b.echo});
+  const std::string line = request(1, "read_text", {{"path", "read11k.c"}});
+  std::string reply;
+  for (int i = 0; i < 100; ++i) {
+    round_trip(editd, line, &reply);
+    round_trip(echo, line, &reply);
+  }
+  check(reply, "echo floor");
+  round_trip(editd, line, &reply);
+  check(reply, "read_text 11 KB");
+  reset_peak(editd.pid());
+  std::vector<double> e, f;
+  for (int i = 0; i < 2000; ++i) {
+    e.push_back(round_trip(editd, line, &reply));
+    f.push_back(round_trip(echo, line, &reply));
+  }
+  print(latency_row("read_text, 11 KB file", e, status_mib(editd.pid(), "VmHWM:"), "C echo", f, 2));
+}
+
+// One-line edits, `runs` times: `line` (the marker A -> B) to the server, then
+// the rewrite floor B -> A at the same durability (and, with `echo`, the same
+// request line to the echo floor). The server's peak RSS over the runs too.
+struct EditSamples {
+  std::vector<double> editd, rewrite, echo;
+  double peak_mib = 0;
+};
+
+std::string marker_edit(const std::string& rel) {
+  return request(
+      1, "str_replace",
+      {{"path", rel}, {"oldText", std::string(kMarkerA)}, {"newText", std::string(kMarkerB)}});
+}
+
+void check_edit(const std::string& reply) { check(reply, "str_replace"); }
+
+EditSamples edits(Child& editd, Child* echo, const fs::path& file, const std::string& line,
+                  int runs, bool durable, void (*check_reply)(const std::string&) = check_edit) {
+  const std::string path = file.string();
+  EditSamples s;
+  std::string reply;
+  auto floor_back = [&] {
+    const auto t = Clock::now();
+    if (rewrite_floor(path.c_str(), kMarkerB.data(), kMarkerB.size(), kMarkerA.data(),
+                      kMarkerA.size(), durable) != 0)
+      fail("rewrite floor on " + path + ": " + std::strerror(errno));
+    return ms_since(t);
+  };
+  // One untimed round of each.
+  round_trip(editd, line, &reply);
+  check_reply(reply);
+  floor_back();
+  reset_peak(editd.pid());
+  for (int i = 0; i < runs; ++i) {
+    s.editd.push_back(round_trip(editd, line, &reply));
+    check_reply(reply);
+    s.rewrite.push_back(floor_back());
+    if (echo) s.echo.push_back(round_trip(*echo, line, &reply));
+  }
+  s.peak_mib = status_mib(editd.pid(), "VmHWM:");
+  return s;
+}
+
+void edit_2000_lines(const Binaries& b, const fs::path& root) {
+  const fs::path file = root / "lines2000.c";
+  write_file(file, c_text(2000, 1 << 30));
+  {
+    Child editd(b.editd, root.string(), {"--durability", "none"});
+    Child echo({b.echo});
+    const EditSamples s = edits(editd, &echo, file, marker_edit("lines2000.c"), 1000, false);
+    print(latency_row("str_replace 1 line, 2,000 lines, durability none", s.editd, s.peak_mib,
+                      "C echo", s.echo, 3));
+    print(latency_row("(the same, for reading)", s.editd, s.peak_mib, "C rewrite, no fsync",
+                      s.rewrite, 0));
+  }
+  Child editd(b.editd, root.string());
+  const EditSamples s = edits(editd, nullptr, file, marker_edit("lines2000.c"), 100, true);
+  print(latency_row("str_replace 1 line, 2,000 lines, durability full", s.editd, s.peak_mib,
+                    "C rewrite + fsync", s.rewrite, 1.3));
+}
+
+// 64 requests in flight over `total`; requests per second.
+double pipelined(Child& c, const std::string& line, int total) {
+  const int window = 64;
+  int sent = 0, received = 0;
+  std::string batch;
+  const auto t = Clock::now();
+  while (received < total) {
+    batch.clear();
+    while (sent < total && sent - received < window) {
+      batch += line;
+      ++sent;
+    }
+    if (!batch.empty()) c.send(batch);
+    const std::string reply = c.line();
+    if (reply.find("\"result\"") == std::string::npos) fail("pipelined: " + reply.substr(0, 400));
+    ++received;
+  }
+  return total / (ms_since(t) / 1000);
+}
+
+void pipelined_reads(const Binaries& b, const fs::path& root) {
+  write_file(root / "small.txt", "alpha\nbeta\ngamma\n");
+  const std::string line = request(1, "read_text", {{"path", "small.txt"}});
+  const int total = 20000;
+  Child echo({b.echo});
+  pipelined(echo, line, 1000);
+  const double floor_ops = pipelined(echo, line, total);
+  for (const char* threads : {"2", "1"}) {
+    Child editd(b.editd, root.string(), {"--threads", threads});
+    pipelined(editd, line, 1000);
+    reset_peak(editd.pid());
+    const double ops = pipelined(editd, line, total);
+    Row r;
+    r.workload = std::string("read_text, 64 in flight, 3-line file, --threads ") + threads;
+    r.n = total;
+    r.ops = fixed(ops, 0);
+    r.peak = mib_cell(status_mib(editd.pid(), "VmHWM:"));
+    r.floor = "C echo, 64 in flight";
+    r.floor_figure = fixed(floor_ops, 0) + " ops/s";
+    r.ratio = fixed(ops / floor_ops, 2) + "x";
+    if (threads == std::string("2")) {
+      r.goal = ">= 20,000 ops/s";
+      r.met = ops >= 20000 ? "met" : "**not met**";
+    }
+    print(r);
+  }
+}
+
+// One apply_patch changing the marker line of 100 files, against the rewrite
+// floor of one such file, both with fsync.
+void patch_100_files(const Binaries& b, const fs::path& root) {
+  const std::string content = c_text(60, 1 << 30);
+  fs::create_directories(root / "patch");
+  for (int f = 0; f < 100; ++f) {
+    char name[32];
+    std::snprintf(name, sizeof name, "f%03d.txt", f);
+    write_file(root / "patch" / name, content);
+  }
+  const fs::path one = root / "patch-floor.txt";
+  write_file(one, content);
+  auto patch = [](std::string_view from, std::string_view to) {
+    std::string p = "*** Begin Patch\n";
+    for (int f = 0; f < 100; ++f) {
+      char name[32];
+      std::snprintf(name, sizeof name, "f%03d.txt", f);
+      p += "*** Update File: patch/" + std::string(name) + "\n@@\n-" + std::string(from) + "\n+" +
+           std::string(to) + "\n";
+    }
+    return p + "*** End Patch\n";
+  };
+  const std::string forth = request(1, "apply_patch", {{"patch", patch(kMarkerA, kMarkerB)}});
+  const std::string back = request(2, "apply_patch", {{"patch", patch(kMarkerB, kMarkerA)}});
+  Child editd(b.editd, root.string());
+  std::string reply;
+  const int runs = 10;
+  std::vector<double> e, f;
+  const std::string path = one.string();
+  for (int i = -2; i < runs; ++i) {  // two untimed rounds
+    const bool ab = i % 2 == 0;
+    const double ms = round_trip(editd, ab ? forth : back, &reply);
+    check(reply, "apply_patch");
+    const auto t = Clock::now();
+    const std::string_view from = ab ? kMarkerA : kMarkerB, to = ab ? kMarkerB : kMarkerA;
+    if (rewrite_floor(path.c_str(), from.data(), from.size(), to.data(), to.size(), 1) != 0)
+      fail("rewrite floor on " + path + ": " + std::strerror(errno));
+    const double floor_ms = ms_since(t);
+    if (i == -1) reset_peak(editd.pid());
+    if (i < 0) continue;
+    e.push_back(ms);
+    f.push_back(floor_ms);
+  }
+  print(latency_row("apply_patch, 100 files of 60 lines, durability full", e,
+                    status_mib(editd.pid(), "VmHWM:"), "C rewrite + fsync, 1 file", f, 3));
+}
+
+// Misses in each matching mode on `file`, against the floor's read + memmem.
+// Returns the largest peak RSS of the modes.
+double misses(Child& editd, const fs::path& file, const std::string& rel, const std::string& old,
+              int runs, const std::string& size_name, bool bounded_goal, bool show = true) {
+  const std::string path = file.string();
+  double peak = 0;
+  std::string reply;
+  for (const char* mode : {"exact", "standard", "fuzzy"}) {
+    const std::string line = request(
+        1, "str_replace", {{"path", rel}, {"oldText", old}, {"newText", "x"}, {"matching", mode}});
+    round_trip(editd, line, &reply);
+    check(reply, "miss", "no_match");
+    reset_peak(editd.pid());
+    std::vector<double> e, f;
+    for (int i = 0; i < runs; ++i) {
+      e.push_back(round_trip(editd, line, &reply));
+      check(reply, "miss", "no_match");
+      const auto t = Clock::now();
+      if (rewrite_floor(path.c_str(), old.data(), old.size(), "x", 1, 0) != 1)
+        fail("the miss's floor found its oldText in " + path);
+      f.push_back(ms_since(t));
+    }
+    const double hwm = status_mib(editd.pid(), "VmHWM:");
+    peak = std::max(peak, hwm);
+    Row r = latency_row("str_replace miss, 40 lines, " + size_name + ", " + mode, e, hwm,
+                        "C read + memmem", f, 0);
+    const double p50 = stats(e).p50;
+    if (bounded_goal) {
+      r.goal = "bounded (in the doc)";
+    } else {
+      r.goal = "<= 20 ms";
+      r.met = p50 <= 20 ? "met" : "**not met**";
+    }
+    if (show) print(r);
+  }
+  return peak;
+}
+
+// The 8 MiB workloads, and the RSS rows: idle after one request, the peak over
+// the 8 MiB edits and misses, and RSS again after editd's idle trim. With
+// `undo` false, the same in an editd that keeps no undo history, and only its
+// RSS rows are printed (the undo history holds up to --undo-history-bytes,
+// 64 MiB by default, of the files' contents, which RSS counts).
+void big_files(const Binaries& b, const fs::path& root, bool undo) {
+  const fs::path file = root / "big8.c";
+  const std::string content = c_text(1ull << 40, 8 << 20);
+  write_file(file, content);
+  const std::string old = near_miss(content);
+  write_file(root / "small.txt", "alpha\nbeta\ngamma\n");
+  if (undo) {
+    Child editd(b.editd, root.string(), {"--durability", "none"});
+    const EditSamples s = edits(editd, nullptr, file, marker_edit("big8.c"), 20, false);
+    print(latency_row("str_replace 1 line, 8 MiB, durability none", s.editd, s.peak_mib,
+                      "C rewrite, no fsync", s.rewrite, 2));
+  }
+  Child editd(
+      b.editd, root.string(),
+      undo ? std::vector<std::string>{} : std::vector<std::string>{"--undo-history-entries", "0"});
+  std::string reply;
+  round_trip(editd, request(1, "read_text", {{"path", "small.txt"}}), &reply);
+  check(reply, "read_text");
+  const double idle = status_mib(editd.pid(), "VmRSS:");
+  const EditSamples s = edits(editd, nullptr, file, marker_edit("big8.c"), 20, true);
+  if (undo)
+    print(latency_row("str_replace 1 line, 8 MiB, durability full", s.editd, s.peak_mib,
+                      "C rewrite + fsync", s.rewrite, 2));
+  const double peak =
+      std::max(s.peak_mib, misses(editd, file, "big8.c", old, 20, "8 MiB", false, undo));
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  const double after = status_mib(editd.pid(), "VmRSS:");
+  const double file_mib = content.size() / kMiB;
+  const std::string how = undo ? "" : ", --undo-history-entries 0";
+
+  Row r;
+  r.workload = "RSS idle (after startup and one read_text)" + how;
+  r.peak = mib_cell(idle);
+  r.goal = "<= 8 MiB";
+  r.met = idle <= 8 ? "met" : "**not met**";
+  print(r);
+  r.workload = "RSS peak over the 8 MiB edits and misses (VmHWM)" + how;
+  r.peak = mib_cell(peak);
+  r.floor = "the file";
+  r.floor_figure = mib_cell(file_mib);
+  r.ratio = fixed(peak / file_mib, 2) + "x";
+  r.goal = "<= 3x the file";
+  r.met = peak <= 3 * file_mib ? "met" : "**not met**";
+  print(r);
+  r.workload = "RSS 2.5 s after the 8 MiB edits and misses" + how;
+  r.peak = mib_cell(after);
+  r.floor = "idle";
+  r.floor_figure = mib_cell(idle);
+  r.ratio = "+" + mib_cell(after - idle);
+  r.goal = "near idle (<= idle + 2 MiB)";
+  r.met = after <= idle + 2 ? "met" : "**not met**";
+  print(r);
+}
+
+void miss_64mib(const Binaries& b, const fs::path& root) {
+  const fs::path file = root / "big64.c";
+  // Under the default --max-file-bytes (64 MiB).
+  const std::string content = c_text(1ull << 40, (64 << 20) - 4096);
+  write_file(file, content);
+  const std::string old = near_miss(content);
+  Child editd(b.editd, root.string());
+  const double peak = misses(editd, file, "big64.c", old, 3, "64 MiB", true);
+  Row r;
+  r.workload = "RSS peak over the 64 MiB misses (VmHWM)";
+  r.peak = mib_cell(peak);
+  r.floor = "the file";
+  r.floor_figure = mib_cell(content.size() / kMiB);
+  r.ratio = fixed(peak / (content.size() / kMiB), 2) + "x";
+  r.goal = "<= 3x the file";
+  r.met = peak <= 3 * content.size() / kMiB ? "met" : "**not met**";
+  print(r);
+}
+
+// ---- The MCP reference filesystem server, beside them ---------------------
+
+// The `mcp-server-filesystem` that npx installs in its cache (fetched on the
+// first run), or "" when npx is missing or the npm registry is not reachable.
+std::string mcp_server_binary() {
+  return first_line_of(
+      "command -v npx >/dev/null 2>&1 && timeout 300 npx -y -p "
+      "@modelcontextprotocol/server-filesystem sh -c 'command -v mcp-server-filesystem' "
+      "2>/dev/null");
+}
+
+std::string mcp_call(const std::string& tool, const json& arguments) {
+  return request(1, "tools/call", {{"name", tool}, {"arguments", arguments}});
+}
+
+// Aborts the run unless `reply` is a tool result, an error one if `is_error`.
+void check_mcp(const std::string& reply, bool is_error) {
+  const json r = json::parse(reply, nullptr, false);
+  if (r.is_discarded() || !r.contains("result") || r["result"].value("isError", false) != is_error)
+    fail("MCP reference server: unexpected reply " + reply.substr(0, 400));
+}
+
+void check_mcp_edit(const std::string& reply) { check_mcp(reply, false); }
+
+// Its read_text_file and edit_file (which write a temporary file and rename it,
+// with no fsync) against the floors, on the workloads above that they can do.
+void mcp_server(const Binaries& b, const fs::path& root) {
+  if (std::getenv("EDITD_BENCH_NO_MCP")) {
+    std::printf("\nThe MCP reference filesystem server was left out (EDITD_BENCH_NO_MCP).\n");
+    return;
+  }
+  const std::string bin = mcp_server_binary();
+  if (bin.empty()) {
+    std::printf(
+        "\nThe MCP reference filesystem server was skipped: npx is missing or the npm registry "
+        "is not reachable.\n");
+    return;
+  }
+  const fs::path read11k = root / "read11k.c", lines2000 = root / "lines2000.c",
+                 big8 = root / "big8.c", small = root / "small.txt";
+  write_file(read11k, c_text(1000000, 11 * 1024));
+  write_file(lines2000, c_text(2000, 1 << 30));
+  const std::string content = c_text(1ull << 40, 8 << 20);
+  write_file(big8, content);
+  const std::string old = near_miss(content);
+  write_file(small, "alpha\nbeta\ngamma\n");
+
+  // exec: the child's pid is the server's (its peak RSS is read from /proc).
+  Child mcp({"/bin/sh", "-c", "exec \"$0\" \"$1\" 2>/dev/null", bin, root.string()});
+  Child echo({b.echo});
+  std::string reply;
+  round_trip(mcp,
+             request(0, "initialize",
+                     {{"protocolVersion", "2025-06-18"},
+                      {"capabilities", json::object()},
+                      {"clientInfo", {{"name", "compare_bench"}, {"version", "1"}}}}),
+             &reply);
+  check(reply, "MCP initialize");
+  mcp.send(json{{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}}.dump() + "\n");
+  // The version, from the package.json beside the dist/ its binary links to.
+  std::error_code ec;
+  const json package = json::parse(
+      std::ifstream(fs::canonical(bin, ec).parent_path().parent_path() / "package.json"), nullptr,
+      false);
+  const std::string who =
+      "MCP reference server " + (package.is_object() ? package.value("version", "?") : "?") + ": ";
+
+  const std::string read = mcp_call("read_text_file", {{"path", read11k.string()}});
+  for (int i = 0; i < 50; ++i) round_trip(mcp, read, &reply);
+  check_mcp(reply, false);
+  reset_peak(mcp.pid());
+  std::vector<double> e, f;
+  for (int i = 0; i < 500; ++i) {
+    e.push_back(round_trip(mcp, read, &reply));
+    f.push_back(round_trip(echo, read, &reply));
+  }
+  print(latency_row(who + "read_text_file, 11 KB file", e, status_mib(mcp.pid(), "VmHWM:"),
+                    "C echo", f, 0));
+
+  auto edit = [](const fs::path& p) {
+    json one = {{"oldText", std::string(kMarkerA)}, {"newText", std::string(kMarkerB)}};
+    json edits = json::array();
+    edits.push_back(std::move(one));
+    return mcp_call("edit_file", {{"path", p.string()}, {"edits", std::move(edits)}});
+  };
+  EditSamples s = edits(mcp, &echo, lines2000, edit(lines2000), 200, false, check_mcp_edit);
+  print(
+      latency_row(who + "edit_file 1 line, 2,000 lines", s.editd, s.peak_mib, "C echo", s.echo, 0));
+  print(latency_row(who + "(the same)", s.editd, s.peak_mib, "C rewrite, no fsync", s.rewrite, 0));
+  s = edits(mcp, nullptr, big8, edit(big8), 5, false, check_mcp_edit);
+  print(latency_row(who + "edit_file 1 line, 8 MiB", s.editd, s.peak_mib, "C rewrite, no fsync",
+                    s.rewrite, 0));
+
+  json miss = {{"oldText", old}, {"newText", "x"}};
+  json misses = json::array();
+  misses.push_back(std::move(miss));
+  const std::string miss_line =
+      mcp_call("edit_file", {{"path", big8.string()}, {"edits", std::move(misses)}});
+  const std::string path = big8.string();
+  round_trip(mcp, miss_line, &reply);
+  check_mcp(reply, true);
+  reset_peak(mcp.pid());
+  e.clear();
+  f.clear();
+  for (int i = 0; i < 5; ++i) {
+    e.push_back(round_trip(mcp, miss_line, &reply));
+    check_mcp(reply, true);
+    const auto t = Clock::now();
+    if (rewrite_floor(path.c_str(), old.data(), old.size(), "x", 1, 0) != 1)
+      fail("the miss's floor found its oldText in " + path);
+    f.push_back(ms_since(t));
+  }
+  print(latency_row(who + "edit_file miss, 40 lines, 8 MiB", e, status_mib(mcp.pid(), "VmHWM:"),
+                    "C read + memmem", f, 0));
+
+  const std::string small_read = mcp_call("read_text_file", {{"path", small.string()}});
+  const double floor_ops = pipelined(echo, small_read, 5000);
+  pipelined(mcp, small_read, 500);
+  reset_peak(mcp.pid());
+  const double ops = pipelined(mcp, small_read, 5000);
+  Row r;
+  r.workload = who + "read_text_file, 64 in flight, 3-line file";
+  r.n = 5000;
+  r.ops = fixed(ops, 0);
+  r.peak = mib_cell(status_mib(mcp.pid(), "VmHWM:"));
+  r.floor = "C echo, 64 in flight";
+  r.floor_figure = fixed(floor_ops, 0) + " ops/s";
+  r.ratio = fixed(ops / floor_ops, 2) + "x";
+  print(r);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const Binaries b{argc > 1 ? argv[1] : EDITD_BINARY, argc > 2 ? argv[2] : ECHO_FLOOR_BINARY};
+  g_root = fs::temp_directory_path() / ("editd-compare-" + std::to_string(::getpid()));
+  fs::create_directories(g_root);
+  std::printf("editd: %s (%s)\necho floor: %s\nroot: %s\ncores: %u\nload average before: %s\n\n",
+              b.editd.c_str(), first_line_of("'" + b.editd + "' --version").c_str(), b.echo.c_str(),
+              g_root.c_str(), std::thread::hardware_concurrency(),
+              first_line_of("cat /proc/loadavg").c_str());
+  const auto t = Clock::now();
+  print_header();
+  read_11k(b, g_root);
+  edit_2000_lines(b, g_root);
+  big_files(b, g_root, true);
+  big_files(b, g_root, false);
+  miss_64mib(b, g_root);
+  pipelined_reads(b, g_root);
+  patch_100_files(b, g_root);
+  mcp_server(b, g_root);
+  std::printf("\nload average after: %s; %.0f s in all\n",
+              first_line_of("cat /proc/loadavg").c_str(), ms_since(t) / 1000);
+  fs::remove_all(g_root);
+}
