@@ -1,8 +1,13 @@
 #include "protocol/fast_json.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace editd::protocol::fast_json {
 namespace {
@@ -38,6 +43,44 @@ struct PlainBytes {
 constexpr PlainBytes kPlain;
 
 bool is_plain(char c) { return kPlain.plain[static_cast<unsigned char>(c)]; }
+
+// The end of the run of plain bytes and valid UTF-8 sequences that starts at
+// p: the first byte to escape, or `end`; nullptr when a sequence is not UTF-8.
+// Sixteen bytes at a time while they are plain ASCII (SSE2, part of x86-64).
+const char* plain_run_end(const char* p, const char* end) {
+#if defined(__SSE2__)
+  const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'),
+                backslash = _mm_set1_epi8('\\');
+#endif
+  while (p < end) {
+#if defined(__SSE2__)
+    while (end - p >= 16) {
+      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+      // Signed: below 0x20 is a control byte, or one of 0x80..0xFF.
+      const __m128i stop =
+          _mm_or_si128(_mm_cmplt_epi8(v, space),
+                       _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
+      const int mask = _mm_movemask_epi8(stop);
+      if (mask != 0) {
+        p += __builtin_ctz(static_cast<unsigned>(mask));
+        break;
+      }
+      p += 16;
+    }
+    if (p == end) break;
+#endif
+    if (is_plain(*p)) {
+      ++p;
+    } else if (static_cast<unsigned char>(*p) >= 0x80) {
+      std::size_t n = utf8_length(p, end);
+      if (n == 0) return nullptr;
+      p += n;
+    } else {
+      break;
+    }
+  }
+  return p;
+}
 
 void append_utf8(std::uint32_t cp, std::string& out) {
   if (cp < 0x80) {
@@ -202,31 +245,38 @@ class Reader {
     ++p_;  // the opening quote
     for (;;) {
       const char* run = p_;
-      while (p_ < end_) {
-        if (is_plain(*p_)) {
-          ++p_;
-        } else if (static_cast<unsigned char>(*p_) >= 0x80) {
-          std::size_t n = utf8_length(p_, end_);
-          if (n == 0) return false;
-          p_ += n;
-        } else {
-          break;
-        }
-      }
-      out.append(run, p_);
+      p_ = plain_run_end(p_, end_);
+      if (p_ == nullptr) return false;
+      out.append(run, static_cast<std::size_t>(p_ - run));
       if (p_ == end_) return false;
       char c = *p_++;
       if (c == '"') return true;
       if (c != '\\' || p_ == end_) return false;  // a raw control character
       switch (*p_++) {
-        case '"': out.push_back('"'); break;
-        case '\\': out.push_back('\\'); break;
-        case '/': out.push_back('/'); break;
-        case 'b': out.push_back('\b'); break;
-        case 'f': out.push_back('\f'); break;
-        case 'n': out.push_back('\n'); break;
-        case 'r': out.push_back('\r'); break;
-        case 't': out.push_back('\t'); break;
+        case '"':
+          out.push_back('"');
+          break;
+        case '\\':
+          out.push_back('\\');
+          break;
+        case '/':
+          out.push_back('/');
+          break;
+        case 'b':
+          out.push_back('\b');
+          break;
+        case 'f':
+          out.push_back('\f');
+          break;
+        case 'n':
+          out.push_back('\n');
+          break;
+        case 'r':
+          out.push_back('\r');
+          break;
+        case 't':
+          out.push_back('\t');
+          break;
         case 'u': {
           int cp = hex4();
           if (cp < 0 || (cp >= 0xDC00 && cp <= 0xDFFF)) return false;
@@ -252,40 +302,54 @@ class Reader {
 // Appends s as a JSON string; false when s is not valid UTF-8 (what was
 // appended is then the caller's to drop).
 bool write_string(const std::string& s, std::string& out) {
+  // Room for the string and a few escapes, growing geometrically.
+  const std::size_t want = out.size() + s.size() + s.size() / 8 + 2;
+  if (want > out.capacity()) out.reserve(std::max(want, 2 * out.capacity()));
   out.push_back('"');
   const char* p = s.data();
   const char* end = p + s.size();
   while (p < end) {
     const char* run = p;
-    while (p < end) {
-      if (is_plain(*p)) {
-        ++p;
-      } else if (static_cast<unsigned char>(*p) >= 0x80) {
-        std::size_t n = utf8_length(p, end);
-        if (n == 0) return false;
-        p += n;
-      } else {
-        break;
-      }
-    }
-    out.append(run, p);
+    p = plain_run_end(p, end);
+    if (p == nullptr) return false;
+    out.append(run, static_cast<std::size_t>(p - run));
     if (p == end) break;
     auto c = static_cast<unsigned char>(*p++);
+    char esc[6] = {'\\', 0, 0, 0, 0, 0};
+    std::size_t n = 2;
     switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\b': out += "\\b"; break;
-      case '\f': out += "\\f"; break;
-      case '\n': out += "\\n"; break;
-      case '\r': out += "\\r"; break;
-      case '\t': out += "\\t"; break;
+      case '"':
+        esc[1] = '"';
+        break;
+      case '\\':
+        esc[1] = '\\';
+        break;
+      case '\b':
+        esc[1] = 'b';
+        break;
+      case '\f':
+        esc[1] = 'f';
+        break;
+      case '\n':
+        esc[1] = 'n';
+        break;
+      case '\r':
+        esc[1] = 'r';
+        break;
+      case '\t':
+        esc[1] = 't';
+        break;
       default: {
         static constexpr char kHex[] = "0123456789abcdef";
-        out += "\\u00";
-        out.push_back(kHex[c >> 4]);
-        out.push_back(kHex[c & 0xF]);
+        esc[1] = 'u';
+        esc[2] = '0';
+        esc[3] = '0';
+        esc[4] = kHex[c >> 4];
+        esc[5] = kHex[c & 0xF];
+        n = 6;
       }
     }
+    out.append(esc, n);
   }
   out.push_back('"');
   return true;
@@ -306,9 +370,8 @@ void write(const json& v, std::string& out) {
     case json::value_t::number_integer:
     case json::value_t::number_unsigned: {
       char buf[24];
-      auto r = v.is_number_unsigned()
-                   ? std::to_chars(buf, buf + sizeof buf, v.get<std::uint64_t>())
-                   : std::to_chars(buf, buf + sizeof buf, v.get<std::int64_t>());
+      auto r = v.is_number_unsigned() ? std::to_chars(buf, buf + sizeof buf, v.get<std::uint64_t>())
+                                      : std::to_chars(buf, buf + sizeof buf, v.get<std::int64_t>());
       out.append(buf, r.ptr);
       return;
     }

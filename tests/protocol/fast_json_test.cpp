@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <vector>
 
 using json = nlohmann::json;
 namespace fast_json = editd::protocol::fast_json;
@@ -56,7 +57,9 @@ struct Gen {
   bool invalid_utf8 = false;  // strings may hold bytes that are not UTF-8
   bool floats = true;
 
-  std::size_t below(std::size_t n) { return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng); }
+  std::size_t below(std::size_t n) {
+    return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+  }
 
   std::string string() {
     std::string s;
@@ -82,8 +85,8 @@ struct Gen {
           append_code_point(0x10000 + below(0x110000 - 0x10000), s);
           break;
         case 8: {
-          static const char* kBad[] = {"\x80", "\xC0\xAF", "\xFF", "\xE2\x82", "\xED\xA0\x80",
-                                       "\xF4\x90\x80\x80", "\xC3", "\xF0\x9F\x98"};
+          static const char* kBad[] = {"\x80",         "\xC0\xAF",         "\xFF", "\xE2\x82",
+                                       "\xED\xA0\x80", "\xF4\x90\x80\x80", "\xC3", "\xF0\x9F\x98"};
           s += kBad[below(8)];
           break;
         }
@@ -172,7 +175,8 @@ struct Gen {
       auto c = static_cast<unsigned char>(s[i]);
       std::size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
       std::uint32_t cp = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
-      for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+      for (std::size_t k = 1; k < n; ++k)
+        cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
       bool must = c < 0x20 || c == '"' || c == '\\';
       if (must || below(5) == 0) {
         if (cp >= 0x10000) {
@@ -203,8 +207,50 @@ TEST_CASE("fast_json::dump writes exactly what nlohmann writes") {
     CAPTURE(expected);
     REQUIRE(fast_json::dump(v) == expected);
   }
-  CHECK(fast_json::dump(json("\x01\x1f\x7f\b\f\n\r\t\"\\/")) == R"("\u0001\u001f)" "\x7f" R"(\b\f\n\r\t\"\\/")");
-  CHECK(fast_json::dump(json("a\xFF" "b")) == "\"a\xEF\xBF\xBD" "b\"");
+  CHECK(fast_json::dump(json("\x01\x1f\x7f\b\f\n\r\t\"\\/")) == R"("\u0001\u001f)"
+                                                                "\x7f"
+                                                                R"(\b\f\n\r\t\"\\/")");
+  CHECK(fast_json::dump(json("a\xFF"
+                             "b")) ==
+        "\"a\xEF\xBF\xBD"
+        "b\"");
+}
+
+TEST_CASE("fast_json: every byte that stops a plain run, at every offset of a 16-byte block") {
+  // Plain ASCII runs are skipped 16 bytes at a time: each special byte or
+  // sequence, at each position around the blocks' edges, in both directions.
+  const std::vector<std::string> specials = {
+      "\"",
+      "\\",
+      "\n",
+      "\t",
+      std::string(1, '\0'),
+      "\x1f",
+      "\x7f",
+      "/",
+      "\xC3\xA9",          // é, two bytes
+      "\xE2\x82\xAC",      // €, three bytes
+      "\xF0\x9F\x98\x80",  // an emoji, four bytes
+      "\xFF",              // not UTF-8
+      "\xC3",              // a sequence cut short
+  };
+  for (std::size_t len = 0; len <= 48; ++len)
+    for (std::size_t at = 0; at <= len; ++at)
+      for (const std::string& special : specials) {
+        std::string text(len, 'a');
+        text.insert(at, special);
+        text += "tail of plain text";
+        CAPTURE(len);
+        CAPTURE(at);
+        CAPTURE(special);
+        const json v(text);
+        const std::string expected = nlohmann_dump(v);
+        REQUIRE(fast_json::dump(v) == expected);
+        if (special == "\xFF" || special == "\xC3") continue;  // dumped with a replacement
+        auto back = fast_json::parse(expected);
+        REQUIRE(back.has_value());
+        CHECK(back->get<std::string>() == text);
+      }
 }
 
 TEST_CASE("fast_json::parse reads what nlohmann reads, or gives up") {
@@ -241,9 +287,14 @@ TEST_CASE("fast_json::parse never accepts what nlohmann refuses, and agrees on t
       static const std::string kBytes = "{}[]\",:\\u0aeE.-+ \t\n\x7f\x80\xC3\xED\xF4";
       char b = kBytes[gen.below(kBytes.size())];
       switch (gen.below(3)) {
-        case 0: text.erase(at, 1); break;
-        case 1: text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), b); break;
-        default: text[at] = b;
+        case 0:
+          text.erase(at, 1);
+          break;
+        case 1:
+          text.insert(text.begin() + static_cast<std::ptrdiff_t>(at), b);
+          break;
+        default:
+          text[at] = b;
       }
     }
     CAPTURE(text);
@@ -257,11 +308,11 @@ TEST_CASE("fast_json::parse never accepts what nlohmann refuses, and agrees on t
 }
 
 TEST_CASE("fast_json::parse: the shapes it leaves to nlohmann") {
-  CHECK_FALSE(fast_json::parse("\xEF\xBB\xBF{}"));                        // a BOM
-  CHECK_FALSE(fast_json::parse(R"({"a":1.5})"));                         // a fraction
-  CHECK_FALSE(fast_json::parse(R"([1e3])"));                             // an exponent
-  CHECK_FALSE(fast_json::parse(R"([18446744073709551615])"));            // 20 digits
-  CHECK_FALSE(fast_json::parse(R"(["\ud800"])"));                        // a lone surrogate
+  CHECK_FALSE(fast_json::parse("\xEF\xBB\xBF{}"));             // a BOM
+  CHECK_FALSE(fast_json::parse(R"({"a":1.5})"));               // a fraction
+  CHECK_FALSE(fast_json::parse(R"([1e3])"));                   // an exponent
+  CHECK_FALSE(fast_json::parse(R"([18446744073709551615])"));  // 20 digits
+  CHECK_FALSE(fast_json::parse(R"(["\ud800"])"));              // a lone surrogate
   CHECK_FALSE(fast_json::parse(R"(["\udc00\ud800"])"));
   CHECK_FALSE(fast_json::parse(std::string(300, '[') + std::string(300, ']')));
   CHECK_FALSE(fast_json::parse(""));
