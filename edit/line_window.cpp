@@ -26,13 +26,19 @@ std::vector<std::size_t> borders(std::size_t k, At at) {
 
 Pattern::Pattern(std::vector<std::string> lines) {
   ids_.reserve(lines.size());
+  std::size_t slots = 8;
+  while (slots < 2 * lines.size()) slots *= 2;
+  table_.resize(slots);
+  mask_ = slots - 1;
   for (std::string& l : lines) {
     const std::uint64_t h = hash(l);
     std::int32_t id = this->id(h, l);
     if (id < 0) {
       id = static_cast<std::int32_t>(lines_.size());
       lines_.push_back(std::move(l));
-      by_hash_.emplace(h, id);
+      std::size_t i = h & mask_;
+      while (table_[i].id >= 0) i = (i + 1) & mask_;
+      table_[i] = Slot{h, id};
       filter_[(h >> 6) & 63] |= std::uint64_t{1} << (h & 63);
     }
     ids_.push_back(id);
@@ -43,9 +49,11 @@ Pattern::Pattern(std::vector<std::string> lines) {
 }
 
 std::int32_t Pattern::id(std::uint64_t h, std::string_view line) const {
-  for (auto [it, end] = by_hash_.equal_range(h); it != end; ++it)
-    if (lines_[static_cast<std::size_t>(it->second)] == line) return it->second;
-  return -1;
+  for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+    const Slot& s = table_[i];
+    if (s.id < 0) return -1;
+    if (s.hash == h && lines_[static_cast<std::size_t>(s.id)] == line) return s.id;
+  }
 }
 
 std::int32_t Pattern::Scanner::at(std::size_t i) const {

@@ -18,7 +18,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace editd::line_window {
@@ -42,7 +41,11 @@ class Pattern {
   // Whether some pattern line has this hash: a cheap test before normalising
   // (one bit of a 4096-bit filter, then the table).
   bool may_hold(std::uint64_t h) const {
-    return ((filter_[(h >> 6) & 63] >> (h & 63)) & 1) != 0 && by_hash_.count(h) != 0;
+    if (((filter_[(h >> 6) & 63] >> (h & 63)) & 1) == 0) return false;
+    for (std::size_t i = h & mask_;; i = (i + 1) & mask_) {
+      if (table_[i].id < 0) return false;
+      if (table_[i].hash == h) return true;
+    }
   }
 
   // Knuth-Morris-Pratt state over a stream of ids, fed in file order
@@ -61,8 +64,16 @@ class Pattern {
   };
 
  private:
+  // Open addressing, linear probing, at most half full: a line is looked up
+  // for every line of the file, so the table is flat. Lines whose hashes are
+  // equal (but not their text) take successive slots.
+  struct Slot {
+    std::uint64_t hash = 0;
+    std::int32_t id = -1;  // -1: empty
+  };
   std::vector<std::string> lines_;  // distinct lines, by id
-  std::unordered_multimap<std::uint64_t, std::int32_t> by_hash_;
+  std::vector<Slot> table_;
+  std::size_t mask_ = 0;
   std::array<std::uint64_t, 64> filter_{};  // bit h % 4096 of each line's hash
   std::vector<std::int32_t> ids_;
   std::vector<std::size_t> border_, reversed_border_;  // KMP failure tables
