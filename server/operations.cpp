@@ -7,6 +7,7 @@
 #include "edit/fingerprint.h"
 #include "edit/hashline.h"
 #include "edit/match.h"
+#include "edit/occurrences.h"
 #include "edit/splice.h"
 #include "edit/text.h"
 
@@ -177,8 +178,15 @@ Result<void> Operations::check_known(const RequestContext& ctx, const Current& c
   return {};
 }
 
+Operations::RunsHere Operations::new_file_runs_here(const std::string& content) {
+  return [&content](const Current& cur) {
+    return !cur.bytes && !cur.is_directory && content.size() <= kOffloadBytes;
+  };
+}
+
 Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::MutationParams& p,
-                                         bool may_be_missing, const Transform& transform) {
+                                         bool may_be_missing, RunsHere runs_here,
+                                         const Transform& transform) {
   if (options_.read_only) co_return read_only_error(p.path);
   auto canonical = ctx.backend.resolve(p.path);
   if (!canonical) co_return canonical.error();
@@ -213,11 +221,15 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   if (!p.expected_fingerprint)
     if (auto k = check_known(ctx, cur, current_fp); !k) co_return k.error();
 
-  // On the pool whatever the size: a small file with a pathological oldText
-  // must not hold up the other connections (docs/architecture.md, Threads).
+  // On the pool unless its cost is known small: a small file with a
+  // pathological oldText must not hold up the other connections
+  // (docs/architecture.md, Threads).
   auto run = [&cur, &transform] { return compute(cur, transform); };
   Result<Change> change = Error();
-  change = co_await offload(pool_, run);
+  if (runs_here && runs_here(cur))
+    change = run();
+  else
+    change = co_await offload(pool_, run);
   if (!change) co_return change.error();
 
   bool unchanged = cur.bytes && *cur.bytes == change->bytes;
@@ -325,48 +337,57 @@ boost::asio::awaitable<Result<protocol::FingerprintResult>> Operations::fingerpr
 
 Operations::Awaitable Operations::write_text(RequestContext& ctx, protocol::WriteTextParams p) {
   if (auto ok = check_param_text(p.content, "content"); !ok) co_return ok.error();
-  co_return co_await mutate(ctx, p, true, [&p](const Current& cur) -> Result<Change> {
-    if (cur.is_directory)
-      return Error(ErrorKind::kIsDirectory, cur.shown + " is a directory", {{"path", cur.shown}});
-    Change c;
-    c.result.created = !cur.bytes;
-    if (!cur.bytes) {
-      c.bytes = p.content;
-      return c;
-    }
-    auto doc = text::Document::decode(*cur.bytes);
-    if (!doc) return doc.error();
-    std::string_view content = p.content;
-    if (doc->bom() && content.starts_with(text::kBom)) content.remove_prefix(text::kBom.size());
-    const std::string normalized_content = text::normalize_eol(content);
-    splice::Options options;
-    options.final_newline = normalized_content.ends_with('\n');
-    text::Normalized norm(*doc);
-    return spliced(*doc, splice::rewrite(*doc, norm.view(), normalized_content, options),
-                   std::move(c));
-  });
+  co_return co_await mutate(
+      ctx, p, true, new_file_runs_here(p.content), [&p](const Current& cur) -> Result<Change> {
+        if (cur.is_directory)
+          return Error(ErrorKind::kIsDirectory, cur.shown + " is a directory",
+                       {{"path", cur.shown}});
+        Change c;
+        c.result.created = !cur.bytes;
+        if (!cur.bytes) {
+          c.bytes = p.content;
+          return c;
+        }
+        auto doc = text::Document::decode(*cur.bytes);
+        if (!doc) return doc.error();
+        std::string_view content = p.content;
+        if (doc->bom() && content.starts_with(text::kBom)) content.remove_prefix(text::kBom.size());
+        const std::string normalized_content = text::normalize_eol(content);
+        splice::Options options;
+        options.final_newline = normalized_content.ends_with('\n');
+        text::Normalized norm(*doc);
+        return spliced(*doc, splice::rewrite(*doc, norm.view(), normalized_content, options),
+                       std::move(c));
+      });
 }
 
 Operations::Awaitable Operations::create(RequestContext& ctx, protocol::CreateParams p) {
   if (auto ok = check_param_text(p.content, "content"); !ok) co_return ok.error();
-  co_return co_await mutate(ctx, p, true, [&p](const Current& cur) -> Result<Change> {
-    if (cur.bytes || cur.is_directory)
-      return Error(ErrorKind::kExists,
-                   cur.shown + (cur.is_directory ? " exists (as a directory)" : " already exists") +
-                       ": use write_text to replace a file",
-                   {{"path", cur.shown}});
-    Change c;
-    c.result.created = true;
-    c.bytes = p.content;
-    return c;
-  });
+  co_return co_await mutate(
+      ctx, p, true, new_file_runs_here(p.content), [&p](const Current& cur) -> Result<Change> {
+        if (cur.bytes || cur.is_directory)
+          return Error(ErrorKind::kExists,
+                       cur.shown +
+                           (cur.is_directory ? " exists (as a directory)" : " already exists") +
+                           ": use write_text to replace a file",
+                       {{"path", cur.shown}});
+        Change c;
+        c.result.created = true;
+        c.bytes = p.content;
+        return c;
+      });
 }
 
 Operations::Awaitable Operations::insert(RequestContext& ctx, protocol::InsertParams p) {
   if (auto ok = check_param_text(p.text, "text"); !ok) co_return ok.error();
   if (p.text.empty())
     co_return invalid_param("text", "must not be empty (send \"\\n\" for a blank line)");
-  co_return co_await mutate(ctx, p, false, [&p](const Current& cur) -> Result<Change> {
+  // One linear pass to place the text, and a diff of its lines only.
+  RunsHere small = [&p](const Current& cur) {
+    return cur.bytes && cur.bytes->size() <= kOffloadBytes &&
+           text::count_lines(p.text) <= kInlineDiffLines;
+  };
+  co_return co_await mutate(ctx, p, false, small, [&p](const Current& cur) -> Result<Change> {
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
     if (p.line > doc->line_count()) return line_out_of_range(p.line, doc->line_count(), "line");
@@ -398,33 +419,49 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
     if (!m) co_return invalid_param("matching", "must be \"exact\", \"standard\" or \"fuzzy\"");
     mode = *m;
   }
-  co_return co_await mutate(ctx, p, false, [this, &p, mode](const Current& cur) -> Result<Change> {
-    auto doc = text::Document::decode(*cur.bytes);
-    if (!doc) return doc.error();
-    text::Normalized norm(*doc);
-    std::string old_text = text::normalize_eol(p.old_text);
-    std::string new_text = text::normalize_eol(p.new_text);
-    match::Request req{norm.view(), old_text,      new_text,
-                       mode,        p.replace_all, p.expected_replacements};
-    // The new body must fit --max-file-bytes before it is built (the backend
-    // checks the file as written, CRLFs and BOM restored).
-    req.max_result_bytes = static_cast<std::size_t>(options_.max_file_bytes);
-    auto plan = match::plan_replace(req);
-    if (!plan) {
-      Error e = plan.error();
-      e.data["path"] = cur.shown;
-      if (e.kind == ErrorKind::kNoMatch && cur.outdated_fingerprint)
-        add_outdated_hint(e, *cur.outdated_fingerprint, cur.fingerprint);
-      return e;
-    }
-    Change c;
-    c.result.replacements = plan->replacements;
-    c.result.matched_by = plan->tier;
-    std::vector<protocol::LineRange> lines;
-    for (const auto& l : plan->lines) lines.push_back({l.start_line, l.end_line});
-    c.result.lines = std::move(lines);
-    return spliced(*doc, splice::plan(*doc, norm.view(), std::move(plan->edits)), std::move(c));
-  });
+  // oldText occurs exactly once, verbatim: the exact tier finds it (or, in a
+  // file whose CRLFs make more, finds them all and the call is ambiguous), and
+  // no forgiving tier, closest-region search or hint runs. What remains is
+  // linear, plus a diff of oldText's lines against newText's.
+  RunsHere once = [&p](const Current& cur) {
+    if (!cur.bytes || cur.bytes->size() > kOffloadBytes || p.replace_all) return false;
+    if (p.expected_replacements && *p.expected_replacements != 1) return false;
+    if (p.old_text.empty() ||
+        text::count_lines(p.old_text) + text::count_lines(p.new_text) > kInlineDiffLines)
+      return false;
+    const std::string_view bytes = *cur.bytes;
+    const std::size_t at = occurrences::find(bytes, p.old_text, 0);
+    return at != std::string_view::npos &&
+           occurrences::find(bytes, p.old_text, at + 1) == std::string_view::npos;
+  };
+  co_return co_await mutate(
+      ctx, p, false, once, [this, &p, mode](const Current& cur) -> Result<Change> {
+        auto doc = text::Document::decode(*cur.bytes);
+        if (!doc) return doc.error();
+        text::Normalized norm(*doc);
+        std::string old_text = text::normalize_eol(p.old_text);
+        std::string new_text = text::normalize_eol(p.new_text);
+        match::Request req{norm.view(), old_text,      new_text,
+                           mode,        p.replace_all, p.expected_replacements};
+        // The new body must fit --max-file-bytes before it is built (the backend
+        // checks the file as written, CRLFs and BOM restored).
+        req.max_result_bytes = static_cast<std::size_t>(options_.max_file_bytes);
+        auto plan = match::plan_replace(req);
+        if (!plan) {
+          Error e = plan.error();
+          e.data["path"] = cur.shown;
+          if (e.kind == ErrorKind::kNoMatch && cur.outdated_fingerprint)
+            add_outdated_hint(e, *cur.outdated_fingerprint, cur.fingerprint);
+          return e;
+        }
+        Change c;
+        c.result.replacements = plan->replacements;
+        c.result.matched_by = plan->tier;
+        std::vector<protocol::LineRange> lines;
+        for (const auto& l : plan->lines) lines.push_back({l.start_line, l.end_line});
+        c.result.lines = std::move(lines);
+        return spliced(*doc, splice::plan(*doc, norm.view(), std::move(plan->edits)), std::move(c));
+      });
 }
 
 Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::EditLinesParams p) {
@@ -452,7 +489,7 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::Edit
     edit.new_text = e.new_text;
     edits.push_back(std::move(edit));
   }
-  co_return co_await mutate(ctx, p, false, [&edits](const Current& cur) -> Result<Change> {
+  co_return co_await mutate(ctx, p, false, nullptr, [&edits](const Current& cur) -> Result<Change> {
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
     text::Normalized norm(*doc);

@@ -66,9 +66,8 @@ struct RequestContext {
   KnownFingerprints* known = nullptr;
   // Called before a mutation writes (ACP approvals); may refuse with denied.
   // Optional. Arguments: display path, old text (nullopt: new file), new text.
-  std::function<boost::asio::awaitable<Result<void>>(const std::string&,
-                                                     const std::optional<std::string>&,
-                                                     const std::string&)>
+  std::function<boost::asio::awaitable<Result<void>>(
+      const std::string&, const std::optional<std::string>&, const std::string&)>
       approve;
   // When set, each file a mutation writes is appended here. Optional.
   std::vector<FileChange>* changes = nullptr;
@@ -153,8 +152,15 @@ class Operations {
   static Result<Change> spliced(const text::Document& doc,
                                 const std::vector<splice::Splice>& splices, Change change);
 
+  // Whether the transform costs so little on this file that it runs on the
+  // I/O thread, saving the hops to the pool and back: a few linear passes over
+  // at most kOffloadBytes and a diff of at most kInlineDiffLines lines, known
+  // before it runs. Null: always the pool.
+  using RunsHere = std::function<bool(const Current&)>;
+  // A new file of little content: its diff is its lines, nothing to compare.
+  static RunsHere new_file_runs_here(const std::string& content);
   Awaitable mutate(RequestContext& ctx, const protocol::MutationParams& p, bool may_be_missing,
-                   const Transform& transform);
+                   RunsHere runs_here, const Transform& transform);
   // Runs the transform and describes the change (diff, counts, fingerprint).
   static Result<Change> compute(const Current& cur, const Transform& transform);
   // read_text decodes files above this size on the thread pool; smaller ones
@@ -164,8 +170,12 @@ class Operations {
   // 64 KiB file of short lines, a write_text whose every line differs took
   // 168 ms (the diff), a replaceAll of 32,000 lines 138 ms, and a miss of 500
   // short lines 35 ms (the closest-region search): on the I/O thread each
-  // would hold up every connection.
+  // would hold up every connection. The exceptions are the transforms whose
+  // cost is known small before they run (RunsHere): a str_replace whose
+  // oldText occurs exactly once, verbatim, in a small file; an insert, and a
+  // new file, of little text.
   static constexpr std::size_t kOffloadBytes = 64 * 1024;
+  static constexpr std::size_t kInlineDiffLines = 256;
 
   // Writes `steps` (new contents first, removals last) through one backend
   // batch; on a failure restores every file already changed and reports what
@@ -185,8 +195,8 @@ class Operations {
                                             protocol::ApplyPatchResult& result);
 
   // The text editor's view: a file's numbered lines, or a directory's listing.
-  boost::asio::awaitable<protocol::ToolResultBlock> editor_view(RequestContext& ctx,
-                                                                const protocol::TextEditorParams& p);
+  boost::asio::awaitable<protocol::ToolResultBlock> editor_view(
+      RequestContext& ctx, const protocol::TextEditorParams& p);
 
   boost::asio::awaitable<LockChains::Guard> lock_one(const std::string& canonical);
   Result<void> check_cancel(const RequestContext& ctx) const;

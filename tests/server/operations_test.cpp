@@ -10,6 +10,9 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <atomic>
+#include <chrono>
+#include <future>
 #include <optional>
 
 #include "backends/memory_backend.h"
@@ -288,4 +291,54 @@ TEST_CASE("a copied BOM never lands as a second BOM, through insert or apply_pat
   REQUIRE(r.has_value());
   CHECK(r->has_value());
   CHECK(f.backend.get("p.ts") == bom + "// header\nlet a = 1;\n");
+}
+
+TEST_CASE("a small edit whose cost is known runs without the pool; a search that may cost runs on it") {
+  Fixture f;
+  std::string file;
+  for (int i = 0; i < 200; ++i) file += "line " + std::to_string(i) + ";\n";
+  f.backend.put("a.txt", file);
+  // Both pool threads wait (for at most 30 s) until released: an edit that
+  // completes meanwhile did not need the pool.
+  std::promise<void> release;
+  std::shared_future<void> released = release.get_future().share();
+  std::atomic<int> waited{0};
+  for (int i = 0; i < 2; ++i)
+    asio::post(f.pool, [released, &waited] {
+      released.wait_for(std::chrono::seconds(30));
+      ++waited;
+    });
+
+  // oldText once, verbatim; an insert of one line; a new file.
+  auto c1 = f.ctx(), c2 = f.ctx(), c3 = f.ctx(), c4 = f.ctx();
+  std::optional<Result<protocol::MutationResult>> once, inserted, created, missed;
+  spawn_into(f.io, f.ops.str_replace(c1, replace("a.txt", "line 100;", "line one hundred;")), once);
+  protocol::InsertParams ins;
+  ins.path = "a.txt";
+  ins.line = 1;
+  ins.text = "// top\n";
+  spawn_into(f.io, f.ops.insert(c2, ins), inserted);
+  protocol::CreateParams cr;
+  cr.path = "new.txt";
+  cr.content = "fresh\n";
+  spawn_into(f.io, f.ops.create(c3, cr), created);
+  // A miss runs the forgiving tiers and the closest-region search: the pool.
+  spawn_into(f.io, f.ops.str_replace(c4, replace("a.txt", "line 1000;", "x")), missed);
+  f.io.poll();
+  CHECK(waited == 0);
+  REQUIRE(once.has_value());
+  REQUIRE(inserted.has_value());
+  REQUIRE(created.has_value());
+  CHECK(once->has_value());
+  CHECK(inserted->has_value());
+  CHECK(created->has_value());
+  CHECK_FALSE(missed.has_value());
+  release.set_value();
+  while (!missed) f.io.run_one();
+  REQUIRE(missed->has_error());
+  CHECK(missed->error().kind == ErrorKind::kNoMatch);
+  const std::string now = f.backend.get("a.txt").value_or("");
+  CHECK(now.find("line one hundred;\n") != std::string::npos);
+  CHECK(now.rfind("line 0;\n// top\n", 0) == 0);
+  CHECK(f.backend.get("new.txt") == "fresh\n");
 }
