@@ -460,8 +460,9 @@ TEST_CASE("a large newText at many regions is too_large before it is built; memo
   const std::uint64_t peak_after = vm_kib(p.pid(), "VmHWM").value_or(0);
   MESSAGE("peak RSS " << peak_before / 1024 << " MiB before, " << peak_after / 1024 << " MiB after");
   // Each request holds its 256 KiB newText a few times over (the message,
-  // the params, the normalised copy), never once per region.
-  CHECK(peak_after < peak_before + 16 * 1024);
+  // the params, the normalised copy), never once per region (1 GiB here).
+  // Under AddressSanitizer freed copies linger in its quarantine: hence 64 MiB.
+  CHECK(peak_after < peak_before + 64 * 1024);
   CHECK(root.read("f.txt") == file);
   CHECK(p.ok("read_text", {{"path", "f.txt"}})["content"] == file);
 }
