@@ -28,17 +28,46 @@ std::size_t find_non_ascii(std::string_view s, std::size_t from) {
 
 bool is_ascii(std::string_view s) { return find_non_ascii(s, 0) == s.size(); }
 
-std::size_t count_newlines(std::string_view s) {
-  std::size_t n = 0;
+std::size_t count_newlines(std::string_view s) { return count_line_ends(s).all; }
+
+Newlines count_line_ends(std::string_view s) {
+  Newlines out;
   const char* p = s.data();
-  const char* end = p + s.size();
-  while (p < end) {
-    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-    if (nl == nullptr) break;
-    ++n;
-    p = static_cast<const char*>(nl) + 1;
+  const std::size_t n = s.size();
+  std::size_t i = 0;
+  auto scalar = [&](std::size_t to) {
+    for (; i < to; ++i) {
+      if (p[i] != '\n') continue;
+      ++out.all;
+      if (i > 0 && p[i - 1] == '\r') ++out.after_cr;
+    }
+  };
+  scalar(std::min<std::size_t>(n, 1));  // the vector steps look one byte back
+#if defined(__SSE2__)
+  // Per-byte counters (a compare gives -1 where it holds), summed before any
+  // of them can pass 255.
+  const __m128i lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r'), zero = _mm_setzero_si128();
+  while (n - i >= 16) {
+    __m128i all = zero, after_cr = zero;
+    for (int k = 0; k < 255 && n - i >= 16; ++k, i += 16) {
+      const __m128i nl =
+          _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i)), lf);
+      const __m128i before =
+          _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i - 1)), cr);
+      all = _mm_sub_epi8(all, nl);
+      after_cr = _mm_sub_epi8(after_cr, _mm_and_si128(nl, before));
+    }
+    auto sum = [&](__m128i v) {
+      const __m128i halves = _mm_sad_epu8(v, zero);
+      return static_cast<std::size_t>(_mm_cvtsi128_si32(halves)) +
+             static_cast<std::size_t>(_mm_cvtsi128_si32(_mm_unpackhi_epi64(halves, halves)));
+    };
+    out.all += sum(all);
+    out.after_cr += sum(after_cr);
   }
-  return n;
+#endif
+  scalar(n);
+  return out;
 }
 
 std::size_t non_blank_chars(std::string_view s) {

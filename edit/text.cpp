@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "edit/chars.h"
+
 namespace editd::text {
 
 std::string_view eol_bytes(Eol eol) {
@@ -104,22 +106,14 @@ Result<Document> Document::decode(std::string_view bytes) {
     return e;
   }
   doc.body_ = bytes;
-  const char* p = bytes.data();
-  const char* end = p + bytes.size();
-  while (p < end) {
-    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-    if (nl == nullptr) break;
-    const char* at = static_cast<const char*>(nl);
-    if (at > bytes.data() && at[-1] == '\r')
-      ++doc.crlf_;
-    else
-      ++doc.lf_;
-    p = at + 1;
-  }
+  const chars::Newlines ends = chars::count_line_ends(bytes);
+  doc.crlf_ = ends.after_cr;
+  doc.lf_ = ends.all - ends.after_cr;
   return doc;
 }
 
 std::size_t Document::line_offset(std::size_t i) const {
+  if (i >= line_count()) return body_.size();  // the usual end of a read: no scan
   std::size_t pos = 0;
   for (std::size_t n = 0; n < i; ++n) {
     std::size_t nl = body_.find('\n', pos);
@@ -160,18 +154,13 @@ std::vector<std::string_view> split_lines(std::string_view s) {
   // Room for lines of 24 bytes on average up front: pages never written cost
   // nothing, and a big file is not copied again and again as the vector grows.
   lines.reserve(s.size() / 24 + 1);
-  const char* p = s.data();
-  const char* const end = p + s.size();
-  while (p < end) {
-    const auto* nl =
-        static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
-    if (nl == nullptr) {
-      lines.emplace_back(p, static_cast<std::size_t>(end - p));
-      break;
-    }
-    lines.emplace_back(p, static_cast<std::size_t>(nl - p));
-    p = nl + 1;
-  }
+  const char* const p = s.data();
+  std::size_t start = 0;
+  chars::for_each_newline(s, [&](std::size_t nl) {
+    lines.emplace_back(p + start, nl - start);
+    start = nl + 1;
+  });
+  if (start < s.size()) lines.emplace_back(p + start, s.size() - start);
   return lines;
 }
 

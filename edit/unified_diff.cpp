@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "edit/chars.h"
+
 namespace editd::diff {
 
 namespace {
@@ -13,18 +15,7 @@ bool at_line_boundary(std::string_view s, std::size_t pos) {
   return pos == 0 || pos == s.size() || s[pos - 1] == '\n';
 }
 
-std::size_t count_newlines(std::string_view s) {
-  std::size_t n = 0;
-  const char* p = s.data();
-  const char* end = p + s.size();
-  while (p < end) {
-    const void* nl = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
-    if (nl == nullptr) break;
-    ++n;
-    p = static_cast<const char*>(nl) + 1;
-  }
-  return n;
-}
+using chars::count_newlines;
 
 // Lines of `s` with their "\n" (the last one may lack it).
 std::vector<std::string_view> pieces(std::string_view s) {
@@ -158,8 +149,10 @@ UnifiedDiff unified_windows(std::string_view a, std::string_view b,
       if (w.old_begin == w.old_end && w.new_begin == w.new_end) continue;
       line += count_newlines(a.substr(counted, w.old_begin - counted));
       counted = w.old_begin;
-      const std::vector<std::string_view> old_lines = pieces(a.substr(w.old_begin, w.old_end - w.old_begin));
-      const std::vector<std::string_view> new_lines = pieces(b.substr(w.new_begin, w.new_end - w.new_begin));
+      const std::vector<std::string_view> old_lines =
+          pieces(a.substr(w.old_begin, w.old_end - w.old_begin));
+      const std::vector<std::string_view> new_lines =
+          pieces(b.substr(w.new_begin, w.new_end - w.new_begin));
       std::size_t x = 0, byte = w.old_begin;
       for (const Block& blk : diff_lines(old_lines, new_lines)) {
         for (; x < blk.a_begin; ++x) byte += old_lines[x].size();
@@ -199,7 +192,8 @@ UnifiedDiff unified_windows(std::string_view a, std::string_view b,
     const std::size_t new_start = changes[i].new_line - before.size();
     const std::size_t span = old_end_line(changes[j]) + after.size() - old_start;
     std::size_t old_count = span, new_count = span;
-    for (std::size_t k = i; k <= j; ++k) new_count = new_count + changes[k].added.size() - changes[k].removed.size();
+    for (std::size_t k = i; k <= j; ++k)
+      new_count = new_count + changes[k].added.size() - changes[k].removed.size();
     out.text.append("@@ -" + range(old_start, old_count) + " +" + range(new_start, new_count) +
                     " @@\n");
     for (std::string_view l : before) print.line(' ', l);
@@ -210,7 +204,8 @@ UnifiedDiff unified_windows(std::string_view a, std::string_view b,
       out.removed += c.removed.size();
       out.added += c.added.size();
       if (k < j)
-        for (std::string_view l : lines_after(a, c.old_byte_end, ~std::size_t{0}, changes[k + 1].old_byte))
+        for (std::string_view l :
+             lines_after(a, c.old_byte_end, ~std::size_t{0}, changes[k + 1].old_byte))
           print.line(' ', l);
     }
     for (std::string_view l : after) print.line(' ', l);
