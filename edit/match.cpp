@@ -260,8 +260,7 @@ class File {
       known_.assign(lines().size(), false);
     }
     if (!known_[line]) {
-      std::string buffer, scratch;
-      some_skeletons_[line] = skeleton_of(lines()[line], buffer, scratch);
+      some_skeletons_[line] = skeleton_of(lines()[line], buffer_, scratch_);
       known_[line] = true;
     }
     return some_skeletons_[line];
@@ -342,6 +341,7 @@ class File {
   Lines lines_;
   std::optional<std::vector<std::uint64_t>> skeletons_;
   std::vector<std::uint64_t> some_skeletons_;  // skeleton(), before skeletons()
+  std::string buffer_, scratch_;               // skeleton()'s
   std::vector<bool> known_;
   std::optional<bool> ascii_;
 };
@@ -789,6 +789,7 @@ class Ladder {
     std::string out, scratch;
     std::vector<std::size_t> starts;
     std::size_t spent = 0;
+    std::size_t rejected_by = 0;  // a middle line, or 0
     for (std::size_t i = 0; i + k <= lines.size(); ++i) {
       if ((slots[i] & kEndsOfSlot) != first_ends || (slots[i + k - 1] & kEndsOfSlot) != last_ends)
         continue;
@@ -807,13 +808,22 @@ class Ladder {
         ok = ok && line == want[j];
       }
       if (spent > kBlockBudget) return cut(r);
-      for (std::size_t j = 1; ok && j + 1 < k; ++j) {
-        if (verbatim(j)) continue;
+      // The line that turned the last window away goes first: in repetitive
+      // code, windows that share their first and last lines tend to differ
+      // from oldText at the same line, and most are then turned away by one
+      // comparison instead of one per line up to it.
+      auto middle = [&](std::size_t j) -> bool {
+        if (verbatim(j)) return true;
         auto similar =
             similar_line(normalize(Norm::kBlankRuns, lines[i + j], out, scratch), want[j], spent);
-        if (!similar) return cut(r);
+        if (!similar) return false;  // the budget is spent
         ok = *similar;
-      }
+        if (!ok) rejected_by = j;
+        return true;
+      };
+      if (ok && rejected_by != 0 && !middle(rejected_by)) return cut(r);
+      for (std::size_t j = 1; ok && j + 1 < k; ++j)
+        if (j != rejected_by && !middle(j)) return cut(r);
       if (spent > kBlockBudget) return cut(r);
       if (ok) starts.push_back(i);
     }

@@ -1029,15 +1029,30 @@ TEST_CASE("repeated lines under a forgiving tier find their one region in standa
 }
 
 TEST_CASE("the block tier stops at its budget on repeated lines and refuses, saying so") {
-  // Every line is `a`: each window starts and ends like oldText, and the line
-  // that tells oldText apart is in its middle, so every window is a candidate.
-  const std::string file = repeated("a", 60000);
-  const std::string old_text = repeated("a", 15000) + "bbbbbbbbbb\n" + repeated("a", 15000);
+  // Every window starts and ends like oldText, and each of its middle lines is
+  // like oldText's but not equal (one letter in ten differs): every line of
+  // every window has to be compared.
+  const std::string file = repeated("abcdefghij", 60000);
+  const std::string old_text = "abcdefghij\n" + repeated("abcdefghiX", 30000) + "abcdefghij\n";
   auto plan = plan_replace(request(file, old_text, "x\n", kF));
   REQUIRE(plan.has_error());
   CHECK(plan.error().kind == ErrorKind::kNoMatch);
   CHECK(plan.error().data["hint"].get<std::string>().find(
             "block tier stopped at its work budget") != std::string::npos);
+}
+
+TEST_CASE("the block tier tries first the line that turned the last window away") {
+  // Every window starts and ends like oldText and differs from it only at one
+  // middle line: tried first, that line turns each window away with one
+  // comparison, so the tier ends within its budget (it would not, comparing
+  // 15,000 lines per window). The closest region's search may still stop at
+  // its own budget here (nothing votes), but the block tier does not.
+  const std::string file = repeated("a", 60000);
+  const std::string old_text = repeated("a", 15000) + "bbbbbbbbbb\n" + repeated("a", 15000);
+  auto plan = plan_replace(request(file, old_text, "x\n", kF));
+  REQUIRE(plan.has_error());
+  CHECK(plan.error().kind == ErrorKind::kNoMatch);
+  CHECK(plan.error().data["hint"].get<std::string>().find("block tier") == std::string::npos);
 }
 
 TEST_CASE("the block tier still finds one drifted region among repeated lines within its budget") {
@@ -1222,7 +1237,8 @@ TEST_CASE("the already-applied hint names newText's first line, however often it
             "newText is already in the file at line 3:") != std::string::npos);
 }
 
-TEST_CASE("a replacement whose result would pass the limit is too_large, measured before building") {
+TEST_CASE(
+    "a replacement whose result would pass the limit is too_large, measured before building") {
   std::string file;
   for (int i = 0; i < 1000; ++i) file += "x = 1;\n";
   const std::string big(10'000, 'y');
@@ -1292,8 +1308,8 @@ TEST_CASE("a search keeps at most kMaxRegions regions: more is refused, exactly 
 
 TEST_CASE("token_mask marks exactly the token bytes, every byte value at every position") {
   auto is_token = [](unsigned char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c >= 0x80;
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c >= 0x80;
   };
   std::string block(64, ' ');
   std::size_t wrong = 0;
@@ -1303,7 +1319,8 @@ TEST_CASE("token_mask marks exactly the token bytes, every byte value at every p
         std::fill(block.begin(), block.end(), '.');
         block[at] = static_cast<char>(c);
         const std::uint64_t mask = match::token_mask(block.data(), len);
-        const std::uint64_t want = is_token(static_cast<unsigned char>(c)) ? std::uint64_t{1} << at : 0;
+        const std::uint64_t want =
+            is_token(static_cast<unsigned char>(c)) ? std::uint64_t{1} << at : 0;
         wrong += mask != want;
       }
     }
