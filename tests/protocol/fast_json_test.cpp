@@ -253,6 +253,21 @@ TEST_CASE("fast_json: every byte that stops a plain run, at every offset of a 16
       }
 }
 
+TEST_CASE("fast_json: strings whose escapes outgrow the room made for them") {
+  // The room made up front allows an escape every eight bytes: denser escapes
+  // (six bytes out for each control byte) make the writer grow it mid-string.
+  for (const std::string& unit : {std::string("\x01"), std::string("\""), std::string("\n\x02a"),
+                                  std::string("\xE2\x82\xAC\x03")}) {
+    for (std::size_t n : {1u, 7u, 16u, 100u, 5000u}) {
+      std::string text;
+      for (std::size_t i = 0; i < n; ++i) text += unit;
+      CAPTURE(n);
+      const json v = json::object({{"content", text}, {"k", 1}});
+      REQUIRE(fast_json::dump(v) == nlohmann_dump(v));
+    }
+  }
+}
+
 TEST_CASE("fast_json::parse reads what nlohmann reads, or gives up") {
   Gen gen{std::mt19937_64(7)};
   std::size_t fast = 0, total = 0;
