@@ -339,10 +339,21 @@ class LocalBackend final : public FsBackend {
 
  private:
   Result<std::string> resolve_sync(const std::string& path) const {
-    std::string start = path.front() == '/' ? path : join(options_.root, path);
-    std::deque<std::string> pending;
-    for (auto& c : split_relative(start)) pending.push_back(std::move(c));
+    // The root is canonical (realpath at start): a path under it is walked
+    // from it, one lstat per component below the root rather than one per
+    // component from "/" (a root ten levels deep cost ten more per request).
+    const std::string& root = options_.root;
     std::string out = "/";
+    std::string_view below = path;
+    if (path.front() != '/') {
+      out = root;
+    } else if (root != "/" && path.compare(0, root.size(), root) == 0 &&
+               (path.size() == root.size() || path[root.size()] == '/')) {
+      out = root;
+      below.remove_prefix(root.size());
+    }
+    std::deque<std::string> pending;
+    for (auto& c : split_relative(below)) pending.push_back(std::move(c));
     int hops = 0;
     while (!pending.empty()) {
       std::string c = std::move(pending.front());
@@ -718,7 +729,7 @@ class LocalBackend final : public FsBackend {
     }
     mode_t mode = existing ? (existing->st_mode & 07777) : (0666 & ~current_umask());
     if (::fchmod(s.fd.get(), mode) != 0) return {errno, "chmod"};
-    if (existing && (existing->st_uid != ::geteuid() || existing->st_gid != ::getegid()))
+    if (existing && (existing->st_uid != euid_ || existing->st_gid != egid_))
       (void)::fchown(s.fd.get(), existing->st_uid,
                      existing->st_gid);  // best effort: keep the owner
     return {};
@@ -991,6 +1002,8 @@ class LocalBackend final : public FsBackend {
   }
 
   LocalBackendOptions options_;
+  const uid_t euid_ = ::geteuid();  // editd never changes its identity
+  const gid_t egid_ = ::getegid();
   asio::thread_pool& pool_;
   Beneath root_;
   journal::Journals journals_;

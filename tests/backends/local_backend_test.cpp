@@ -312,6 +312,31 @@ TEST_CASE(
   CHECK(f.dir.files() == std::vector<std::string>{"a.txt"});
 }
 
+TEST_CASE(
+    "resolve: absolute paths under the root, the root itself, and names that only start like it") {
+  Local f;
+  f.dir.write("a.txt", "a\n");
+  const std::string root = fs::canonical(f.dir.path()).string();
+  fs::create_directory(root + "x");  // a sibling whose name starts with the root's
+  test::TempDir outside;
+  fs::create_directory_symlink(outside.path(), f.dir.path() / "out");
+  auto kind = [&](const std::string& p) {
+    auto r = f.backend->resolve(p);
+    return r.has_error() ? r.error().kind : ErrorKind::kInternal;
+  };
+  CHECK(f.path(root + "/a.txt") == f.path("a.txt"));
+  CHECK(f.path(root + "//./a.txt") == f.path("a.txt"));
+  CHECK(f.path(root) == root);
+  CHECK(f.path(root + "/") == root);
+  CHECK(f.path(root + "/d/../a.txt") == f.path("a.txt"));
+  CHECK(kind(root + "/../x") == ErrorKind::kOutsideRoot);
+  CHECK(kind(root + "x/a.txt") == ErrorKind::kOutsideRoot);
+  CHECK(kind(root + "/out/f.txt") == ErrorKind::kOutsideRoot);
+  CHECK(kind("out/f.txt") == ErrorKind::kOutsideRoot);
+  CHECK(kind("..") == ErrorKind::kOutsideRoot);
+  fs::remove(root + "x");
+}
+
 TEST_CASE("a directory swapped for a link to outside the root after resolve() is never followed") {
   for (bool openat2 : {true, false}) {
     CAPTURE(openat2);
