@@ -793,7 +793,10 @@ class Ladder {
     for (std::size_t i = 0; i + k <= lines.size(); ++i) {
       if ((slots[i] & kEndsOfSlot) != first_ends || (slots[i + k - 1] & kEndsOfSlot) != last_ends)
         continue;
-      if (file_.skeleton(i) != first || file_.skeleton(i + k - 1) != last) continue;
+      // A line as oldText has it has its skeleton: no need to compute it.
+      if ((lines[i] != o.front() && file_.skeleton(i) != first) ||
+          (lines[i + k - 1] != o.back() && file_.skeleton(i + k - 1) != last))
+        continue;
       // A line as oldText has it needs no normalising (repeated lines are
       // the case the budget is for).
       auto verbatim = [&](std::size_t j) {
