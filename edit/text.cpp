@@ -4,6 +4,10 @@
 #include <cstdint>
 #include <cstring>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "edit/chars.h"
 
 namespace editd::text {
@@ -49,27 +53,74 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) {
   return n;
 }
 
-// Offset of the first NUL or malformed byte, or npos.
-std::size_t first_non_text(std::string_view s) {
-  std::size_t i = 0;
+// Offset of the first NUL or malformed byte, or npos; with `ends`, the "\n"
+// (and those after "\r") before it counted in the same pass. Sixteen bytes a
+// step (SSE2, part of x86-64) while they are ASCII without NUL; a byte above
+// ASCII is checked as a UTF-8 sequence, one sequence at a time.
+std::size_t scan_text(std::string_view s, chars::Newlines* ends) {
+  const char* p = s.data();
   const std::size_t n = s.size();
+  chars::Newlines counted;
+  std::size_t i = 0;
+#if defined(__SSE2__)
+  const __m128i zero = _mm_setzero_si128(), lf = _mm_set1_epi8('\n'), cr = _mm_set1_epi8('\r');
+  __m128i all = zero, after_cr = zero;  // per-byte counters (a true compare is -1)
+  int steps = 0;                        // since the counters were last summed
+  auto sum = [&] {
+    auto total = [&](__m128i v) {
+      const __m128i halves = _mm_sad_epu8(v, zero);
+      return static_cast<std::size_t>(_mm_cvtsi128_si32(halves)) +
+             static_cast<std::size_t>(_mm_cvtsi128_si32(_mm_unpackhi_epi64(halves, halves)));
+    };
+    counted.all += total(all);
+    counted.after_cr += total(after_cr);
+    all = after_cr = zero;
+    steps = 0;
+  };
+#endif
+  auto result = [&](std::size_t at) {
+    if (ends) *ends = counted;
+    return at;
+  };
   while (i < n) {
-    // Fast path over ASCII, eight bytes at a time.
-    while (i + 8 <= n) {
-      std::uint64_t w;
-      std::memcpy(&w, s.data() + i, 8);
-      if (w & 0x8080808080808080ULL) break;
-      // A zero byte in w: classic haszero trick.
-      if ((w - 0x0101010101010101ULL) & ~w & 0x8080808080808080ULL) break;
-      i += 8;
+#if defined(__SSE2__)
+    if (ends == nullptr) {
+      while (n - i >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+        if (_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, zero))) != 0) break;
+        i += 16;
+      }
+    } else if (i > 0) {  // the counting looks one byte back
+      while (n - i >= 16) {
+        const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+        if (_mm_movemask_epi8(_mm_or_si128(v, _mm_cmpeq_epi8(v, zero))) != 0) break;
+        const __m128i nl = _mm_cmpeq_epi8(v, lf);
+        const __m128i before =
+            _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i - 1)), cr);
+        all = _mm_sub_epi8(all, nl);
+        after_cr = _mm_sub_epi8(after_cr, _mm_and_si128(nl, before));
+        i += 16;
+        if (++steps == 255) sum();
+      }
+      if (steps != 0) sum();
     }
     if (i >= n) break;
-    if (s[i] == '\0') return i;
-    std::size_t len = utf8_sequence(s, i);
-    if (len == 0) return i;
+#endif
+    const auto c = static_cast<unsigned char>(p[i]);
+    if (c == 0) return result(i);
+    if (c < 0x80) {
+      if (c == '\n') {
+        ++counted.all;
+        if (i > 0 && p[i - 1] == '\r') ++counted.after_cr;
+      }
+      ++i;
+      continue;
+    }
+    const std::size_t len = utf8_sequence(s, i);
+    if (len == 0) return result(i);
     i += len;
   }
-  return std::string_view::npos;
+  return result(std::string_view::npos);
 }
 
 }  // namespace
@@ -85,7 +136,7 @@ bool is_valid_utf8(std::string_view s) {
 }
 
 Result<void> check_text(std::string_view bytes, std::string_view what) {
-  std::size_t bad = first_non_text(bytes);
+  std::size_t bad = scan_text(bytes, nullptr);
   if (bad == std::string_view::npos) return {};
   bool nul = bytes[bad] == '\0';
   return Error(ErrorKind::kNotText,
@@ -100,13 +151,13 @@ Result<Document> Document::decode(std::string_view bytes) {
     doc.bom_ = true;
     bytes.remove_prefix(kBom.size());
   }
-  if (auto ok = check_text(bytes, "the file"); !ok) {
-    Error e = ok.error();
+  chars::Newlines ends;
+  if (scan_text(bytes, &ends) != std::string_view::npos) {
+    Error e = check_text(bytes, "the file").error();
     if (doc.bom_) e.data["offset"] = e.data["offset"].get<std::size_t>() + kBom.size();
     return e;
   }
   doc.body_ = bytes;
-  const chars::Newlines ends = chars::count_line_ends(bytes);
   doc.crlf_ = ends.after_cr;
   doc.lf_ = ends.all - ends.after_cr;
   return doc;

@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 
 #include <deque>
+#include <random>
+#include <string>
+#include <vector>
 
 using namespace editd;
 using namespace editd::text;
@@ -88,4 +91,58 @@ TEST_CASE("split_lines does not invent a trailing empty line") {
   CHECK(split_lines("a\n") == std::vector<std::string_view>{"a"});
   CHECK(split_lines("a\n\n") == std::vector<std::string_view>{"a", ""});
   CHECK(split_lines("a\nb") == std::vector<std::string_view>{"a", "b"});
+}
+
+TEST_CASE("decode: the one-pass check and count agree with a byte-by-byte reference") {
+  // Random texts over LF, CR, ASCII, NUL, UTF-8 sequences (valid, cut short,
+  // overlong) at every alignment: decode must refuse at the first bad byte,
+  // and otherwise count the line endings exactly.
+  std::mt19937 rng(11);
+  const std::vector<std::string> units = {"\n",
+                                          "\r",
+                                          "a",
+                                          "bcdefghijklmnopq",
+                                          "\r\n",
+                                          "\xC3\xA9",
+                                          "\xE2\x82\xAC",
+                                          "\xF0\x9F\x98\x80",
+                                          std::string(1, '\0'),
+                                          "\xC3",
+                                          "\xC0\x80",
+                                          "\xFF"};
+  for (int round = 0; round < 3000; ++round) {
+    std::string s;
+    const std::size_t pieces = rng() % 40;
+    const bool clean = round % 2 == 0;  // half without any bad unit
+    for (std::size_t k = 0; k < pieces; ++k)
+      s += units[rng() % (clean ? units.size() - 4 : units.size())];
+    // Reference: the first bad byte by the slow validator, then the counts.
+    std::size_t bad = std::string::npos;
+    for (std::size_t i = 0; i < s.size() && bad == std::string::npos;) {
+      if (s[i] == '\0') {
+        bad = i;
+        break;
+      }
+      std::size_t len = 1;
+      while (len <= 4 && !text::is_valid_utf8(s.substr(i, len))) ++len;
+      if (len > 4) {
+        bad = i;
+        break;
+      }
+      i += len;
+    }
+    CAPTURE(s);
+    auto doc = text::Document::decode(s);
+    if (bad != std::string::npos) {
+      REQUIRE(doc.has_error());
+      CHECK(doc.error().data["offset"].get<std::size_t>() == bad);
+      continue;
+    }
+    REQUIRE(doc.has_value());
+    std::size_t lf = 0, crlf = 0;
+    for (std::size_t i = 0; i < s.size(); ++i)
+      if (s[i] == '\n') (i > 0 && s[i - 1] == '\r' ? crlf : lf)++;
+    CHECK(doc->crlf_count() == crlf);
+    CHECK(doc->line_count() == lf + crlf + (s.empty() || s.back() == '\n' ? 0 : 1));
+  }
 }
