@@ -138,7 +138,13 @@ UnifiedDiff unified_windows(std::string_view a, std::string_view b,
                             const std::vector<Window>& windows, std::string_view old_label,
                             std::string_view new_label, int context) {
   UnifiedDiff out;
-  if (a == b) return out;
+  // Equal texts (an edit that changed nothing): outside the windows they
+  // agree, so comparing the windows is enough (not the whole file again).
+  bool equal = a.size() == b.size();
+  for (const Window& w : windows)
+    equal = equal && a.substr(w.old_begin, w.old_end - w.old_begin) ==
+                         b.substr(w.new_begin, w.new_end - w.new_begin);
+  if (equal) return out;
   // Each widened window's lines are diffed; the changed runs, in whole-file
   // line numbers, are what the hunks are made of.
   std::vector<Change> changes;

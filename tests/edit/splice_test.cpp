@@ -73,11 +73,20 @@ TEST_CASE("inserting a line next to an identical one moves neither line's ending
 }
 
 TEST_CASE("the BOM is never part of a splice") {
-  auto s = splices_of("\xEF\xBB\xBF" "abc\n", {{0, 3, "xyz"}});
+  auto s = splices_of(
+      "\xEF\xBB\xBF"
+      "abc\n",
+      {{0, 3, "xyz"}});
   REQUIRE(s.size() == 1);
   CHECK(s[0].begin == 0);
-  CHECK(edited("\xEF\xBB\xBF" "abc\n", {{0, 3, "xyz"}}) == "\xEF\xBB\xBF" "xyz\n");
-  CHECK(edited("\xEF\xBB\xBF" "abc\n", {{0, 4, ""}}) == "\xEF\xBB\xBF");
+  CHECK(edited("\xEF\xBB\xBF"
+               "abc\n",
+               {{0, 3, "xyz"}}) ==
+        "\xEF\xBB\xBF"
+        "xyz\n");
+  CHECK(edited("\xEF\xBB\xBF"
+               "abc\n",
+               {{0, 4, ""}}) == "\xEF\xBB\xBF");
 }
 
 TEST_CASE("a file without a final newline keeps lacking one") {
@@ -162,6 +171,18 @@ TEST_CASE("the windows of applied splices give a diff of just the changed lines"
         "+LINE 1000\n line 1001\n line 1002\n line 1003\n");
   CHECK(d.added == 1);
   CHECK(d.removed == 1);
+}
+
+TEST_CASE("windows whose old and new text agree give no diff; any difference in one gives one") {
+  const std::string a = "one\ntwo\nthree\n";
+  CHECK(diff::unified_windows(a, a, {{4, 7, 4, 7}}, "a", "b").text.empty());
+  CHECK(diff::unified_windows(a, a, {}, "a", "b").text.empty());
+  const std::string b = "one\nTWO\nthree\n";
+  auto d = diff::unified_windows(a, b, {{0, 0, 0, 0}, {4, 7, 4, 7}}, "a", "b");
+  CHECK(d.text == "--- a\n+++ b\n@@ -1,3 +1,3 @@\n one\n-two\n+TWO\n three\n");
+  // The same size, with "x" moved from the front to the back: not equal.
+  auto f = diff::unified_windows("xab\n", "abx\n", {{0, 1, 0, 0}, {3, 3, 2, 3}}, "a", "b");
+  CHECK(f.text == "--- a\n+++ b\n@@ -1 +1 @@\n-xab\n+abx\n");
 }
 
 TEST_CASE("windows on one line merge, and a removed final newline is shown") {
