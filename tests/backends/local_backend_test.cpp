@@ -11,18 +11,17 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
-#include <atomic>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
-#include <future>
 #include <map>
 #include <optional>
 #include <stdexcept>
 
 #include "backends/faulty_backend.h"
 #include "backends/stripe_lock.h"
+#include "support/pool_hold.h"
 #include "support/process.h"
 #include "support/run.h"
 #include "support/tree.h"
@@ -227,24 +226,15 @@ TEST_CASE("small files are read, and without durability written, with no trip to
   f.dir.write("small.txt", "small\n");
   f.dir.write("big.txt", big);
 
-  // Every pool thread waits (for at most 30 s) until released: work that
-  // completes meanwhile did not need the pool.
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  std::atomic<int> waited{0};
-  for (int i = 0; i < 2; ++i)
-    asio::post(f.pool, [released, &waited] {
-      released.wait_for(std::chrono::seconds(30));
-      ++waited;
-    });
+  test::PoolHold held(f.pool, 2);  // both threads: what completes did not need the pool
   auto small = f.run(f.backend->read(f.path("small.txt")));
   REQUIRE(small.has_value());
   CHECK(*small == "small\n");
   auto w = f.run(f.backend->write(f.path("small.txt"), "SMALL\n"));
   REQUIRE_MESSAGE(w.has_value(), w.error().message);
-  CHECK(waited == 0);  // the pool was still held
+  CHECK(held.finished() == 0);  // the pool was still held
   CHECK(f.dir.read("small.txt") == "SMALL\n");
-  release.set_value();
+  held.release();
 
   // Larger files go through the pool, whole.
   auto read_big = f.run(f.backend->read(f.path("big.txt")));

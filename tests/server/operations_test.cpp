@@ -10,12 +10,11 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <atomic>
 #include <chrono>
-#include <future>
 #include <optional>
 
 #include "backends/memory_backend.h"
+#include "support/pool_hold.h"
 
 using namespace editd;
 namespace asio = boost::asio;
@@ -293,21 +292,13 @@ TEST_CASE("a copied BOM never lands as a second BOM, through insert or apply_pat
   CHECK(f.backend.get("p.ts") == bom + "// header\nlet a = 1;\n");
 }
 
-TEST_CASE("a small edit whose cost is known runs without the pool; a search that may cost runs on it") {
+TEST_CASE(
+    "a small edit whose cost is known runs without the pool; a search that may cost runs on it") {
   Fixture f;
   std::string file;
   for (int i = 0; i < 200; ++i) file += "line " + std::to_string(i) + ";\n";
   f.backend.put("a.txt", file);
-  // Both pool threads wait (for at most 30 s) until released: an edit that
-  // completes meanwhile did not need the pool.
-  std::promise<void> release;
-  std::shared_future<void> released = release.get_future().share();
-  std::atomic<int> waited{0};
-  for (int i = 0; i < 2; ++i)
-    asio::post(f.pool, [released, &waited] {
-      released.wait_for(std::chrono::seconds(30));
-      ++waited;
-    });
+  test::PoolHold held(f.pool, 2);  // both threads: what completes did not need the pool
 
   // oldText once, verbatim; an insert of one line; a new file.
   auto c1 = f.ctx(), c2 = f.ctx(), c3 = f.ctx(), c4 = f.ctx();
@@ -325,7 +316,7 @@ TEST_CASE("a small edit whose cost is known runs without the pool; a search that
   // A miss runs the forgiving tiers and the closest-region search: the pool.
   spawn_into(f.io, f.ops.str_replace(c4, replace("a.txt", "line 1000;", "x")), missed);
   f.io.poll();
-  CHECK(waited == 0);
+  CHECK(held.finished() == 0);
   REQUIRE(once.has_value());
   REQUIRE(inserted.has_value());
   REQUIRE(created.has_value());
@@ -333,7 +324,7 @@ TEST_CASE("a small edit whose cost is known runs without the pool; a search that
   CHECK(inserted->has_value());
   CHECK(created->has_value());
   CHECK_FALSE(missed.has_value());
-  release.set_value();
+  held.release();
   while (!missed) f.io.run_one();
   REQUIRE(missed->has_error());
   CHECK(missed->error().kind == ErrorKind::kNoMatch);
