@@ -186,6 +186,31 @@ struct Staged {
   ino_t ino = 0;
 };
 
+// The inodes that renames and unlinks take the last name of. Dropping the
+// last name of a file nobody has open frees its blocks inside that call: on
+// ext4 about 200 us a file, more than the rest of a small edit and half of a
+// 100-file apply_patch. An O_PATH descriptor held across the call leaves that
+// work to its close, which release() hands to the pool: it runs beside the
+// reply instead of before it. After a crash in between, the filesystem frees
+// the orphan inode itself (ext4's orphan list).
+class Retired {
+ public:
+  // Holds what `name` of `dir` names now. Best effort: without a descriptor
+  // (EMFILE, gone already) the call frees the inode itself.
+  void hold(int dir, const std::string& name) {
+    Fd fd(::openat(dir, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+    if (fd.valid()) fds_.push_back(std::move(fd));
+  }
+  // Closes them on `pool`, after the current work.
+  void release(asio::thread_pool& pool) {
+    if (!fds_.empty()) asio::post(pool, [fds = std::move(fds_)] {});
+    fds_.clear();
+  }
+
+ private:
+  std::vector<Fd> fds_;
+};
+
 // A failed system call: errno and what was being done, for the message.
 struct Failure {
   int err = 0;
@@ -773,9 +798,11 @@ class LocalBackend final : public FsBackend {
     Failure f = create_temp(dir.get(), *t, tmp, nullptr);
     if (!f.err) f = fill_temp(tmp, bytes, exists ? &st : nullptr);
     if (!f.err) f = sync_temp(tmp);
+    Retired replaced;
     if (!f.err) {
       f.op = "rename";
       f.err = injected(LocalSyscall::kRename, t->name);
+      if (!f.err && exists) replaced.hold(dir.get(), t->name);
       if (!f.err && ::renameat(dir.get(), tmp.name.c_str(), dir.get(), t->name.c_str()) != 0)
         f.err = errno;
     }
@@ -786,6 +813,7 @@ class LocalBackend final : public FsBackend {
     }
     sync_dir(dir.get());
     sync_made(made);
+    replaced.release(pool_);
     return {};
   }
 
@@ -799,10 +827,13 @@ class LocalBackend final : public FsBackend {
     if (int err = root_.open_dir(t->dir, dir)) return path_error(*t, err, "unlink");
     struct stat st;
     if (auto r = check_removal(dir.get(), *t, st); !r) return r;
+    Retired removed;
     int err = injected(LocalSyscall::kUnlink, t->name);
+    if (!err) removed.hold(dir.get(), t->name);
     if (!err && ::unlinkat(dir.get(), t->name.c_str(), 0) != 0) err = errno;
     if (err) return posix_error("unlink", shown, err);
     sync_dir(dir.get());
+    removed.release(pool_);
     return {};
   }
 
@@ -946,6 +977,9 @@ class LocalBackend final : public FsBackend {
     }
 
     // 4. Apply, in order.
+    Retired replaced;
+    for (Item& it : items)
+      if (!it.write || it.exists) replaced.hold(dirs.at(it.t.dir).get(), it.t.name);
     for (std::size_t i = 0; i < items.size(); ++i) {
       Item& it = items[i];
       int dir = dirs.at(it.t.dir).get();
@@ -979,6 +1013,7 @@ class LocalBackend final : public FsBackend {
     // 5. Durable, then the journal goes.
     for (auto& [rel, fd] : dirs) sync_dir(fd.get());
     if (j.open()) journals_.end(j);
+    replaced.release(pool_);
     return {};
   }
 

@@ -18,6 +18,7 @@
 #include <map>
 #include <optional>
 #include <stdexcept>
+#include <thread>
 
 #include "backends/faulty_backend.h"
 #include "backends/stripe_lock.h"
@@ -247,6 +248,64 @@ TEST_CASE("small files are read, and without durability written, with no trip to
   auto missing = f.run(f.backend->read(f.path("missing.txt")));
   REQUIRE(missing.has_error());
   CHECK(missing.error().kind == ErrorKind::kNotFound);
+}
+
+namespace {
+
+// How many descriptors of this process hold the inode that `path` named
+// before it was replaced or removed.
+int held_after_delete(const fs::path& path) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator("/proc/self/fd")) {
+    std::error_code ec;
+    fs::path target = fs::read_symlink(e.path(), ec);
+    if (!ec && target.string() == path.string() + " (deleted)") ++n;
+  }
+  return n;
+}
+
+// Waits (at most 30 s) for the pool to let go of every inode in `paths`.
+bool let_go(const std::vector<fs::path>& paths) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+  while (std::chrono::steady_clock::now() < deadline) {
+    bool all = true;
+    for (const fs::path& p : paths) all = all && held_after_delete(p) == 0;
+    if (all) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a replaced or removed file's inode is freed on the pool, after the operation") {
+  Local f;
+  f.durable = false;  // small writes run inline: the pool can be held meanwhile
+  f.reopen();
+  const fs::path root = fs::canonical(f.dir.path());
+  f.dir.write("a.txt", "old a\n");
+  f.dir.write("b.txt", "old b\n");
+  f.dir.write("c.txt", "old c\n");
+  {
+    test::PoolHold held(f.pool, 2);
+    auto w = f.run(f.backend->write(f.path("a.txt"), "new a\n"));
+    REQUIRE_MESSAGE(w.has_value(), w.error().message);
+    CHECK(f.dir.read("a.txt") == "new a\n");
+    // The old inode is still open, for the pool to close (and free) later.
+    CHECK(held_after_delete(root / "a.txt") == 1);
+    CHECK(held.finished() == 0);
+  }
+  CHECK(let_go({root / "a.txt"}));
+
+  // A patch's replaced and removed files too; nothing stays open after.
+  std::vector<std::size_t> applied;
+  auto b = f.batch({write_op(f.path("b.txt"), "new b\n"), remove_op(f.path("c.txt"))}, applied);
+  REQUIRE_MESSAGE(b.has_value(), b.error().message);
+  CHECK(let_go({root / "b.txt", root / "c.txt"}));
+  auto r = f.run(f.backend->remove(f.path("b.txt")));
+  REQUIRE_MESSAGE(r.has_value(), r.error().message);
+  CHECK(let_go({root / "b.txt"}));
+  CHECK(f.tree() == std::map<std::string, std::string>{{"a.txt", "new a\n"}});
 }
 
 TEST_CASE("a failed write removes its temporary file and the directories it made") {
