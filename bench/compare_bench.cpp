@@ -12,6 +12,8 @@
 // are reachable, the MCP reference filesystem server
 // (@modelcontextprotocol/server-filesystem, fetched by npx on the first run)
 // on the workloads its tools can do; EDITD_BENCH_NO_MCP=1 leaves it out.
+// EDITD_BENCH_ONLY=read,edit,big,miss,pipelined,patch,mcp (any of them) runs
+// those workloads alone, for an A/B of one row.
 // Prints a markdown table; docs/performance.md records it with the command.
 //
 // usage: compare_bench [EDITD_BINARY [ECHO_SERVER_BINARY]]
@@ -677,6 +679,20 @@ void mcp_server(const Binaries& b, const fs::path& root) {
   print(r);
 }
 
+// Whether EDITD_BENCH_ONLY (comma-separated workload names) lets `name` run.
+bool runs(std::string_view name) {
+  const char* only = std::getenv("EDITD_BENCH_ONLY");
+  if (!only || !*only) return true;
+  std::string_view rest(only);
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    if (rest.substr(0, comma) == name) return true;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -689,14 +705,16 @@ int main(int argc, char** argv) {
               first_line_of("cat /proc/loadavg").c_str());
   const auto t = Clock::now();
   print_header();
-  read_11k(b, g_root);
-  edit_2000_lines(b, g_root);
-  big_files(b, g_root, true);
-  big_files(b, g_root, false);
-  miss_64mib(b, g_root);
-  pipelined_reads(b, g_root);
-  patch_100_files(b, g_root);
-  mcp_server(b, g_root);
+  if (runs("read")) read_11k(b, g_root);
+  if (runs("edit")) edit_2000_lines(b, g_root);
+  if (runs("big")) {
+    big_files(b, g_root, true);
+    big_files(b, g_root, false);
+  }
+  if (runs("miss")) miss_64mib(b, g_root);
+  if (runs("pipelined")) pipelined_reads(b, g_root);
+  if (runs("patch")) patch_100_files(b, g_root);
+  if (runs("mcp")) mcp_server(b, g_root);
   std::printf("\nload average after: %s; %.0f s in all\n",
               first_line_of("cat /proc/loadavg").c_str(), ms_since(t) / 1000);
   fs::remove_all(g_root);
