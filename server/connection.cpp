@@ -138,6 +138,7 @@ Connection::Connection(ServerContext& server, std::unique_ptr<Stream> stream, Se
       out_signal_(server.io()),
       slot_signal_(server.io()),
       stall_timer_(server.io()),
+      idle_timer_(server.io()),
       acp_(server, *this, [this](std::string method, json params) {
         notify(std::move(method), std::move(params));
       }) {
@@ -152,10 +153,13 @@ asio::awaitable<void> Connection::run() {
   using namespace asio::experimental::awaitable_operators;
   auto self = shared_from_this();
   spdlog::debug("connection {} opened", stream_->peer());
+  asio::co_spawn(server_.io(), trim_when_idle(),
+                 [](std::exception_ptr e) { log_failure("trimming an idle connection", e); });
   co_await (read_loop() && write_loop());
   if (!output_failed_) co_await stream_->finish(kLinger);
   finished_ = true;
   stall_timer_.cancel();
+  idle_timer_.cancel();
   spdlog::debug("connection {} closed", stream_->peer());
 }
 
@@ -205,6 +209,33 @@ asio::awaitable<void> Connection::watch_stall() {
     }
     stall_timer_.expires_at((queued_bytes_ > 0 ? last_progress_ : now) + *stall_limit_);
     auto [ignored] = co_await stall_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+  }
+}
+
+// Idle (server/memory.h): kIdleTrimDelay after the last write, with nothing
+// queued and no request in flight, memory goes back, once until the next
+// write. The heap is asked what it holds only then, never on a request's
+// path. A write only stamps last_progress_: the timer is armed at most once
+// per delay (armed per reply, it cost a timerfd_settime a request).
+asio::awaitable<void> Connection::trim_when_idle() {
+  auto self = shared_from_this();
+  bool trimmed = false;
+  while (!finished_) {
+    const auto now = std::chrono::steady_clock::now();
+    if (trimmed) {
+      idle_parked_ = true;  // until the writer's next write
+      idle_timer_.expires_at(std::chrono::steady_clock::time_point::max());
+    } else if (now - last_progress_ >= kIdleTrimDelay && out_.empty() && inflight_ == 0 &&
+               !closing_) {
+      trimmed = true;
+      if (release_idle_memory())
+        spdlog::debug("connection {}: idle, freed memory returned", stream_->peer());
+      continue;
+    } else {
+      idle_timer_.expires_at(std::max(last_progress_, now) + kIdleTrimDelay);
+    }
+    auto [ignored] = co_await idle_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+    if (trimmed && !idle_parked_) trimmed = false;
   }
 }
 
@@ -294,10 +325,8 @@ void Connection::start_parked() {
 
 asio::awaitable<void> Connection::write_loop() {
   std::string batch;
-  bool trimmed = false;  // since the last reply: trimmed pages still count as free
   while (true) {
     if (!out_.empty()) {
-      trimmed = false;
       // Lines in order: short ones batched, a long one in slices, so that the
       // copy stays small and progress shows (limit_stall).
       batch.clear();
@@ -320,25 +349,16 @@ asio::awaitable<void> Connection::write_loop() {
       }
       queued_bytes_ -= batch.size();
       last_progress_ = std::chrono::steady_clock::now();
+      if (idle_parked_) {
+        idle_parked_ = false;
+        wake(idle_timer_);
+      }
       start_parked();
       wake(slot_signal_);
       continue;
     }
     if (closing_) break;
-    // Idle after a reply (server/memory.h): after kIdleTrimDelay without
-    // anything to write, unless a request starts meanwhile, memory goes back.
-    // The heap is asked what it holds only then, never on a request's path.
-    const bool may_trim = !trimmed && inflight_ == 0;
-    if (may_trim)
-      out_signal_.expires_after(kIdleTrimDelay);
-    else
-      out_signal_.expires_at(std::chrono::steady_clock::time_point::max());
-    auto [ec] = co_await out_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
-    if (may_trim && !ec && out_.empty() && inflight_ == 0 && !closing_) {
-      trimmed = true;
-      if (release_idle_memory())
-        spdlog::debug("connection {}: idle, freed memory returned", stream_->peer());
-    }
+    auto [ignored] = co_await out_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
   }
 }
 

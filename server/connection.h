@@ -98,6 +98,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   boost::asio::awaitable<void> read_loop();
   boost::asio::awaitable<void> write_loop();
   boost::asio::awaitable<void> watch_stall();
+  boost::asio::awaitable<void> trim_when_idle();
   boost::asio::awaitable<void> wait_for_slot();
   // Whether a parked request may start now (--max-inflight, --max-queued-bytes).
   bool may_start() const;
@@ -148,6 +149,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   boost::asio::steady_timer out_signal_;
   boost::asio::steady_timer slot_signal_;
   boost::asio::steady_timer stall_timer_;
+  boost::asio::steady_timer idle_timer_;
+  bool idle_parked_ = false;  // trim_when_idle() waits for the next write
 
   // Requests in flight, by id (JSON-serialised), for $/cancel_request and
   // cancel_uncommitted(). A client may reuse an id.
