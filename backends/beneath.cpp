@@ -100,9 +100,7 @@ int Beneath::open_dir(std::string_view rel, Fd& out) const {
   for (const std::string& p : parts)
     if (p == "." || p == "..") return EINVAL;
   if (parts.empty()) {
-    int fd = ::fcntl(root_.get(), F_DUPFD_CLOEXEC, 0);
-    if (fd < 0) return errno;
-    out.reset(fd);
+    out = Fd::borrowed(root_.get());
     return 0;
   }
   if (openat2_) {

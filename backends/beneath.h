@@ -14,6 +14,7 @@
 // errors that name the client's path.
 #pragma once
 
+#include <fcntl.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -24,14 +25,25 @@
 
 namespace editd {
 
-// An open file descriptor, closed with its owner.
+// An open file descriptor, closed with its owner; or one borrowed from an
+// owner that outlives it, left open.
 class Fd {
  public:
   Fd() = default;
   explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& other) noexcept : fd_(std::exchange(other.fd_, -1)) {}
+  // `fd` itself, not a duplicate (no fcntl, no close): for the root's
+  // descriptor, which the backend holds for as long as any of its calls runs.
+  static Fd borrowed(int fd) {
+    Fd f(fd);
+    f.owned_ = false;
+    return f;
+  }
+  Fd(Fd&& other) noexcept
+      : fd_(std::exchange(other.fd_, -1)), owned_(std::exchange(other.owned_, true)) {}
   Fd& operator=(Fd&& other) noexcept {
+    const bool owned = std::exchange(other.owned_, true);
     reset(std::exchange(other.fd_, -1));
+    owned_ = owned;
     return *this;
   }
   Fd(const Fd&) = delete;
@@ -40,14 +52,22 @@ class Fd {
 
   int get() const { return fd_; }
   bool valid() const { return fd_ >= 0; }
-  int release() { return std::exchange(fd_, -1); }
+  // The descriptor, now the caller's to close (a duplicate of a borrowed one).
+  int release() {
+    const int fd = std::exchange(fd_, -1);
+    if (owned_ || fd < 0) return fd;
+    owned_ = true;
+    return ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  }
   void reset(int fd = -1) {
-    if (fd_ >= 0) ::close(fd_);
+    if (fd_ >= 0 && owned_) ::close(fd_);
     fd_ = fd;
+    owned_ = true;
   }
 
  private:
   int fd_ = -1;
+  bool owned_ = true;
 };
 
 // The components of a relative path ("a/b/c" -> a, b, c; "" -> none).
@@ -79,7 +99,8 @@ class Beneath {
   // Opens directory `rel` (a relative path without ".", ".." or empty
   // components; "" is the root itself) as an O_PATH descriptor. 0, or ENOENT
   // (a component is missing), ENOTDIR (one is not a directory), ELOOP (one is
-  // a symbolic link), EACCES, ...
+  // a symbolic link), EACCES, ... For "" `out` borrows the root's own
+  // descriptor (no system call): it must not outlive this Beneath.
   int open_dir(std::string_view rel, Fd& out) const;
 
   // Opens the subdirectory `name` of `dir` as above, one component.
