@@ -266,11 +266,16 @@ json to_json(const ApplyPatchCallOutput& r) {
   return j;
 }
 
-json to_json(const ReadTextResult& r) {
-  json j{{"content", r.content},       {"fingerprint", r.fingerprint},
-         {"totalLines", r.total_lines}, {"line", r.line},
-         {"lineCount", r.line_count}};
-  if (r.format) j["format"] = *r.format;
+json to_json(const ReadTextResult& r) { return to_json(ReadTextResult(r)); }
+
+json to_json(ReadTextResult&& r) {
+  json j = json::object();
+  j["content"] = std::move(r.content);
+  j["fingerprint"] = std::move(r.fingerprint);
+  j["totalLines"] = r.total_lines;
+  j["line"] = r.line;
+  j["lineCount"] = r.line_count;
+  if (r.format) j["format"] = std::move(*r.format);
   return j;
 }
 

@@ -213,6 +213,7 @@ Result<TextEditorParams> decode_text_editor(const json& p);
 Result<OpenAiPatchParams> decode_openai_patch(const json& p);
 
 json to_json(const ReadTextResult& r);
+json to_json(ReadTextResult&& r);  // moves the content (a whole file) instead of a copy
 json to_json(const MutationResult& r);
 json to_json(const FingerprintResult& r);
 json to_json(const ToolResultBlock& r);

@@ -304,7 +304,15 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
     std::size_t end = total;
     if (p.limit && start - 1 + *p.limit < total) end = start - 1 + *p.limit;
     std::size_t from = doc->line_offset(start - 1), to = doc->line_offset(end);
-    r.content = std::string(doc->body().substr(from, to - from));
+    const std::string_view body = doc->body();
+    if (from == 0 && to == body.size() &&
+        body.data() + body.size() == bytes->data() + bytes->size()) {
+      // The whole file: its buffer becomes the content (after its BOM), no copy.
+      bytes->erase(0, static_cast<std::size_t>(body.data() - bytes->data()));
+      r.content = std::move(*bytes);
+    } else {
+      r.content = std::string(body.substr(from, to - from));
+    }
     if (p.format == "hashline") {
       const std::string normalized = text::normalize_eol(r.content);
       r.content = hashline::render(text::split_lines(normalized), start,

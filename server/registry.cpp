@@ -137,7 +137,7 @@ boost::asio::awaitable<Result<json>> Registry::invoke(
   if (!params) co_return params.error();
   Result<R> result = co_await (ops_.*op)(ctx, std::move(*params));
   if (!result) co_return result.error();
-  co_return protocol::to_json(*result);
+  co_return protocol::to_json(std::move(*result));
 }
 
 // The handler itself is not a coroutine: GCC 12 miscompiles lambda coroutines.

@@ -14,6 +14,7 @@
 #include <optional>
 
 #include "backends/memory_backend.h"
+#include "edit/fingerprint.h"
 #include "support/pool_hold.h"
 
 using namespace editd;
@@ -332,4 +333,49 @@ TEST_CASE(
   CHECK(now.find("line one hundred;\n") != std::string::npos);
   CHECK(now.rfind("line 0;\n// top\n", 0) == 0);
   CHECK(f.backend.get("new.txt") == "fresh\n");
+}
+
+TEST_CASE("read_text: a whole file, a slice and hashline, with and without a BOM") {
+  const std::string bom = "\xEF\xBB\xBF";
+  Fixture f;
+  auto read = [&](std::string path, std::optional<std::uint64_t> line,
+                  std::optional<std::uint64_t> limit, std::string format = "") {
+    protocol::ReadTextParams p;
+    p.path = std::move(path);
+    p.line = line;
+    p.limit = limit;
+    if (!format.empty()) p.format = std::move(format);
+    auto ctx = f.ctx();
+    std::optional<Result<protocol::ReadTextResult>> r;
+    spawn_into(f.io, f.ops.read_text(ctx, std::move(p)), r);
+    f.io.restart();
+    f.io.run();
+    REQUIRE(r.has_value());
+    REQUIRE_MESSAGE(r->has_value(), r->error().message);
+    return std::move(**r);
+  };
+  const std::string body = "one\r\ntwo\nthree";
+  f.backend.put("bom.txt", bom + body);
+  f.backend.put("plain.txt", body);
+  for (const std::string name : {"bom.txt", "plain.txt"}) {
+    CAPTURE(name);
+    const std::string bytes = f.backend.get(name).value();
+    auto whole = read(name, std::nullopt, std::nullopt);
+    CHECK(whole.content == body);  // the BOM is not content
+    CHECK(whole.fingerprint == fingerprint(bytes));
+    CHECK(whole.total_lines == 3);
+    CHECK(whole.line == 1);
+    CHECK(whole.line_count == 3);
+    auto first = read(name, 1, 1);
+    CHECK(first.content == "one\r\n");
+    CHECK(first.fingerprint == fingerprint(bytes));
+    auto last = read(name, 2, std::nullopt);
+    CHECK(last.content == "two\nthree");
+    CHECK(last.line_count == 2);
+    auto hashed = read(name, std::nullopt, std::nullopt, "hashline");
+    CHECK(hashed.format == "hashline");
+    CHECK(hashed.content.find("one") != std::string::npos);
+    CHECK(hashed.content.find(bom) == std::string::npos);
+    CHECK(f.backend.get(name) == bytes);  // reading changed nothing
+  }
 }
