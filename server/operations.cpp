@@ -101,11 +101,11 @@ std::uint64_t first_changed_line(std::string_view a, std::string_view b) {
 
 // The undo history's record of a one-file mutation.
 std::vector<UndoFile> one_file(const std::string& canonical, const std::string& shown,
-                               const std::optional<std::string>& before, std::string after) {
+                               std::optional<std::string> before, std::string after) {
   std::vector<UndoFile> files(1);
   files[0].canonical = canonical;
   files[0].shown = shown;
-  files[0].before = before;
+  files[0].before = std::move(before);
   files[0].after = std::move(after);
   return files;
 }
@@ -264,10 +264,13 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
       if (ctx.changes) ctx.changes->pop_back();
       co_return w.error();
     }
-    if (written)
+    if (written) {
+      // The file as it was goes to the history; a copy only when the checks still need it.
+      std::optional<std::string> old_bytes = before ? cur.bytes : std::move(cur.bytes);
       change->result.undo_id = history_.record(
-          ctx.scope, one_file(cur.canonical, cur.shown, cur.bytes, std::move(*written)),
+          ctx.scope, one_file(cur.canonical, cur.shown, std::move(old_bytes), std::move(*written)),
           std::move(made_dirs));
+    }
     if (before) {
       // Other processes need not wait for the checks; this file's chain does.
       held->reset();
