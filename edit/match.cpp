@@ -233,7 +233,7 @@ inline constexpr std::uint16_t kEndsOfSlot = 0x3FF;
 
 class File {
  public:
-  explicit File(std::string_view text) : text_(text) {}
+  File(std::string_view text, std::optional<bool> ascii) : text_(text), ascii_(ascii) {}
 
   std::string_view text() const { return text_; }
 
@@ -291,7 +291,8 @@ class File {
       // found a word at a time.
       slots = this->slots(Norm::kTrim);
       std::string out, scratch;
-      for (std::size_t at = chars::find_non_ascii(text_, 0); at < text_.size();) {
+      for (std::size_t at = ascii() ? text_.size() : chars::find_non_ascii(text_, 0);
+           at < text_.size();) {
         const auto line = static_cast<std::size_t>(
             std::upper_bound(l.begin(), l.end(), text_.data() + at,
                              [](const char* p, std::string_view x) { return p < x.data(); }) -
@@ -1088,7 +1089,7 @@ Result<Plan> plan_replace(const Request& request) {
   if (old_text == new_text)
     return Error(ErrorKind::kNoChange, "oldText and newText are the same: nothing would change");
 
-  File file(request.text);
+  File file(request.text, request.text_ascii);
   const Mode mode = request.mode;
   Ladder ladder(file, old_text, new_text, request.max_result_bytes);
   auto enabled = [&](const TierInfo& t) {
@@ -1176,7 +1177,9 @@ Result<Plan> plan_replace(const Request& request) {
       const auto [from, to] = around(request.text, closest->begin, closest->end, margin);
       scope_line = closest->lines.start_line - 1 -
                    count_newlines(request.text.substr(from, closest->begin - from));
-      scope_file.emplace(request.text.substr(from, to - from));
+      // All ASCII carries over to a part; the rest is for the part to find out.
+      scope_file.emplace(request.text.substr(from, to - from),
+                         request.text_ascii == true ? std::optional(true) : std::nullopt);
       scope_ladder.emplace(*scope_file, old_text, new_text, request.max_result_bytes);
       hinting = &*scope_ladder;
     } else {

@@ -90,6 +90,9 @@ struct Request {
   std::optional<std::size_t> expected_replacements;
   // The most bytes the new text may have (too_large beyond, before it is built).
   std::size_t max_result_bytes = std::numeric_limits<std::size_t>::max();
+  // Whether `text` is all ASCII, when the caller knows it (Document::ascii):
+  // the forgiving tiers then skip a pass over the file to find out.
+  std::optional<bool> text_ascii;
 };
 
 struct Plan {

@@ -54,10 +54,11 @@ std::size_t utf8_sequence(std::string_view s, std::size_t i) {
 }
 
 // Offset of the first NUL or malformed byte, or npos; with `ends`, the "\n"
-// (and those after "\r") before it counted in the same pass. Sixteen bytes a
+// (and those after "\r") before it counted in the same pass; with `ascii`,
+// whether every byte before it is ASCII. Sixteen bytes a
 // step (SSE2, part of x86-64) while they are ASCII without NUL; a byte above
 // ASCII is checked as a UTF-8 sequence, one sequence at a time.
-std::size_t scan_text(std::string_view s, chars::Newlines* ends) {
+std::size_t scan_text(std::string_view s, chars::Newlines* ends, bool* ascii = nullptr) {
   const char* p = s.data();
   const std::size_t n = s.size();
   chars::Newlines counted;
@@ -116,6 +117,7 @@ std::size_t scan_text(std::string_view s, chars::Newlines* ends) {
       ++i;
       continue;
     }
+    if (ascii) *ascii = false;
     const std::size_t len = utf8_sequence(s, i);
     if (len == 0) return result(i);
     i += len;
@@ -152,7 +154,7 @@ Result<Document> Document::decode(std::string_view bytes) {
     bytes.remove_prefix(kBom.size());
   }
   chars::Newlines ends;
-  if (scan_text(bytes, &ends) != std::string_view::npos) {
+  if (scan_text(bytes, &ends, &doc.ascii_) != std::string_view::npos) {
     Error e = check_text(bytes, "the file").error();
     if (doc.bom_) e.data["offset"] = e.data["offset"].get<std::size_t>() + kBom.size();
     return e;

@@ -59,6 +59,8 @@ class Document {
   }
   // Number of CRLF line breaks.
   std::size_t crlf_count() const { return crlf_; }
+  // Whether every byte of the body is ASCII (found by decode's pass).
+  bool ascii() const { return ascii_; }
   // Byte offset in body of the start of 0-based line i (body size when
   // i >= line_count()). One scan of the body up to that line.
   std::size_t line_offset(std::size_t i) const;
@@ -68,6 +70,7 @@ class Document {
   std::string_view body_;
   std::size_t lf_ = 0;    // LF line breaks
   std::size_t crlf_ = 0;  // CRLF line breaks
+  bool ascii_ = true;
 };
 
 // `inserted` as it may be written at offset `at` of the body of `doc`: at the

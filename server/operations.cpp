@@ -457,6 +457,7 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
         // The new body must fit --max-file-bytes before it is built (the backend
         // checks the file as written, CRLFs and BOM restored).
         req.max_result_bytes = static_cast<std::size_t>(options_.max_file_bytes);
+        req.text_ascii = doc->ascii();
         auto plan = match::plan_replace(req);
         if (!plan) {
           Error e = plan.error();

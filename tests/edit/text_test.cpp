@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <deque>
 #include <random>
 #include <string>
@@ -144,5 +145,12 @@ TEST_CASE("decode: the one-pass check and count agree with a byte-by-byte refere
       if (s[i] == '\n') (i > 0 && s[i - 1] == '\r' ? crlf : lf)++;
     CHECK(doc->crlf_count() == crlf);
     CHECK(doc->line_count() == lf + crlf + (s.empty() || s.back() == '\n' ? 0 : 1));
+    CHECK(doc->ascii() == std::all_of(s.begin(), s.end(), [](char c) {
+            return static_cast<unsigned char>(c) < 0x80;
+          }));
   }
+  // The BOM is not part of the body.
+  auto bom = text::Document::decode("\xEF\xBB\xBFplain\n");
+  REQUIRE(bom.has_value());
+  CHECK(bom->ascii());
 }
