@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/post.hpp>
@@ -192,23 +193,45 @@ struct Staged {
 // 100-file apply_patch. An O_PATH descriptor held across the call leaves that
 // work to its close, which release() hands to the pool: it runs beside the
 // reply instead of before it. After a crash in between, the filesystem frees
-// the orphan inode itself (ext4's orphan list).
+// the orphan inode itself (ext4's orphan list). At most kMaxHeld descriptors
+// are held in the whole process, so that closes still queued never take the
+// descriptors other requests need.
 class Retired {
  public:
+  static constexpr int kMaxHeld = 256;
+
   // Holds what `name` of `dir` names now. Best effort: without a descriptor
-  // (EMFILE, gone already) the call frees the inode itself.
+  // (over kMaxHeld, EMFILE, gone already) the call frees the inode itself.
   void hold(int dir, const std::string& name) {
+    if (held_.fetch_add(1) >= kMaxHeld) {
+      held_.fetch_sub(1);
+      return;
+    }
     Fd fd(::openat(dir, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
-    if (fd.valid()) fds_.push_back(std::move(fd));
+    if (!fd.valid()) {
+      held_.fetch_sub(1);
+      return;
+    }
+    batch_.fds.push_back(std::move(fd));
   }
-  // Closes them on `pool`, after the current work.
+  // Closes them on `pool`, after the current work (or as the pool drops it
+  // at shutdown). Unreleased, they close with this object.
   void release(asio::thread_pool& pool) {
-    if (!fds_.empty()) asio::post(pool, [fds = std::move(fds_)] {});
-    fds_.clear();
+    if (!batch_.fds.empty()) asio::post(pool, [batch = std::move(batch_)] {});
   }
 
  private:
-  std::vector<Fd> fds_;
+  // Descriptors, counted in held_ until they close.
+  struct Batch {
+    Batch() = default;
+    Batch(Batch&& other) noexcept : fds(std::move(other.fds)) { other.fds.clear(); }
+    Batch& operator=(Batch&&) = delete;
+    ~Batch() { held_.fetch_sub(static_cast<int>(fds.size())); }
+    std::vector<Fd> fds;
+  };
+
+  static inline std::atomic<int> held_{0};
+  Batch batch_;
 };
 
 // A failed system call: errno and what was being done, for the message.

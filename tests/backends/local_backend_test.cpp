@@ -306,6 +306,31 @@ TEST_CASE("a replaced or removed file's inode is freed on the pool, after the op
   REQUIRE_MESSAGE(r.has_value(), r.error().message);
   CHECK(let_go({root / "b.txt"}));
   CHECK(f.tree() == std::map<std::string, std::string>{{"a.txt", "new a\n"}});
+
+  // A patch of more files than are ever held at once: the rest are freed in
+  // their renames, all land, and the count comes back for the next write.
+  std::vector<Op> many;
+  std::vector<fs::path> replaced;
+  for (int i = 0; i < 300; ++i) {
+    const std::string name = "many/" + std::to_string(i) + ".txt";
+    f.dir.write(name, "old\n");
+    replaced.push_back(root / name);
+  }
+  for (int i = 0; i < 300; ++i)
+    many.push_back(write_op(f.path("many/" + std::to_string(i) + ".txt"), "new\n"));
+  applied.clear();
+  auto m = f.batch(std::move(many), applied);
+  REQUIRE_MESSAGE(m.has_value(), m.error().message);
+  CHECK(applied.size() == 300);
+  CHECK(let_go(replaced));
+  CHECK(f.dir.read("many/299.txt") == "new\n");
+  {
+    test::PoolHold held(f.pool, 2);
+    auto w = f.run(f.backend->write(f.path("a.txt"), "newer a\n"));
+    REQUIRE_MESSAGE(w.has_value(), w.error().message);
+    CHECK(held_after_delete(root / "a.txt") == 1);
+  }
+  CHECK(let_go({root / "a.txt"}));
 }
 
 TEST_CASE("a failed write removes its temporary file and the directories it made") {
