@@ -155,11 +155,20 @@ asio::awaitable<void> Connection::run() {
   spdlog::debug("connection {} opened", stream_->peer());
   asio::co_spawn(server_.io(), trim_when_idle(),
                  [](std::exception_ptr e) { log_failure("trimming an idle connection", e); });
-  co_await (read_loop() && write_loop());
-  if (!output_failed_) co_await stream_->finish(kLinger);
-  finished_ = true;
-  stall_timer_.cancel();
-  idle_timer_.cancel();
+  // The watchers hold the connection until they see it finished, exception or not.
+  auto finish = [this] {
+    finished_ = true;
+    stall_timer_.cancel();
+    idle_timer_.cancel();
+  };
+  try {
+    co_await (read_loop() && write_loop());
+    if (!output_failed_) co_await stream_->finish(kLinger);
+  } catch (...) {
+    finish();
+    throw;
+  }
+  finish();
   spdlog::debug("connection {} closed", stream_->peer());
 }
 
