@@ -169,15 +169,18 @@ const Step& failed_step(const std::vector<Step>& steps, const std::vector<std::s
   return steps.back();
 }
 
-// What the undo history keeps of `steps`.
-std::vector<UndoFile> undo_files(const std::vector<Step>& steps) {
+// What the undo history keeps of `steps`, given the fingerprints of what they
+// wrote.
+std::vector<UndoFile> undo_files(const std::vector<Step>& steps,
+                                 const std::vector<std::string>& written_fingerprints) {
   std::vector<UndoFile> files;
-  for (const Step& s : steps) {
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
     UndoFile f;
     f.canonical = s.canonical;
     f.shown = s.shown;
     f.before = s.previous;
-    if (s.kind == Step::Kind::kWrite) f.after = s.bytes;
+    if (s.kind == Step::Kind::kWrite) f.after_fingerprint = written_fingerprints[i];
     files.push_back(std::move(f));
   }
   return files;
@@ -355,7 +358,8 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
     else
       ctx.known->erase(s.canonical);
   }
-  co_return history_.record(ctx.scope, undo_files(steps), std::move(made_dirs));
+  co_return history_.record(ctx.scope, undo_files(steps, written_fingerprints),
+                            std::move(made_dirs));
 }
 
 }  // namespace editd

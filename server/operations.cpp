@@ -101,12 +101,14 @@ std::uint64_t first_changed_line(std::string_view a, std::string_view b) {
 
 // The undo history's record of a one-file mutation.
 std::vector<UndoFile> one_file(const std::string& canonical, const std::string& shown,
-                               std::optional<std::string> before, std::string after) {
+                               std::optional<std::string> before, std::string before_fingerprint,
+                               std::string after_fingerprint) {
   std::vector<UndoFile> files(1);
   files[0].canonical = canonical;
   files[0].shown = shown;
   files[0].before = std::move(before);
-  files[0].after = std::move(after);
+  files[0].before_fingerprint = std::move(before_fingerprint);
+  files[0].after_fingerprint = std::move(after_fingerprint);
   return files;
 }
 
@@ -253,22 +255,22 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     if (ctx.changes)
       ctx.changes->push_back(
           file_change(cur.canonical, cur.bytes, change->bytes, first_line(change->result)));
-    std::optional<std::string> written;
+    const bool undoable = options_.undo_history_entries > 0;
     std::vector<std::string> made_dirs;
-    if (options_.undo_history_entries > 0) {
-      written = change->bytes;
-      if (!cur.bytes) made_dirs = ctx.backend.missing_directories(cur.canonical);
-    }
+    if (undoable && !cur.bytes) made_dirs = ctx.backend.missing_directories(cur.canonical);
     auto w = co_await ctx.backend.write(cur.canonical, std::move(change->bytes));
     if (!w) {
       if (ctx.changes) ctx.changes->pop_back();
       co_return w.error();
     }
-    if (written) {
+    if (undoable) {
       // The file as it was goes to the history; a copy only when the checks still need it.
+      std::string old_fp = cur.bytes ? current_fp : std::string();
       std::optional<std::string> old_bytes = before ? cur.bytes : std::move(cur.bytes);
       change->result.undo_id = history_.record(
-          ctx.scope, one_file(cur.canonical, cur.shown, std::move(old_bytes), std::move(*written)),
+          ctx.scope,
+          one_file(cur.canonical, cur.shown, std::move(old_bytes), std::move(old_fp),
+                   change->result.fingerprint),
           std::move(made_dirs));
     }
     if (before) {

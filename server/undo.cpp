@@ -3,8 +3,9 @@
 //
 // The entry's files are taken together (their chains at once, in sorted order,
 // then the backend's cross-process locks), as apply_patch takes its files. Each
-// is read and compared with what the mutation left: its bytes, or its absence
-// for a file it removed. Any difference refuses the whole undo with `conflict`
+// is read and compared with what the mutation left: the fingerprint of its
+// bytes (the history keeps no more of them), or its absence for a file it
+// removed. Any difference refuses the whole undo with `conflict`
 // naming the file, and nothing is touched. Then previous contents are written
 // back first and files the mutation created are removed last, through the same
 // batch and rollback as apply_patch (commit_steps). An undo is a mutation of
@@ -46,11 +47,13 @@ Error other_scope(const std::string& id) {
                {{"undoId", id}, {"param", "undoId"}, {"reason", "other_backend"}});
 }
 
+// `expected`: the fingerprint the mutation left, nullopt for a file it removed;
+// `current`: the fingerprint of the file now, nullopt when it is missing.
 Error changed_since(const std::string& id, const std::string& shown,
                     const std::optional<std::string>& expected,
                     const std::optional<std::string>& current, bool directory) {
-  json exp = expected ? json(fingerprint(*expected)) : json(nullptr);
-  json cur = current ? json(fingerprint(*current)) : json(nullptr);
+  json exp = expected ? json(*expected) : json(nullptr);
+  json cur = current ? json(*current) : json(nullptr);
   std::string what = directory   ? " is a directory now"
                      : !current  ? " no longer exists"
                      : !expected ? " exists again"
@@ -88,18 +91,22 @@ protocol::PatchFileResult describe(const FileStep& s, std::string& diff) {
   return f;
 }
 
-// The steps that put `entry`'s files back: writes first, removals last.
-std::vector<FileStep> restore_steps(const UndoEntry& entry, const FsBackend& backend) {
+// The steps that put `entry`'s files back, writes first, removals last;
+// `current[i]` is what entry.files[i] holds now (what its mutation left).
+std::vector<FileStep> restore_steps(const UndoEntry& entry,
+                                    std::vector<std::optional<std::string>>& current,
+                                    const FsBackend& backend) {
   std::vector<FileStep> steps;
   for (int pass = 0; pass < 2; ++pass)
-    for (const UndoFile& f : entry.files) {
+    for (std::size_t i = 0; i < entry.files.size(); ++i) {
+      const UndoFile& f = entry.files[i];
       if (f.before.has_value() != (pass == 0)) continue;
       FileStep s;
       s.kind = f.before ? FileStep::Kind::kWrite : FileStep::Kind::kRemove;
       s.canonical = f.canonical;
       s.shown = backend.display_path(f.canonical);
       if (f.before) s.bytes = *f.before;
-      s.previous = f.after;
+      s.previous = std::move(current[i]);
       steps.push_back(std::move(s));
     }
   return steps;
@@ -124,22 +131,25 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
   if (!held) co_return held.error();
 
   // Every file must still be what the mutation left.
+  std::vector<std::optional<std::string>> current;
   for (const UndoFile& f : entry->files) {
     Result<std::string> bytes = co_await ctx.backend.read(f.canonical);
-    std::optional<std::string> current;
+    std::optional<std::string>& now = current.emplace_back();
     bool directory = false;
     if (bytes)
-      current = std::move(*bytes);
+      now = std::move(*bytes);
     else if (bytes.error().kind == ErrorKind::kIsDirectory)
       directory = true;
     else if (bytes.error().kind != ErrorKind::kNotFound)
       co_return bytes.error();
-    if (directory || current != f.after)
-      co_return changed_since(p.undo_id, ctx.backend.display_path(f.canonical), f.after, current,
-                              directory);
+    const std::optional<std::string> now_fp =
+        now ? std::optional(editd::fingerprint(*now)) : std::nullopt;
+    if (directory || now_fp != f.after_fingerprint)
+      co_return changed_since(p.undo_id, ctx.backend.display_path(f.canonical), f.after_fingerprint,
+                              now_fp, directory);
   }
 
-  std::vector<FileStep> steps = restore_steps(*entry, ctx.backend);
+  std::vector<FileStep> steps = restore_steps(*entry, current, ctx.backend);
   for (const FileStep& s : steps)
     if (s.kind == FileStep::Kind::kRemove && !ctx.backend.can_remove())
       co_return unsupported_removal(s.shown);

@@ -4,15 +4,24 @@
 #include <cstdio>
 #include <random>
 
+#include "edit/fingerprint.h"
+
 namespace editd {
 
 namespace {
 
 std::uint64_t size_of(const UndoEntry& e) {
   std::uint64_t n = 0;
-  for (const UndoFile& f : e.files)
-    n += (f.before ? f.before->size() : 0) + (f.after ? f.after->size() : 0);
+  for (const UndoFile& f : e.files) n += f.before ? f.before->size() : 0;
   return n;
+}
+
+// Whether the mutation left `f` as it found it.
+bool unchanged(const UndoFile& f) {
+  if (!f.before || !f.after_fingerprint) return !f.before && !f.after_fingerprint;
+  const std::string& before =
+      f.before_fingerprint.empty() ? fingerprint(*f.before) : f.before_fingerprint;
+  return before == *f.after_fingerprint;
 }
 
 }  // namespace
@@ -36,9 +45,9 @@ std::optional<std::string> UndoHistory::record(std::string scope, std::vector<Un
     if (same == entry->files.end())
       entry->files.push_back(std::move(f));
     else
-      same->after = std::move(f.after);
+      same->after_fingerprint = std::move(f.after_fingerprint);
   }
-  std::erase_if(entry->files, [](const UndoFile& f) { return f.before == f.after; });
+  std::erase_if(entry->files, unchanged);
   if (entry->files.empty() || max_entries_ == 0) return std::nullopt;
   const std::uint64_t size = size_of(*entry);
   if (size > max_bytes_) return std::nullopt;

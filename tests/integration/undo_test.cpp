@@ -138,6 +138,7 @@ TEST_CASE("undo is refused, touching nothing, when a file changed after the muta
   CHECK(e["data"]["path"] == "b.txt");
   CHECK(e["data"]["undoId"] == undo_id(patch));
   CHECK(e["data"]["currentFingerprint"] == later["fingerprint"]);
+  CHECK(e["data"]["expectedFingerprint"] == patch["files"][1]["fingerprint"]);
   CHECK(root.read("a.txt") == "A\n");  // not restored: all or nothing
   CHECK(root.read("b.txt") == "B2\n");
   // A file the mutation created and someone removed, or one it removed and someone re-created.
@@ -198,14 +199,20 @@ TEST_CASE("unknown, forgotten and pre-restart undoIds are not_found; bad params 
 }
 
 TEST_CASE("a change larger than --undo-history-bytes is not kept, and evicts nothing") {
+  // The bound counts the bytes the history keeps: each file's content before.
   TempDir root;
   root.write("small.txt", "s\n");
+  root.write("big.txt", std::string(2000, 'x'));
+  for (const char* name : {"a.txt", "b.txt", "c.txt"}) root.write(name, std::string(400, '-'));
   auto p = spawn_editd(root, {"--undo-history-bytes", "1000"});
   std::string small = undo_id(p.ok("write_text", {{"path", "small.txt"}, {"content", "S\n"}}));
-  json big = p.ok("write_text", {{"path", "big.txt"}, {"content", std::string(2000, 'x')}});
+  json big = p.ok("write_text", {{"path", "big.txt"}, {"content", "y\n"}});
   CHECK_FALSE(big.contains("undoId"));
   p.ok("undo", {{"undoId", small}});
   CHECK(root.read("small.txt") == "s\n");
+  // A created file keeps nothing before: 2,000 new bytes fit a bound of 1,000.
+  json made = p.ok("write_text", {{"path", "new.txt"}, {"content", std::string(2000, 'n')}});
+  CHECK(made.contains("undoId"));
   // The byte bound evicts the oldest entries.
   std::string a =
       undo_id(p.ok("write_text", {{"path", "a.txt"}, {"content", std::string(400, 'a')}}));
@@ -216,7 +223,9 @@ TEST_CASE("a change larger than --undo-history-bytes is not kept, and evicts not
   CHECK(p.fails("undo", {{"undoId", a}})["data"]["kind"] == "not_found");
   // (Each undo is recorded too, and evicts the oldest: b's undo drops b itself.)
   p.ok("undo", {{"undoId", b}});
+  CHECK(root.read("b.txt") == std::string(400, '-'));
   p.ok("undo", {{"undoId", c}});
+  CHECK(root.read("c.txt") == std::string(400, '-'));
   // With no history at all, nothing carries an undoId.
   auto none = spawn_editd(root, {"--undo-history-entries", "0"});
   CHECK_FALSE(
