@@ -49,7 +49,9 @@ std::vector<Window> widen(std::string_view a, std::string_view b, const std::vec
       while (!(at_line_boundary(a, cur.old_end) && at_line_boundary(b, cur.new_end))) {
         std::size_t nl = a.find('\n', cur.old_end);
         std::size_t target = nl == std::string_view::npos ? a.size() : nl + 1;
-        if (i < in.size() && in[i].old_begin < target) {
+        // A window that starts where this line ends joins too: at the end of a text
+        // without a final newline, b ends its line only after it.
+        if (i < in.size() && in[i].old_begin <= target) {
           cur.old_end = in[i].old_end;
           cur.new_end = in[i].new_end;
           ++i;

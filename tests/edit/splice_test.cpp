@@ -185,6 +185,17 @@ TEST_CASE("windows whose old and new text agree give no diff; any difference in 
   CHECK(f.text == "--- a\n+++ b\n@@ -1 +1 @@\n-xab\n+abx\n");
 }
 
+TEST_CASE("a window at the end of a last line without a newline joins the one before it") {
+  // "x\nab" -> "x\naXnew": [3, 4) became "X", and "new" went in at the end.
+  // Widening the first window reached the end of the old text while the new one
+  // had not ended a line yet; it stopped only by taking in the second window
+  // (this never returned).
+  auto d = diff::unified_windows("x\nab", "x\naXnew", {{3, 4, 3, 4}, {4, 4, 4, 7}}, "a", "b");
+  CHECK(d.text ==
+        "--- a\n+++ b\n@@ -1,2 +1,2 @@\n x\n-ab\n\\ No newline at end of file\n+aXnew\n"
+        "\\ No newline at end of file\n");
+}
+
 TEST_CASE("windows on one line merge, and a removed final newline is shown") {
   std::string a = "x y z\n", b = "X y Z\n";
   auto d = diff::unified_windows(a, b, {{0, 1, 0, 1}, {4, 5, 4, 5}}, "a", "b");
