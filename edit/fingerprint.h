@@ -7,9 +7,13 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace editd {
 
 std::string fingerprint(std::string_view bytes);
+
+// The fingerprint of the pieces' concatenation, without making it.
+std::string fingerprint(const std::vector<std::string_view>& pieces);
 
 }  // namespace editd

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "edit/chars.h"
 #include "edit/diff.h"
 
 namespace editd::splice {
@@ -321,6 +322,86 @@ Applied apply(const text::Document& doc, const std::vector<Splice>& splices) {
   }
   a.bytes.append(body.substr(pos));
   return a;
+}
+
+std::vector<std::string_view> pieces(std::string_view bom, std::string_view body,
+                                     const std::vector<Splice>& splices) {
+  std::vector<std::string_view> out;
+  out.reserve(2 * splices.size() + 2);
+  auto add = [&out](std::string_view p) {
+    if (!p.empty()) out.push_back(p);
+  };
+  add(bom);
+  std::size_t pos = 0;
+  for (const Splice& s : splices) {
+    add(body.substr(pos, s.begin - pos));
+    add(s.bytes);
+    pos = s.end;
+  }
+  add(body.substr(pos));
+  return out;
+}
+
+std::vector<diff::Window> windows(const std::vector<Splice>& splices) {
+  std::vector<diff::Window> out;
+  out.reserve(splices.size());
+  std::size_t grown = 0, shrunk = 0;  // bytes the splices so far put in and took out
+  for (const Splice& s : splices) {
+    const std::size_t new_begin = s.begin + grown - shrunk;
+    out.push_back({s.begin, s.end, new_begin, new_begin + s.bytes.size()});
+    grown += s.bytes.size();
+    shrunk += s.end - s.begin;
+  }
+  return out;
+}
+
+namespace {
+
+// The start of the line `n` lines before the one that holds `pos` (0 when
+// there are fewer).
+std::size_t lines_back(std::string_view body, std::size_t pos, int n) {
+  std::size_t start = pos == 0 ? 0 : body.rfind('\n', pos - 1);
+  start = start == std::string_view::npos || pos == 0 ? 0 : start + 1;
+  for (int i = 0; i < n && start > 0; ++i) {
+    const std::size_t nl = start < 2 ? std::string_view::npos : body.rfind('\n', start - 2);
+    start = nl == std::string_view::npos ? 0 : nl + 1;
+  }
+  return start;
+}
+
+// Just past the `n`th line break at or after `pos` (the end of the body when
+// there are fewer).
+std::size_t lines_forward(std::string_view body, std::size_t pos, int n) {
+  for (int i = 0; i < n && pos < body.size(); ++i) {
+    const std::size_t nl = body.find('\n', pos);
+    pos = nl == std::string_view::npos ? body.size() : nl + 1;
+  }
+  return pos;
+}
+
+}  // namespace
+
+diff::UnifiedDiff diff(std::string_view body, const std::vector<Splice>& splices,
+                       std::string_view old_label, std::string_view new_label, int context) {
+  if (splices.empty()) return {};
+  const std::size_t from = lines_back(body, splices.front().begin, context + 1);
+  const std::size_t to = lines_forward(body, splices.back().end, context + 2);
+  std::string after;
+  std::size_t size = to - from;
+  for (const Splice& s : splices) size = size + s.bytes.size() - (s.end - s.begin);
+  after.reserve(size);
+  std::vector<diff::Window> w;
+  w.reserve(splices.size());
+  std::size_t pos = from;
+  for (const Splice& s : splices) {
+    after.append(body.substr(pos, s.begin - pos));
+    w.push_back({s.begin - from, s.end - from, after.size(), after.size() + s.bytes.size()});
+    after.append(s.bytes);
+    pos = s.end;
+  }
+  after.append(body.substr(pos, to - pos));
+  return diff::unified_windows(body.substr(from, to - from), after, w, old_label, new_label,
+                               context, chars::count_newlines(body.substr(0, from)));
 }
 
 std::string apply_edits(std::string_view normalized, const std::vector<Edit>& edits) {

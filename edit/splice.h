@@ -74,6 +74,23 @@ struct Applied {
 // The document's bytes with `splices` (ascending, non-overlapping) applied.
 Applied apply(const text::Document& doc, const std::vector<Splice>& splices);
 
+// The same bytes without making them: `bom`, then the runs of `body` that no
+// splice touches with each splice's bytes between them, in order (empty pieces
+// left out). Views of `bom`, `body` and `splices`.
+std::vector<std::string_view> pieces(std::string_view bom, std::string_view body,
+                                     const std::vector<Splice>& splices);
+
+// apply()'s windows, without making the bytes.
+std::vector<diff::Window> windows(const std::vector<Splice>& splices);
+
+// The unified diff from `body` to `body` with `splices` applied (what
+// diff::unified_windows gives for the two whole bodies and windows()), made
+// from the lines around the splices alone: the new text is built only there,
+// `context` lines and one more on each side of the splices' span. Labels and
+// context as unified_windows.
+diff::UnifiedDiff diff(std::string_view body, const std::vector<Splice>& splices,
+                       std::string_view old_label, std::string_view new_label, int context = 3);
+
 // Applies normalized edits to normalized text, no conventions involved: what
 // the edits mean, for tests and for callers that only need the text.
 std::string apply_edits(std::string_view normalized, const std::vector<Edit>& edits);

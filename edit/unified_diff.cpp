@@ -138,7 +138,7 @@ std::vector<std::string_view> lines_after(std::string_view a, std::size_t pos, s
 
 UnifiedDiff unified_windows(std::string_view a, std::string_view b,
                             const std::vector<Window>& windows, std::string_view old_label,
-                            std::string_view new_label, int context) {
+                            std::string_view new_label, int context, std::size_t first_line) {
   UnifiedDiff out;
   // Equal texts (an edit that changed nothing): outside the windows they
   // agree, so comparing the windows is enough (not the whole file again).
@@ -151,7 +151,7 @@ UnifiedDiff unified_windows(std::string_view a, std::string_view b,
   // line numbers, are what the hunks are made of.
   std::vector<Change> changes;
   {
-    std::size_t counted = 0, line = 0;
+    std::size_t counted = 0, line = first_line;
     long shift = 0;  // new line index minus old line index, before the current window
     for (const Window& w : widen(a, b, windows)) {
       if (w.old_begin == w.old_end && w.new_begin == w.new_end) continue;

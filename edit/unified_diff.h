@@ -33,9 +33,13 @@ struct Window {
 // before the first window is the same in both, and so is the text between
 // consecutive windows and after the last). Labels are written as given after
 // "--- " and "+++ " (e.g. "a/src/x.c", "/dev/null").
+// `first_line`: the 0-based line of their files at which both texts start,
+// when they are a slice of each (starting at a line start, and holding
+// `context` lines around every window or reaching the file's ends).
 UnifiedDiff unified_windows(std::string_view old_text, std::string_view new_text,
                             const std::vector<Window>& windows, std::string_view old_label,
-                            std::string_view new_label, int context = 3);
+                            std::string_view new_label, int context = 3,
+                            std::size_t first_line = 0);
 
 // The diff of two whole texts: one window between their common prefix and
 // suffix.

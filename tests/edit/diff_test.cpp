@@ -85,6 +85,23 @@ TEST_CASE("fingerprints are stable, prefixed and sensitive to every byte") {
   CHECK(fingerprint("") == "xxh3:2d06800538d394c2");
 }
 
+TEST_CASE("the fingerprint of pieces is the fingerprint of their concatenation") {
+  // Lengths around XXH3's stripes and blocks (64, 1024 bytes) and its 240-byte
+  // short-input path.
+  std::string whole;
+  for (int i = 0; i < 5000; ++i) whole.push_back(static_cast<char>('a' + (i * 7919) % 26));
+  for (std::size_t cut1 : {0, 1, 63, 64, 239, 240, 241, 1023, 1024, 2500})
+    for (std::size_t cut2 : {cut1, cut1 + 1, cut1 + 200, std::size_t{4999}, std::size_t{5000}}) {
+      if (cut2 < cut1) continue;
+      const std::string_view w = whole;
+      const std::vector<std::string_view> pieces = {w.substr(0, cut1), w.substr(cut1, cut2 - cut1),
+                                                    w.substr(cut2)};
+      CHECK(fingerprint(pieces) == fingerprint(whole));
+    }
+  CHECK(fingerprint(std::vector<std::string_view>{}) == fingerprint(""));
+  CHECK(fingerprint(std::vector<std::string_view>{"ab", "c"}) != fingerprint("ab"));
+}
+
 namespace {
 
 // splitmix64, so that the random cases are the same on every platform.

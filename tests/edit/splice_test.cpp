@@ -203,3 +203,61 @@ TEST_CASE("windows on one line merge, and a removed final newline is shown") {
   auto e = diff::unified_texts("a\nb\n", "a\nb", "a", "b");
   CHECK(e.text == "--- a\n+++ b\n@@ -1,2 +1,2 @@\n a\n-b\n+b\n\\ No newline at end of file\n");
 }
+
+TEST_CASE("pieces, windows and the diff made around the splices agree with apply()") {
+  // Random files of short lines (LF, CRLF, a BOM or not, a final newline or
+  // not) and random ascending splices: the pieces concatenate to apply()'s
+  // bytes, windows() are apply()'s windows, and splice::diff() is the diff of
+  // the two whole bodies.
+  std::uint64_t state = 42;
+  auto next = [&state](std::uint64_t n) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (state >> 33) % n;
+  };
+  const char* const atoms[] = {"a", "b", " ", "\n", "\r\n", "xy", "\n\n"};
+  for (int round = 0; round < 3000; ++round) {
+    std::string body;
+    const std::size_t atoms_in_body = next(round % 10 == 0 ? 400 : 40);
+    for (std::size_t i = 0; i < atoms_in_body; ++i) body += atoms[next(std::size(atoms))];
+    const bool bom = next(4) == 0;
+    const std::string file = (bom ? std::string(text::kBom) : std::string()) + body;
+    auto doc = text::Document::decode(file);
+    REQUIRE(doc.has_value());
+    std::vector<splice::Splice> splices;
+    std::size_t pos = 0;
+    while (pos <= body.size() && next(3) != 0) {
+      splice::Splice s;
+      s.begin = pos + next(body.size() - pos + 1);
+      s.end = s.begin + next(std::min<std::size_t>(body.size() - s.begin, 6) + 1);
+      for (std::size_t k = next(4); k > 0; --k) s.bytes += atoms[next(std::size(atoms))];
+      pos = s.end + 1;
+      splices.push_back(std::move(s));
+      if (pos > body.size()) break;
+    }
+    CAPTURE(body);
+    CAPTURE(round);
+    const splice::Applied applied = splice::apply(*doc, splices);
+    std::string joined;
+    for (std::string_view p : splice::pieces(bom ? text::kBom : "", body, splices)) {
+      CHECK_FALSE(p.empty());
+      joined += p;
+    }
+    CHECK(joined == applied.bytes);
+    const std::vector<diff::Window> w = splice::windows(splices);
+    REQUIRE(w.size() == applied.windows.size());
+    for (std::size_t i = 0; i < w.size(); ++i) {
+      CHECK(w[i].old_begin == applied.windows[i].old_begin);
+      CHECK(w[i].old_end == applied.windows[i].old_end);
+      CHECK(w[i].new_begin == applied.windows[i].new_begin);
+      CHECK(w[i].new_end == applied.windows[i].new_end);
+    }
+    const std::string_view new_body = std::string_view(applied.bytes).substr(bom ? 3 : 0);
+    if (!w.empty()) REQUIRE(body.size() - w.back().old_end == new_body.size() - w.back().new_end);
+    const diff::UnifiedDiff whole =
+        diff::unified_windows(body, new_body, applied.windows, "a/f", "b/f");
+    const diff::UnifiedDiff around = splice::diff(body, splices, "a/f", "b/f");
+    CHECK(around.text == whole.text);
+    CHECK(around.added == whole.added);
+    CHECK(around.removed == whole.removed);
+  }
+}
