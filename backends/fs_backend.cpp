@@ -16,6 +16,16 @@ boost::asio::awaitable<Result<FsBackend::Listing>> FsBackend::list(std::string c
                   {{"path", display_path(canonical)}, {"reason", "unsupported"}});
 }
 
+boost::asio::awaitable<Result<void>> FsBackend::write_pieces(
+    std::string canonical, std::vector<std::string_view> pieces) {
+  std::size_t size = 0;
+  for (std::string_view p : pieces) size += p.size();
+  std::string bytes;
+  bytes.reserve(size);
+  for (std::string_view p : pieces) bytes.append(p);
+  co_return co_await write(std::move(canonical), std::move(bytes));
+}
+
 boost::asio::awaitable<Result<void>> FsBackend::apply_batch(std::vector<BatchOp> ops,
                                                             std::vector<std::size_t>& applied) {
   for (std::size_t i = 0; i < ops.size(); ++i) {

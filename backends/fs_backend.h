@@ -68,6 +68,13 @@ class FsBackend {
   // size limit; is_directory when the path is a directory; io otherwise.
   virtual boost::asio::awaitable<Result<void>> write(std::string canonical, std::string bytes) = 0;
 
+  // write() of the pieces' concatenation, which need not be made: an edit of a
+  // big file passes the runs of the old bytes it keeps and the new text between
+  // them. The pieces are views: what they show must stay valid until the
+  // returned awaitable completes. The default joins them and calls write().
+  virtual boost::asio::awaitable<Result<void>> write_pieces(std::string canonical,
+                                                            std::vector<std::string_view> pieces);
+
   // Deletes a regular file. not_found if missing, is_directory for a directory,
   // denied when read-only or when the medium's user may not write the file
   // (data.errno "EACCES").

@@ -6,9 +6,11 @@
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <boost/asio/associated_executor.hpp>
 #include <boost/asio/async_result.hpp>
@@ -21,6 +23,7 @@
 #include <deque>
 #include <map>
 #include <set>
+#include <span>
 #include <thread>
 #include <vector>
 
@@ -314,6 +317,17 @@ class LocalBackend final : public FsBackend {
       return ready(write_sync(canonical, bytes));
     return offload(pool_, [this, canonical = std::move(canonical), bytes = std::move(bytes)] {
       return write_sync(canonical, bytes);
+    });
+  }
+
+  asio::awaitable<Result<void>> write_pieces(std::string canonical,
+                                             std::vector<std::string_view> pieces) override {
+    std::size_t size = 0;
+    for (std::string_view p : pieces) size += p.size();
+    if (!options_.durable && size <= options_.inline_bytes)
+      return ready(write_sync(canonical, pieces));
+    return offload(pool_, [this, canonical = std::move(canonical), pieces = std::move(pieces)] {
+      return write_sync(canonical, pieces);
     });
   }
 
@@ -760,20 +774,47 @@ class LocalBackend final : public FsBackend {
     return {EEXIST, kCreate};
   }
 
-  // Writes `bytes` into the temporary file, with the mode (and owner, where
-  // allowed) of `existing`, or the umask's for a new file.
-  Failure fill_temp(Staged& s, const std::string& bytes, const struct stat* existing) const {
-    std::size_t done = 0;
-    while (done < bytes.size()) {
+  // Writes the pieces' concatenation into the temporary file (writev, up to
+  // IOV_MAX pieces a call), with the mode (and owner, where allowed) of
+  // `existing`, or the umask's for a new file.
+  Failure fill_temp(Staged& s, std::span<const std::string_view> pieces,
+                    const struct stat* existing) const {
+    std::size_t piece = 0, offset = 0;  // the next byte to write
+    while (piece < pieces.size()) {
+      if (offset == pieces[piece].size()) {
+        ++piece;
+        offset = 0;
+        continue;
+      }
       InjectedFault f = fault(LocalSyscall::kWrite, s.name);
       if (f.err) return {f.err, "write"};
-      std::size_t want = std::max<std::size_t>(1, std::min(bytes.size() - done, f.max_bytes));
-      ssize_t n = ::write(s.fd.get(), bytes.data() + done, want);
+      std::array<iovec, IOV_MAX> iov;
+      int count = 0;
+      std::size_t room = std::max<std::size_t>(1, f.max_bytes);
+      for (std::size_t i = piece; i < pieces.size() && count < IOV_MAX && room > 0; ++i) {
+        const std::string_view p = pieces[i].substr(i == piece ? offset : 0);
+        const std::size_t take = std::min(p.size(), room);
+        if (take == 0) continue;
+        iov[count++] = {const_cast<char*>(p.data()), take};
+        room -= take;
+      }
+      ssize_t n = ::writev(s.fd.get(), iov.data(), count);
       if (n < 0) {
         if (errno == EINTR) continue;
         return {errno, "write"};
       }
-      done += static_cast<std::size_t>(n);
+      // Past what was written, whole pieces first.
+      auto left = static_cast<std::size_t>(n);
+      while (left > 0) {
+        const std::size_t rest = pieces[piece].size() - offset;
+        if (left < rest) {
+          offset += left;
+          break;
+        }
+        left -= rest;
+        ++piece;
+        offset = 0;
+      }
     }
     mode_t mode = existing ? (existing->st_mode & 07777) : (0666 & ~current_umask());
     if (::fchmod(s.fd.get(), mode) != 0) return {errno, "chmod"};
@@ -797,11 +838,19 @@ class LocalBackend final : public FsBackend {
   }
 
   Result<void> write_sync(const std::string& canonical, const std::string& bytes) const {
+    const std::string_view whole = bytes;
+    return write_sync(canonical, std::span(&whole, 1));
+  }
+
+  Result<void> write_sync(const std::string& canonical,
+                          std::span<const std::string_view> pieces) const {
+    std::size_t size = 0;
+    for (std::string_view p : pieces) size += p.size();
     auto t = target_of(canonical);
     if (!t) return t.error();
     const std::string& shown = t->shown;
     if (options_.read_only) return read_only_error("writing", shown);
-    if (bytes.size() > options_.max_file_bytes) return too_large(shown, bytes.size());
+    if (size > options_.max_file_bytes) return too_large(shown, size);
     if (t->name.empty()) return is_directory(shown);
 
     Fd dir;
@@ -819,7 +868,7 @@ class LocalBackend final : public FsBackend {
     registry_->add(t->dir);
     Staged tmp;
     Failure f = create_temp(dir.get(), *t, tmp, nullptr);
-    if (!f.err) f = fill_temp(tmp, bytes, exists ? &st : nullptr);
+    if (!f.err) f = fill_temp(tmp, pieces, exists ? &st : nullptr);
     if (!f.err) f = sync_temp(tmp);
     Retired replaced;
     if (!f.err) {
@@ -951,7 +1000,8 @@ class LocalBackend final : public FsBackend {
       }
       registry_->add(it.t.dir);
       Failure f = create_temp(d->second.get(), it.t, it.temp, &j);
-      if (!f.err) f = fill_temp(it.temp, it.op->bytes, it.exists ? &it.st : nullptr);
+      const std::string_view bytes = it.op->bytes;
+      if (!f.err) f = fill_temp(it.temp, std::span(&bytes, 1), it.exists ? &it.st : nullptr);
       if (f.err) {
         unstage();
         return posix_error(f.op, it.t.shown, f.err);

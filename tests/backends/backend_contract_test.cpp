@@ -146,6 +146,28 @@ TEST_CASE_TEMPLATE("a backend round-trips bytes exactly", F, LocalFixture, Local
   CHECK(b.display_path(*path) == "dir/sub/a.txt");
 }
 
+TEST_CASE_TEMPLATE("a backend writes pieces as their concatenation", F, LocalFixture,
+                   LocalWalkFixture, FaultyLocalFixture, MemoryFixture, DelegatedFixture) {
+  F f;
+  boost::asio::io_context io;
+  FsBackend& b = *f.backend;
+  auto path = b.resolve("dir/p.txt");
+  REQUIRE(path.has_value());
+  // More pieces than one writev takes (IOV_MAX, 1024), empty ones among them.
+  std::vector<std::string> owned;
+  for (int i = 0; i < 2500; ++i) owned.push_back(i % 7 == 0 ? "" : std::to_string(i) + "\n");
+  std::vector<std::string_view> pieces(owned.begin(), owned.end());
+  std::string whole;
+  for (const std::string& s : owned) whole += s;
+  REQUIRE(run(io, b.write_pieces(*path, pieces)).has_value());
+  auto back = run(io, b.read(*path));
+  REQUIRE(back.has_value());
+  CHECK(*back == whole);
+  // No pieces: an empty file.
+  REQUIRE(run(io, b.write_pieces(*path, {})).has_value());
+  CHECK(run(io, b.read(*path)).value().empty());
+}
+
 TEST_CASE_TEMPLATE("a backend reports a missing file as not_found and kMissing", F, LocalFixture,
                    LocalWalkFixture, FaultyLocalFixture, MemoryFixture, DelegatedFixture) {
   F f;

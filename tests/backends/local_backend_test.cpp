@@ -384,6 +384,11 @@ TEST_CASE(
   CHECK(f.dir.read("a.txt") == text);
   CHECK(test::mode_of(f.dir.path() / "a.txt") == 0640);
   CHECK(f.dir.files() == std::vector<std::string>{"a.txt"});
+  // The same with pieces: a 3-byte write ends inside a piece, or across two.
+  const std::vector<std::string_view> pieces = {"li", "", "ne one\r\n", "l", "ine two\n", "tail"};
+  REQUIRE(f.run(f.backend->write_pieces(f.path("a.txt"), pieces)).has_value());
+  CHECK(f.dir.read("a.txt") == "line one\r\nline two\ntail");
+  CHECK(test::mode_of(f.dir.path() / "a.txt") == 0640);
 }
 
 TEST_CASE(
