@@ -65,13 +65,17 @@ Error bad_anchor(std::size_t index, const std::string& where, const std::string&
 }  // namespace
 
 Result<Operations::Change> Operations::spliced(const text::Document& doc,
-                                               const std::vector<splice::Splice>& splices,
+                                               std::vector<splice::Splice> splices,
                                                Change change) {
-  splice::Applied applied = splice::apply(doc, splices);
-  change.bytes = std::move(applied.bytes);
-  change.windows = std::move(applied.windows);
   change.bom = doc.bom() ? text::kBom.size() : 0;
+  change.splices = std::move(splices);
   return change;
+}
+
+std::vector<std::string_view> Operations::pieces(const std::string& current,
+                                                 const Change& change) {
+  const std::string_view bytes = current;
+  return splice::pieces(bytes.substr(0, change.bom), bytes.substr(change.bom), *change.splices);
 }
 
 Error read_only_error(const std::string& path) {
@@ -134,9 +138,29 @@ Result<Operations::Change> Operations::compute(const Current& cur, const Transfo
   auto change = transform(cur);
   if (!change) return change;
   std::string_view before = cur.bytes ? std::string_view(*cur.bytes) : std::string_view();
-  std::string_view after = change->bytes;
   const std::string old_label = cur.bytes ? "a/" + cur.shown : std::string("/dev/null");
   const std::string new_label = "b/" + cur.shown;
+  if (change->splices && cur.lean) {
+    // The new file is never made whole: the diff is made around the splices,
+    // the fingerprint from the pieces, and the write takes the pieces.
+    diff::UnifiedDiff d =
+        splice::diff(before.substr(change->bom), *change->splices, old_label, new_label);
+    change->result.diff = std::move(d.text);
+    change->result.added = d.added;
+    change->result.removed = d.removed;
+    change->result.fingerprint = editd::fingerprint(pieces(*cur.bytes, *change));
+    return change;
+  }
+  if (change->splices) {
+    std::size_t size = 0;
+    const std::vector<std::string_view> parts = pieces(*cur.bytes, *change);
+    for (std::string_view p : parts) size += p.size();
+    change->bytes.reserve(size);
+    for (std::string_view p : parts) change->bytes.append(p);
+    change->windows = splice::windows(*change->splices);
+    change->splices.reset();
+  }
+  std::string_view after = change->bytes;
   diff::UnifiedDiff d;
   if (change->windows) {
     d = diff::unified_windows(before.substr(change->bom), after.substr(change->bom),
@@ -223,6 +247,9 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   if (!p.expected_fingerprint)
     if (auto k = check_known(ctx, cur, current_fp); !k) co_return k.error();
 
+  cur.lean = !ctx.approve && !ctx.changes &&
+             !(ctx.scope == "local" && checks_.covers(Checks::Target{cur.canonical, cur.shown}));
+
   // On the pool unless its cost is known small: a small file with a
   // pathological oldText must not hold up the other connections
   // (docs/architecture.md, Threads).
@@ -234,7 +261,16 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     change = co_await offload(pool_, run);
   if (!change) co_return change.error();
 
-  bool unchanged = cur.bytes && *cur.bytes == change->bytes;
+  bool unchanged = false;
+  if (change->splices) {
+    const std::string_view body = std::string_view(*cur.bytes).substr(change->bom);
+    unchanged = std::all_of(
+        change->splices->begin(), change->splices->end(), [body](const splice::Splice& s) {
+          return body.substr(s.begin, s.end - s.begin) == s.bytes;
+        });
+  } else {
+    unchanged = cur.bytes && *cur.bytes == change->bytes;
+  }
   if (!p.dry_run && !unchanged) {
     if (ctx.approve) {
       std::optional<std::string> old_text;
@@ -258,7 +294,11 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     const bool undoable = options_.undo_history_entries > 0;
     std::vector<std::string> made_dirs;
     if (undoable && !cur.bytes) made_dirs = ctx.backend.missing_directories(cur.canonical);
-    auto w = co_await ctx.backend.write(cur.canonical, std::move(change->bytes));
+    Result<void> w;
+    if (change->splices)
+      w = co_await ctx.backend.write_pieces(cur.canonical, pieces(*cur.bytes, *change));
+    else
+      w = co_await ctx.backend.write(cur.canonical, std::move(change->bytes));
     if (!w) {
       if (ctx.changes) ctx.changes->pop_back();
       co_return w.error();

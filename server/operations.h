@@ -137,20 +137,30 @@ class Operations {
     // What this connection last read or wrote of the file, when that differs
     // from `fingerprint`: the caller's picture of the file is out of date.
     std::optional<std::string> outdated_fingerprint;
+    // Nothing after the transform needs the new bytes whole (no approval, no
+    // checks, no ACP session to tell): a spliced change is written as pieces.
+    bool lean = false;
   };
   // What a transform produces: the new bytes and the method's own result fields.
   struct Change {
-    std::string bytes;
+    std::string bytes;  // empty while `splices` holds the change
     protocol::MutationResult result;
     // Where the bodies (after `bom` bytes of BOM in both) differ, when the
     // transform knows; else the diff compares the whole bodies.
     std::optional<std::vector<diff::Window>> windows;
     std::size_t bom = 0;
+    // The new bytes not made yet: the current bytes with these splices of the
+    // body applied. compute() makes them unless the Current is lean; then the
+    // diff is made around the splices and the write takes pieces.
+    std::optional<std::vector<splice::Splice>> splices;
   };
   using Transform = std::function<Result<Change>(const Current&)>;
-  // `change` with the bytes and windows of `splices` applied to `doc`.
-  static Result<Change> spliced(const text::Document& doc,
-                                const std::vector<splice::Splice>& splices, Change change);
+  // `change` as `splices` of `doc`'s body (made into bytes by compute() when
+  // needed).
+  static Result<Change> spliced(const text::Document& doc, std::vector<splice::Splice> splices,
+                                Change change);
+  // The new bytes of a spliced `change` of `current`, as pieces (views of both).
+  static std::vector<std::string_view> pieces(const std::string& current, const Change& change);
 
   // Whether the transform costs so little on this file that it runs on the
   // I/O thread, saving the hops to the pool and back: a few linear passes over

@@ -379,3 +379,78 @@ TEST_CASE("read_text: a whole file, a slice and hashline, with and without a BOM
     CHECK(f.backend.get(name) == bytes);  // reading changed nothing
   }
 }
+
+TEST_CASE("an edit written as pieces lands, diffs and fingerprints as one written whole") {
+  // Without an approval, checks or an ACP session to tell, a spliced edit is
+  // written as pieces of the old bytes and its diff is made around the
+  // splices; with an ACP session (ctx.changes) the new file is made whole
+  // first. Both must give the same file and the same result.
+  std::string big;  // past kOffloadBytes, so that the edits run on the pool
+  for (int i = 0; i < 9000; ++i) big += "line " + std::to_string(i) + (i % 3 ? "\r\n" : "\n");
+  struct Case {
+    std::string name, file;
+    std::function<Operations::Awaitable(Operations&, RequestContext&)> call;
+  };
+  const std::string bom = "\xEF\xBB\xBF";
+  std::vector<Case> cases = {
+      {"one line of a big file", big,
+       [](Operations& ops, RequestContext& c) {
+         return ops.str_replace(c, replace("f.txt", "line 4500", "LINE 4500\nadded"));
+       }},
+      {"every occurrence, BOM", bom + "a x b\nx\nc x",
+       [](Operations& ops, RequestContext& c) {
+         auto p = replace("f.txt", "x", "yy");
+         p.replace_all = true;
+         return ops.str_replace(c, std::move(p));
+       }},
+      {"insert at the end of a last line without a newline", "one\ntwo",
+       [](Operations& ops, RequestContext& c) {
+         protocol::InsertParams p;
+         p.path = "f.txt";
+         p.line = 2;
+         p.text = "three\n";
+         return ops.insert(c, std::move(p));
+       }},
+      {"write_text of a big file", big,
+       [big](Operations& ops, RequestContext& c) {
+         protocol::WriteTextParams p;
+         p.path = "f.txt";
+         p.content = "head\n" + big.substr(20, big.size() - 40) + "tail\n";
+         return ops.write_text(c, std::move(p));
+       }},
+  };
+  for (const Case& k : cases) {
+    CAPTURE(k.name);
+    std::optional<Result<protocol::MutationResult>> lean, whole;
+    std::string lean_file, whole_file;
+    {
+      Fixture f;
+      f.backend.put("f.txt", k.file);
+      auto c = f.ctx();
+      spawn_into(f.io, k.call(f.ops, c), lean);
+      while (!lean) f.io.run_one();
+      lean_file = f.backend.get("f.txt").value_or("");
+    }
+    {
+      Fixture f;
+      f.backend.put("f.txt", k.file);
+      std::vector<FileChange> changes;
+      auto c = f.ctx();
+      c.changes = &changes;
+      spawn_into(f.io, k.call(f.ops, c), whole);
+      while (!whole) f.io.run_one();
+      whole_file = f.backend.get("f.txt").value_or("");
+      CHECK(changes.size() == 1);
+    }
+    REQUIRE(lean->has_value());
+    REQUIRE(whole->has_value());
+    CHECK(lean_file == whole_file);
+    CHECK(lean_file != k.file);
+    CHECK((*lean)->diff == (*whole)->diff);
+    CHECK_FALSE((*lean)->diff.empty());
+    CHECK((*lean)->added == (*whole)->added);
+    CHECK((*lean)->removed == (*whole)->removed);
+    CHECK((*lean)->fingerprint == (*whole)->fingerprint);
+    CHECK((*lean)->fingerprint == fingerprint(lean_file));
+  }
+}
