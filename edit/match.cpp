@@ -266,6 +266,14 @@ class File {
     return some_skeletons_[line];
   }
 
+  // Gives the skeleton hashes' memory back (8 bytes a line); they are
+  // computed again if asked for.
+  void drop_skeletons() {
+    skeletons_.reset();
+    std::vector<std::uint64_t>().swap(some_skeletons_);
+    std::vector<bool>().swap(known_);
+  }
+
   // The skeleton hash of every line (skeleton_of), computed once.
   const std::vector<std::uint64_t>& skeletons() {
     if (!skeletons_) {
@@ -1160,6 +1168,9 @@ Result<Plan> plan_replace(const Request& request) {
         "many places to check every region between them, so it matched nothing; copy oldText "
         "exactly from the file, or start and end it with lines that occur once");
 
+  // A big file's hints run on a part of it, with a File of their own: its
+  // skeletons are not needed again, and closest_region's votes take their room.
+  if (request.text.size() > kHintScopeBytes) file.drop_skeletons();
   const std::optional<Closest> closest =
       closest_region(request.text, file.lines(), needle,
                      mode == Mode::kExact ? nullptr : &file.slots(Norm::kTrim));
