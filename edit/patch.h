@@ -102,7 +102,9 @@ struct FileOutcome {
   std::string path;
   Action action = Action::kUpdate;
   std::optional<std::string> moved_to;
-  std::optional<std::string> old_bytes;  // nullopt: `path` did not exist
+  // A view of the input's bytes (`inputs` of apply() must outlive it);
+  // nullopt: `path` did not exist.
+  std::optional<std::string_view> old_bytes;
   std::optional<std::string> new_bytes;  // nullopt: deleted
   // The unified diff from old to new content (labels "a/PATH" or /dev/null,
   // "b/DEST"), and its counts of added and removed lines.

@@ -26,14 +26,20 @@ constexpr std::size_t kFarLine =
 
 struct VirtualFile {
   State state = State::kMissing;
-  std::string bytes;
+  std::string bytes;  // unless `input`
   // The original path this content descends from; nullopt for added content.
   std::optional<std::string> origin;
   // Where `bytes` differ from the origin's input, when one update made them
   // (body coordinates, after `bom` bytes); nullopt: diff the whole texts.
   std::optional<std::vector<diff::Window>> windows;
   std::size_t bom = 0;
-  bool pristine = false;  // `bytes` are the origin's input, unchanged
+  bool pristine = false;  // the content is the origin's input, unchanged
+  // The content while it is the input's, which is not copied.
+  const std::string* input = nullptr;
+
+  const std::string& content() const { return input ? *input : bytes; }
+  // The content, moved out when it is this file's own.
+  std::string take() { return input ? *input : std::move(bytes); }
 };
 
 struct Updated {
@@ -395,7 +401,7 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
     if (const FileInput* in = input(p)) {
       v.state = in->state;
       if (in->state == State::kFile) {
-        v.bytes = in->bytes;
+        v.input = &in->bytes;
         v.origin = p;
         v.pristine = true;
       }
@@ -418,7 +424,7 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
       case Action::kDelete:
         if (!f.chunks.empty()) {
           // A unified deletion carries the content it deletes: it must be the whole file.
-          auto rest = update_content(patch.format, f, source.bytes);
+          auto rest = update_content(patch.format, f, source.content());
           if (!rest) return rest.error();
           if (!rest->bytes.empty() && rest->bytes != text::kBom)
             return Error(
@@ -430,7 +436,7 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
         break;
       case Action::kUpdate:
       case Action::kMove: {
-        auto updated = update_content(patch.format, f, source.bytes);
+        auto updated = update_content(patch.format, f, source.content());
         if (!updated) return updated.error();
         std::optional<std::vector<diff::Window>> windows;
         if (source.pristine) windows = std::move(updated->windows);
@@ -469,7 +475,7 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
   for (const std::string& p : order) {
     if (done.count(p)) continue;
     const FileInput* in = input(p);
-    const VirtualFile& v = files[p];
+    VirtualFile& v = files[p];
     FileOutcome o;
     if (dest_of.count(p) || source_of.count(p)) {
       const std::string& src = dest_of.count(p) ? p : source_of[p];
@@ -478,7 +484,7 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
       o.action = Action::kMove;
       o.moved_to = dst;
       o.old_bytes = input(src)->bytes;
-      o.new_bytes = files[dst].bytes;
+      o.new_bytes = files[dst].take();
       o.overwritten = input(dst) != nullptr;
       done.insert(src);
       done.insert(dst);
@@ -488,7 +494,7 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
       if (!was_file && !is_file) continue;
       o.path = p;
       if (was_file) o.old_bytes = in->bytes;
-      if (is_file) o.new_bytes = v.bytes;
+      if (is_file) o.new_bytes = v.take();
       if (!was_file) {
         o.action = Action::kAdd;
       } else if (!is_file) {

@@ -60,9 +60,7 @@ void check_parsed(const Patch& p) {
 
 // Applies an outcome's diff to its old content: the new content must come out.
 void check_rediff(const FileOutcome& o) {
-  auto bytes = [](const std::optional<std::string>& b) {
-    return b ? text::without_bom(*b) : std::string_view();
-  };
+  auto bytes = [](const auto& b) { return b ? text::without_bom(*b) : std::string_view(); };
   const std::string_view old_text = bytes(o.old_bytes);
   std::string_view new_text = bytes(o.new_bytes);
   if (o.diff.empty()) {
@@ -78,7 +76,7 @@ void check_rediff(const FileOutcome& o) {
   std::map<std::string, FileInput> inputs;
   // The old file as it was stored, BOM included: a body that itself starts
   // with U+FEFF (a second BOM) would otherwise be read as the BOM.
-  if (o.old_bytes) inputs[f.path] = {FileInput::State::kFile, *o.old_bytes};
+  if (o.old_bytes) inputs[f.path] = {FileInput::State::kFile, std::string(*o.old_bytes)};
   auto applied = patch::apply(*diff, inputs);
   FUZZ_CHECK(applied.has_value(),
              "the diff does not apply: " + applied.error().message + "\n" + o.diff);
