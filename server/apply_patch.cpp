@@ -33,13 +33,6 @@ namespace {
 
 using text::without_bom;
 
-// One touched file as the patch found it.
-struct Touched {
-  std::string canonical;
-  patch::FileInput input;
-  std::string fingerprint;  // empty when the file is missing
-};
-
 using Step = FileStep;
 
 Error read_only_patch() {
@@ -127,20 +120,23 @@ protocol::ApplyPatchResult describe(const std::vector<patch::FileOutcome>& outco
   return r;
 }
 
-// Writes first, removals last (see the top of the file).
-std::vector<Step> plan_steps(const std::vector<patch::FileOutcome>& outcomes,
+// Writes first, removals last (see the top of the file). The new contents and
+// the inputs' bytes move into the steps: the outcomes (whose old_bytes view the
+// inputs) are not read after this.
+std::vector<Step> plan_steps(std::vector<patch::FileOutcome>& outcomes,
                              const std::map<std::string, std::string>& canonical,
-                             const std::map<std::string, Touched>& touched) {
+                             std::map<std::string, patch::FileInput>& inputs) {
   std::vector<Step> steps;
   auto previous = [&](const std::string& shown) -> std::optional<std::string> {
-    const Touched& t = touched.at(shown);
-    if (t.input.state != patch::FileInput::State::kFile) return std::nullopt;
-    return t.input.bytes;
+    patch::FileInput& in = inputs.at(shown);
+    if (in.state != patch::FileInput::State::kFile) return std::nullopt;
+    return std::move(in.bytes);  // each path is in one step at most
   };
-  for (const patch::FileOutcome& o : outcomes) {
+  for (patch::FileOutcome& o : outcomes) {
     if (!o.new_bytes) continue;
     const std::string& dest = o.moved_to ? *o.moved_to : o.path;
-    steps.push_back({Step::Kind::kWrite, canonical.at(dest), dest, *o.new_bytes, previous(dest)});
+    steps.push_back(
+        {Step::Kind::kWrite, canonical.at(dest), dest, std::move(*o.new_bytes), previous(dest)});
   }
   for (const patch::FileOutcome& o : outcomes) {
     bool removes = o.action == patch::Action::kDelete ||
@@ -170,16 +166,16 @@ const Step& failed_step(const std::vector<Step>& steps, const std::vector<std::s
 }
 
 // What the undo history keeps of `steps`, given the fingerprints of what they
-// wrote.
-std::vector<UndoFile> undo_files(const std::vector<Step>& steps,
-                                 const std::vector<std::string>& written_fingerprints) {
+// wrote; the contents before move into it unless `keep`.
+std::vector<UndoFile> undo_files(std::vector<Step>& steps,
+                                 const std::vector<std::string>& written_fingerprints, bool keep) {
   std::vector<UndoFile> files;
   for (std::size_t i = 0; i < steps.size(); ++i) {
-    const Step& s = steps[i];
+    Step& s = steps[i];
     UndoFile f;
     f.canonical = s.canonical;
     f.shown = s.shown;
-    f.before = s.previous;
+    f.before = keep ? s.previous : std::move(s.previous);
     if (s.kind == Step::Kind::kWrite) f.after_fingerprint = written_fingerprints[i];
     files.push_back(std::move(f));
   }
@@ -225,26 +221,18 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   if (!held) co_return held.error();
 
   // Read every touched file; check what the caller expects of each.
-  std::map<std::string, Touched> touched;
-  std::map<std::string, patch::FileInput> inputs;
+  std::map<std::string, patch::FileInput> inputs;  // display path -> the file as found
   for (const auto& [shown, c] : canonical) {
     Result<std::string> bytes = co_await ctx.backend.read(c);
     if (!readable(bytes)) co_return bytes.error();
-    Touched t{c, input_of(bytes), ""};
-    if (t.input.state == patch::FileInput::State::kFile)
-      t.fingerprint = editd::fingerprint(t.input.bytes);
-    if (auto e = expected.find(shown); e != expected.end() && e->second != t.fingerprint)
-      co_return conflict_error(shown, e->second,
-                               t.fingerprint.empty() ? std::nullopt : std::optional(t.fingerprint));
-    if (!expected.count(shown) && t.input.state == patch::FileInput::State::kFile) {
-      Current cur;
-      cur.canonical = c;
-      cur.shown = shown;
-      cur.bytes = t.input.bytes;
-      if (auto k = check_known(ctx, cur, t.fingerprint); !k) co_return k.error();
-    }
-    inputs.emplace(shown, t.input);
-    touched.emplace(shown, std::move(t));
+    patch::FileInput input = input_of(bytes);
+    const bool exists = input.state == patch::FileInput::State::kFile;
+    const std::string fp = exists ? editd::fingerprint(input.bytes) : std::string();
+    if (auto e = expected.find(shown); e != expected.end() && e->second != fp)
+      co_return conflict_error(shown, e->second, exists ? std::optional(fp) : std::nullopt);
+    if (!expected.count(shown))
+      if (auto k = check_known(ctx, c, shown, exists, fp); !k) co_return k.error();
+    inputs.emplace(shown, std::move(input));
   }
 
   // On the pool whatever the size: seeking a chunk costs more than the bytes
@@ -255,7 +243,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   if (!outcomes) co_return outcomes.error();
 
   protocol::ApplyPatchResult result = describe(*outcomes);
-  std::vector<Step> steps = plan_steps(*outcomes, canonical, touched);
+  std::vector<Step> steps = plan_steps(*outcomes, canonical, inputs);
   for (const Step& s : steps)
     if (s.kind == Step::Kind::kRemove && !ctx.backend.can_remove())
       co_return unsupported_removal(s.shown);
@@ -272,7 +260,9 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   if (ctx.cancel) ctx.cancel->committed = true;
 
   StepChecks checks = co_await checks_before(ctx, steps);
-  auto undo_id = co_await commit_steps(ctx, steps, "apply_patch");
+  const bool checked = std::any_of(checks.begin(), checks.end(),
+                                   [](const auto& c) { return c.has_value(); });
+  auto undo_id = co_await commit_steps(ctx, steps, "apply_patch", checked);
   if (!undo_id) co_return undo_id.error();
   result.undo_id = std::move(*undo_id);
   held->reset();  // other processes need not wait for the checks
@@ -308,7 +298,7 @@ boost::asio::awaitable<void> Operations::checks_after(const std::vector<FileStep
 }
 
 boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_steps(
-    RequestContext& ctx, const std::vector<FileStep>& steps, std::string method) {
+    RequestContext& ctx, std::vector<FileStep>& steps, std::string method, bool keep_contents) {
   // Directories that writes will create, for the rollback to remove.
   std::vector<std::string> made_dirs;
   for (const Step& s : steps)
@@ -321,11 +311,18 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
   std::vector<std::string> written_fingerprints;
   for (const Step& s : steps)
     written_fingerprints.push_back(s.kind == Step::Kind::kWrite ? editd::fingerprint(s.bytes) : "");
+  // The new contents move into the batch unless an ACP session or the caller
+  // reads them afterwards.
+  const bool move_contents = !keep_contents && !ctx.changes;
   std::vector<FsBackend::BatchOp> ops;
-  for (const Step& s : steps)
-    ops.push_back({s.kind == Step::Kind::kWrite ? FsBackend::BatchOp::Kind::kWrite
-                                                : FsBackend::BatchOp::Kind::kRemove,
-                   s.canonical, s.kind == Step::Kind::kWrite ? s.bytes : std::string()});
+  for (Step& s : steps) {
+    FsBackend::BatchOp op;
+    op.kind = s.kind == Step::Kind::kWrite ? FsBackend::BatchOp::Kind::kWrite
+                                           : FsBackend::BatchOp::Kind::kRemove;
+    op.canonical = s.canonical;
+    if (s.kind == Step::Kind::kWrite) op.bytes = move_contents ? std::move(s.bytes) : s.bytes;
+    ops.push_back(std::move(op));
+  }
   std::vector<std::size_t> applied;
   Result<void> status = co_await ctx.backend.apply_batch(std::move(ops), applied);
   if (!status) {
@@ -358,7 +355,7 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
     else
       ctx.known->erase(s.canonical);
   }
-  co_return history_.record(ctx.scope, undo_files(steps, written_fingerprints),
+  co_return history_.record(ctx.scope, undo_files(steps, written_fingerprints, keep_contents),
                             std::move(made_dirs));
 }
 

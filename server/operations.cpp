@@ -186,19 +186,20 @@ Result<void> Operations::check_cancel(const RequestContext& ctx) const {
   return {};
 }
 
-Result<void> Operations::check_known(const RequestContext& ctx, const Current& cur,
+Result<void> Operations::check_known(const RequestContext& ctx, const std::string& canonical,
+                                     const std::string& shown, bool exists,
                                      const std::string& current_fp) const {
-  if (!options_.require_read || !ctx.known || !cur.bytes) return {};
-  auto it = ctx.known->find(cur.canonical);
+  if (!options_.require_read || !ctx.known || !exists) return {};
+  auto it = ctx.known->find(canonical);
   if (it == ctx.known->end())
     return Error(
         ErrorKind::kStale,
-        cur.shown + " has not been read on this connection: read it first (--require-read)",
-        {{"path", cur.shown}, {"knownFingerprint", nullptr}, {"currentFingerprint", current_fp}});
+        shown + " has not been read on this connection: read it first (--require-read)",
+        {{"path", shown}, {"knownFingerprint", nullptr}, {"currentFingerprint", current_fp}});
   if (it->second != current_fp)
     return Error(ErrorKind::kStale,
-                 cur.shown + " changed since this connection last read or wrote it: read it again",
-                 {{"path", cur.shown},
+                 shown + " changed since this connection last read or wrote it: read it again",
+                 {{"path", shown},
                   {"knownFingerprint", it->second},
                   {"currentFingerprint", current_fp}});
   return {};
@@ -245,7 +246,8 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     co_return conflict_error(cur.shown, *p.expected_fingerprint,
                              cur.bytes ? std::optional(current_fp) : std::nullopt);
   if (!p.expected_fingerprint)
-    if (auto k = check_known(ctx, cur, current_fp); !k) co_return k.error();
+    if (auto k = check_known(ctx, cur.canonical, cur.shown, cur.bytes.has_value(), current_fp); !k)
+      co_return k.error();
 
   cur.lean = !ctx.approve && !ctx.changes &&
              !(ctx.scope == "local" && checks_.covers(Checks::Target{cur.canonical, cur.shown}));

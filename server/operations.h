@@ -190,9 +190,11 @@ class Operations {
   // Writes `steps` (new contents first, removals last) through one backend
   // batch; on a failure restores every file already changed and reports what
   // `method` failed on. On success, reports the changes to ctx and records them
-  // in the undo history: the entry's id, if it was kept.
+  // in the undo history: the entry's id, if it was kept. The steps' contents
+  // move into the batch and the history unless `keep_contents` (the caller
+  // reads them after: the checks) or an ACP session needs them.
   boost::asio::awaitable<Result<std::optional<std::string>>> commit_steps(
-      RequestContext& ctx, const std::vector<FileStep>& steps, std::string method);
+      RequestContext& ctx, std::vector<FileStep>& steps, std::string method, bool keep_contents);
 
   // The checks of each step that writes a file a check covers (nullopt for
   // the others), run before commit_steps with the lock chains held.
@@ -210,7 +212,10 @@ class Operations {
 
   boost::asio::awaitable<LockChains::Guard> lock_one(const std::string& canonical);
   Result<void> check_cancel(const RequestContext& ctx) const;
-  Result<void> check_known(const RequestContext& ctx, const Current& cur,
+  // --require-read: whether this connection knows the file as it is
+  // (`current_fp`); a file that does not exist (`exists` false) passes.
+  Result<void> check_known(const RequestContext& ctx, const std::string& canonical,
+                           const std::string& shown, bool exists,
                            const std::string& current_fp) const;
 
   const ServerOptions& options_;

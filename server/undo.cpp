@@ -176,7 +176,9 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
   if (auto c = check_cancel(ctx); !c) co_return c.error();
   if (ctx.cancel) ctx.cancel->committed = true;
   StepChecks checks = co_await checks_before(ctx, steps);
-  auto undo_id = co_await commit_steps(ctx, steps, "undo");
+  const bool checked =
+      std::any_of(checks.begin(), checks.end(), [](const auto& c) { return c.has_value(); });
+  auto undo_id = co_await commit_steps(ctx, steps, "undo", checked);
   if (!undo_id) co_return undo_id.error();
   held->reset();  // other processes need not wait for the checks
   co_await checks_after(steps, std::move(checks), result);

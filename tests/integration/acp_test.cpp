@@ -400,6 +400,15 @@ TEST_CASE(
   ed.ok("create", {{"path", "n.txt"}, {"content", "n\n"}});
   REQUIRE(ed.updates.size() == 2);
   CHECK_FALSE(ed.updates[1]["update"]["content"][0].contains("oldText"));
+
+  // apply_patch too, with the whole texts (which its batch must not take away).
+  ed.updates.clear();
+  ed.ok("apply_patch",
+        {{"patch", "*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n*** End Patch\n"}});
+  REQUIRE(ed.updates.size() == 2);
+  CHECK(
+      ed.updates[1]["update"]["content"] ==
+      json::array({{{"type", "diff"}, {"path", a}, {"oldText", "a\nB\n"}, {"newText", "A\nB\n"}}}));
   ed.updates.clear();
   ed.ok("read_text", {{"path", "a.txt"}});
   ed.ok("write_text", {{"path", "a.txt"}, {"content", "x\n"}, {"dryRun", true}});

@@ -71,10 +71,13 @@ TEST_CASE("--check pyflakes3: a new file's diagnostics are all introduced; apply
   CHECK(r["diagnostics"][0]["source"] == "pyflakes3");
   CHECK(messages(r["introduced"]) == messages(r["diagnostics"]));
 
+  // The new line goes above the old one: the old warning moves to line 2 and
+  // is still not introduced (the check compares the file's texts before and
+  // after the patch).
   json patch =
       p.ok("apply_patch",
            {{"patch",
-             "*** Begin Patch\n*** Update File: pkg/m.py\n@@\n import os\n+print(undefined_name)\n"
+             "*** Begin Patch\n*** Update File: pkg/m.py\n@@\n+print(undefined_name)\n import os\n"
              "*** Add File: readme.txt\n+hello\n*** End Patch"}});
   INFO(patch.dump());
   bool seen_py = false;
@@ -83,6 +86,9 @@ TEST_CASE("--check pyflakes3: a new file's diagnostics are all introduced; apply
       seen_py = true;
       CHECK(f["diagnosticsStatus"] == "ok");
       CHECK(mentions(f["diagnostics"], "imported but unused"));
+      for (const json& d : f["diagnostics"])
+        if (d["message"].get<std::string>().find("imported but unused") != std::string::npos)
+          CHECK(d["line"] == 2);
       CHECK(mentions(f["introduced"], "undefined_name"));
       CHECK_FALSE(mentions(f["introduced"], "imported but unused"));
     } else {
