@@ -138,5 +138,8 @@ struct FileOutcome {
 //   empty; also when two chunks of one file overlap.
 Result<std::vector<FileOutcome>> apply(const Patch& patch,
                                        const std::map<std::string, FileInput>& inputs);
+// The outcomes' old_bytes view the inputs: a temporary would leave them dangling.
+Result<std::vector<FileOutcome>> apply(const Patch& patch,
+                                       std::map<std::string, FileInput>&& inputs) = delete;
 
 }  // namespace editd::patch

@@ -364,8 +364,10 @@ TEST_CASE("a header or marker without its exact spelling is refused with the rig
 // Codex format: applying
 
 TEST_CASE("Add writes each + line with a newline, and replacing a file is reported") {
+  // (The outcomes view the inputs' bytes: the inputs outlive them.)
+  const Inputs inputs = inputs_of({{"old.txt", "previous\n"}});
   auto out = run(codex("*** Add File: new.txt\n+one\n+\n+three\n*** Add File: old.txt\n+x\n"),
-                 inputs_of({{"old.txt", "previous\n"}}));
+                 inputs);
   REQUIRE(out.has_value());
   REQUIRE(out->size() == 2);
   CHECK((*out)[0].action == Action::kAdd);
@@ -518,8 +520,9 @@ TEST_CASE("removing every line leaves an empty file") {
 }
 
 TEST_CASE("a move writes the destination and removes the source") {
-  auto out = run(codex("*** Update File: old/a.txt\n*** Move to: new/a.txt\n@@\n-x\n+y\n"),
-                 inputs_of({{"old/a.txt", "x\n"}}));
+  const Inputs inputs = inputs_of({{"old/a.txt", "x\n"}});
+  auto out =
+      run(codex("*** Update File: old/a.txt\n*** Move to: new/a.txt\n@@\n-x\n+y\n"), inputs);
   REQUIRE(out.has_value());
   REQUIRE(out->size() == 1);
   const FileOutcome& o = (*out)[0];
