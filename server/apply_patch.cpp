@@ -168,7 +168,8 @@ const Step& failed_step(const std::vector<Step>& steps, const std::vector<std::s
 // What the undo history keeps of `steps`, given the fingerprints of what they
 // wrote; the contents before move into it unless `keep`.
 std::vector<UndoFile> undo_files(std::vector<Step>& steps,
-                                 const std::vector<std::string>& written_fingerprints, bool keep) {
+                                 const std::vector<std::string>& written_fingerprints,
+                                 std::vector<Fd>& spilled, bool keep) {
   std::vector<UndoFile> files;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     Step& s = steps[i];
@@ -176,6 +177,7 @@ std::vector<UndoFile> undo_files(std::vector<Step>& steps,
     f.canonical = s.canonical;
     f.shown = s.shown;
     f.before = keep ? s.previous : std::move(s.previous);
+    f.spilled = std::move(spilled[i]);
     if (s.kind == Step::Kind::kWrite) f.after_fingerprint = written_fingerprints[i];
     files.push_back(std::move(f));
   }
@@ -323,8 +325,13 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
     if (s.kind == Step::Kind::kWrite) op.bytes = move_contents ? std::move(s.bytes) : s.bytes;
     ops.push_back(std::move(op));
   }
+  // Large files as they were are copied for the history while the batch lands.
+  std::vector<std::string_view> kept;
+  for (const Step& s : steps) kept.push_back(s.previous ? std::string_view(*s.previous) : "");
   std::vector<std::size_t> applied;
-  Result<void> status = co_await ctx.backend.apply_batch(std::move(ops), applied);
+  auto batch = ctx.backend.apply_batch(std::move(ops), applied);
+  auto written = co_await write_and_spill(std::move(batch), std::move(kept));
+  Result<void>& status = written.first;
   if (!status) {
     // Undo what took effect, newest first.
     std::vector<std::string> not_restored;
@@ -355,8 +362,9 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
     else
       ctx.known->erase(s.canonical);
   }
-  co_return history_.record(ctx.scope, undo_files(steps, written_fingerprints, keep_contents),
-                            std::move(made_dirs));
+  co_return history_.record(
+      ctx.scope, undo_files(steps, written_fingerprints, written.second, keep_contents),
+      std::move(made_dirs));
 }
 
 }  // namespace editd

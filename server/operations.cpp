@@ -1,6 +1,10 @@
 #include "server/operations.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <cstring>
 
 #include "backends/offload.h"
 #include "edit/diff.h"
@@ -296,11 +300,11 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     const bool undoable = options_.undo_history_entries > 0;
     std::vector<std::string> made_dirs;
     if (undoable && !cur.bytes) made_dirs = ctx.backend.missing_directories(cur.canonical);
-    Result<void> w;
-    if (change->splices)
-      w = co_await ctx.backend.write_pieces(cur.canonical, pieces(*cur.bytes, *change));
-    else
-      w = co_await ctx.backend.write(cur.canonical, std::move(change->bytes));
+    // A large file as it was is copied for the history while it is written.
+    std::vector<std::string_view> kept;
+    if (undoable && cur.bytes) kept.push_back(*cur.bytes);
+    auto written = co_await write_and_spill(write_change(ctx, cur, *change), std::move(kept));
+    Result<void>& w = written.first;
     if (!w) {
       if (ctx.changes) ctx.changes->pop_back();
       co_return w.error();
@@ -309,11 +313,10 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
       // The file as it was goes to the history; a copy only when the checks still need it.
       std::string old_fp = cur.bytes ? current_fp : std::string();
       std::optional<std::string> old_bytes = before ? cur.bytes : std::move(cur.bytes);
-      change->result.undo_id = history_.record(
-          ctx.scope,
-          one_file(cur.canonical, cur.shown, std::move(old_bytes), std::move(old_fp),
-                   change->result.fingerprint),
-          std::move(made_dirs));
+      std::vector<UndoFile> files = one_file(cur.canonical, cur.shown, std::move(old_bytes),
+                                             std::move(old_fp), change->result.fingerprint);
+      if (!written.second.empty()) files[0].spilled = std::move(written.second[0]);
+      change->result.undo_id = history_.record(ctx.scope, std::move(files), std::move(made_dirs));
     }
     if (before) {
       // Other processes need not wait for the checks; this file's chain does.
@@ -324,6 +327,47 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   }
   if (!p.dry_run && ctx.known) (*ctx.known)[cur.canonical] = change->result.fingerprint;
   co_return std::move(change->result);
+}
+
+UndoSpill Operations::undo_spill(boost::asio::thread_pool& pool) {
+  UndoSpill spill;
+  auto dir = std::make_shared<RuntimeDir>();
+  if (int err = RuntimeDir::open("", *dir)) {
+    spdlog::warn("the undo history keeps every file in memory: /tmp/editd-EUID: {}",
+                 std::strerror(err));
+    return spill;
+  }
+  spill.dir = std::move(dir);
+  return spill;
+}
+
+boost::asio::awaitable<Result<void>> Operations::write_change(RequestContext& ctx,
+                                                              const Current& cur,
+                                                              Change& change) {
+  if (change.splices)
+    co_return co_await ctx.backend.write_pieces(cur.canonical, pieces(*cur.bytes, change));
+  co_return co_await ctx.backend.write(cur.canonical, std::move(change.bytes));
+}
+
+boost::asio::awaitable<std::pair<Result<void>, std::vector<Fd>>> Operations::write_and_spill(
+    boost::asio::awaitable<Result<void>> write, std::vector<std::string_view> before) {
+  std::vector<Fd> files(before.size());
+  std::vector<std::size_t> large;
+  for (std::size_t i = 0; i < before.size(); ++i)
+    if (history_.spills(before[i].size())) large.push_back(i);
+  if (large.empty()) {
+    Result<void> w = co_await std::move(write);
+    co_return std::pair(std::move(w), std::move(files));
+  }
+  auto copy = [this, &files, &large, &before]() -> Result<void> {
+    for (std::size_t i : large) files[i] = history_.spill(before[i]);
+    return {};
+  };
+  using namespace boost::asio::experimental::awaitable_operators;
+  auto copied = offload(pool_, copy);
+  auto both = std::move(write) && std::move(copied);
+  auto [w, ignored] = co_await std::move(both);
+  co_return std::pair(std::move(w), std::move(files));
 }
 
 boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(

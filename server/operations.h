@@ -96,7 +96,7 @@ class Operations {
       : options_(options),
         locks_(locks),
         pool_(pool),
-        history_(options.undo_history_entries, options.undo_history_bytes),
+        history_(options.undo_history_entries, options.undo_history_bytes, undo_spill(pool)),
         checks_(options.checks, options.root, options.check_timeout) {}
 
   // Ends what the checks keep running (language servers): editd is exiting.
@@ -161,6 +161,15 @@ class Operations {
                                 Change change);
   // The new bytes of a spliced `change` of `current`, as pieces (views of both).
   static std::vector<std::string_view> pieces(const std::string& current, const Change& change);
+  // Writes `change` over `cur`: its splices between the untouched bytes, or its new bytes.
+  boost::asio::awaitable<Result<void>> write_change(RequestContext& ctx, const Current& cur,
+                                                    Change& change);
+  // Runs `write`, and beside it on the pool copies each of `before` that the
+  // undo history keeps on disk (UndoHistory::spills) to a file of its own:
+  // one Fd for each of `before`, invalid where nothing was copied. The copy
+  // is done when the write is, and the bytes can go before the reply.
+  boost::asio::awaitable<std::pair<Result<void>, std::vector<Fd>>> write_and_spill(
+      boost::asio::awaitable<Result<void>> write, std::vector<std::string_view> before);
 
   // Whether the transform costs so little on this file that it runs on the
   // I/O thread, saving the hops to the pool and back: a few linear passes over
@@ -217,6 +226,10 @@ class Operations {
   Result<void> check_known(const RequestContext& ctx, const std::string& canonical,
                            const std::string& shown, bool exists,
                            const std::string& current_fp) const;
+
+  // Where the undo history keeps large files (/tmp/editd-EUID), spilled on
+  // the pool; all in memory when that directory is unusable.
+  static UndoSpill undo_spill(boost::asio::thread_pool& pool);
 
   const ServerOptions& options_;
   LockChains& locks_;

@@ -93,19 +93,28 @@ protocol::PatchFileResult describe(const FileStep& s, std::string& diff) {
 
 // The steps that put `entry`'s files back, writes first, removals last;
 // `current[i]` is what entry.files[i] holds now (what its mutation left).
-std::vector<FileStep> restore_steps(const UndoEntry& entry,
-                                    std::vector<std::optional<std::string>>& current,
-                                    const FsBackend& backend) {
+Result<std::vector<FileStep>> restore_steps(const UndoEntry& entry,
+                                            std::vector<std::optional<std::string>>& current,
+                                            const FsBackend& backend) {
   std::vector<FileStep> steps;
   for (int pass = 0; pass < 2; ++pass)
     for (std::size_t i = 0; i < entry.files.size(); ++i) {
-      const UndoFile& f = entry.files[i];
-      if (f.before.has_value() != (pass == 0)) continue;
+      const KeptFile& f = entry.files[i];
+      if ((f.before != nullptr) != (pass == 0)) continue;
       FileStep s;
       s.kind = f.before ? FileStep::Kind::kWrite : FileStep::Kind::kRemove;
       s.canonical = f.canonical;
       s.shown = backend.display_path(f.canonical);
-      if (f.before) s.bytes = *f.before;
+      if (f.before) {
+        Result<std::string> bytes = f.before->load();
+        if (!bytes) {
+          Error e = bytes.error();
+          e.message = "cannot undo " + entry.id + ": " + e.message;
+          e.data["path"] = s.shown;
+          return e;
+        }
+        s.bytes = std::move(*bytes);
+      }
       s.previous = std::move(current[i]);
       steps.push_back(std::move(s));
     }
@@ -122,7 +131,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
   if (entry->scope != ctx.scope) co_return other_scope(p.undo_id);
 
   std::vector<std::string> keys;
-  for (const UndoFile& f : entry->files) keys.push_back(f.canonical);
+  for (const KeptFile& f : entry->files) keys.push_back(f.canonical);
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   LockChains::Guard guard = co_await locks_.lock(keys);
@@ -132,7 +141,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
 
   // Every file must still be what the mutation left.
   std::vector<std::optional<std::string>> current;
-  for (const UndoFile& f : entry->files) {
+  for (const KeptFile& f : entry->files) {
     Result<std::string> bytes = co_await ctx.backend.read(f.canonical);
     std::optional<std::string>& now = current.emplace_back();
     bool directory = false;
@@ -149,13 +158,17 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
                               now_fp, directory);
   }
 
-  std::vector<FileStep> steps = restore_steps(*entry, current, ctx.backend);
-  for (const FileStep& s : steps)
-    if (s.kind == FileStep::Kind::kRemove && !ctx.backend.can_remove())
-      co_return unsupported_removal(s.shown);
-  // The diffs are an edit's computation: on the pool, like every other
-  // (docs/architecture.md), never on the thread that serves the connections.
-  auto describe_all = [&steps]() -> Result<protocol::ApplyPatchResult> {
+  // The bytes before (read back when spilled) and the diffs are an edit's
+  // work: on the pool, like every other (docs/architecture.md), never on the
+  // thread that serves the connections.
+  std::vector<FileStep> steps;
+  auto describe_all = [&]() -> Result<protocol::ApplyPatchResult> {
+    Result<std::vector<FileStep>> restored = restore_steps(*entry, current, ctx.backend);
+    if (!restored) return restored.error();
+    steps = std::move(*restored);
+    for (const FileStep& s : steps)
+      if (s.kind == FileStep::Kind::kRemove && !ctx.backend.can_remove())
+        return unsupported_removal(s.shown);
     protocol::ApplyPatchResult r;
     for (const FileStep& s : steps) r.files.push_back(describe(s, r.diff));
     return r;

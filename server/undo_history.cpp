@@ -1,7 +1,12 @@
 #include "server/undo_history.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <random>
 
 #include "edit/fingerprint.h"
@@ -12,7 +17,7 @@ namespace {
 
 std::uint64_t size_of(const UndoEntry& e) {
   std::uint64_t n = 0;
-  for (const UndoFile& f : e.files) n += f.before ? f.before->size() : 0;
+  for (const KeptFile& f : e.files) n += f.before ? f.before->size() : 0;
   return n;
 }
 
@@ -26,8 +31,32 @@ bool unchanged(const UndoFile& f) {
 
 }  // namespace
 
-UndoHistory::UndoHistory(std::uint64_t max_entries, std::uint64_t max_bytes)
-    : max_entries_(max_entries), max_bytes_(max_bytes) {
+KeptBytes::KeptBytes(std::string bytes) : size_(bytes.size()), bytes_(std::move(bytes)) {}
+
+KeptBytes::KeptBytes(Fd file, std::uint64_t size) : size_(size), file_(std::move(file)) {}
+
+Result<std::string> KeptBytes::load() const {
+  if (!file_.valid()) return bytes_;
+  std::string out(size_, '\0');
+  std::size_t done = 0;
+  while (done < out.size()) {
+    ssize_t n =
+        ::pread(file_.get(), out.data() + done, out.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = n < 0 ? errno : EIO;
+      return Error(
+          ErrorKind::kIo,
+          std::string("the undo history's copy could not be read back: ") + std::strerror(err),
+          {{"errno", err}});
+    }
+    done += static_cast<std::size_t>(n);
+  }
+  return out;
+}
+
+UndoHistory::UndoHistory(std::uint64_t max_entries, std::uint64_t max_bytes, UndoSpill spill)
+    : max_entries_(max_entries), max_bytes_(max_bytes), spill_(std::move(spill)) {
   std::random_device rd;
   char buf[16];
   std::snprintf(buf, sizeof buf, "%08x", static_cast<unsigned>(rd()));
@@ -36,19 +65,32 @@ UndoHistory::UndoHistory(std::uint64_t max_entries, std::uint64_t max_bytes)
 
 std::optional<std::string> UndoHistory::record(std::string scope, std::vector<UndoFile> files,
                                                std::vector<std::string> made_directories) {
-  auto entry = std::make_shared<UndoEntry>();
-  entry->scope = std::move(scope);
-  entry->made_directories = std::move(made_directories);
+  std::vector<UndoFile> merged;
   for (UndoFile& f : files) {
-    auto same = std::find_if(entry->files.begin(), entry->files.end(),
+    auto same = std::find_if(merged.begin(), merged.end(),
                              [&](const UndoFile& g) { return g.canonical == f.canonical; });
-    if (same == entry->files.end())
-      entry->files.push_back(std::move(f));
+    if (same == merged.end())
+      merged.push_back(std::move(f));
     else
       same->after_fingerprint = std::move(f.after_fingerprint);
   }
-  std::erase_if(entry->files, unchanged);
-  if (entry->files.empty() || max_entries_ == 0) return std::nullopt;
+  std::erase_if(merged, unchanged);
+  if (merged.empty() || max_entries_ == 0) return std::nullopt;
+  auto entry = std::make_shared<UndoEntry>();
+  entry->scope = std::move(scope);
+  entry->made_directories = std::move(made_directories);
+  for (UndoFile& f : merged) {
+    KeptFile& k = entry->files.emplace_back();
+    k.canonical = std::move(f.canonical);
+    k.shown = std::move(f.shown);
+    // A copy in a file is kept instead of the bytes, which are freed here.
+    if (f.before && f.spilled.valid())
+      k.before = std::make_shared<KeptBytes>(std::move(f.spilled), f.before->size());
+    else if (f.before)
+      k.before = std::make_shared<KeptBytes>(std::move(*f.before));
+    k.after_fingerprint = std::move(f.after_fingerprint);
+  }
+  merged.clear();
   const std::uint64_t size = size_of(*entry);
   if (size > max_bytes_) return std::nullopt;
   std::lock_guard lock(mutex_);
@@ -61,6 +103,26 @@ std::optional<std::string> UndoHistory::record(std::string scope, std::vector<Un
     entries_.pop_front();
   }
   return id;
+}
+
+bool UndoHistory::spills(std::uint64_t size) const {
+  return spill_.dir && max_entries_ > 0 && size >= spill_.min_bytes && size <= max_bytes_;
+}
+
+Fd UndoHistory::spill(std::string_view bytes) const {
+  if (!spill_.dir) return Fd();
+  // Unnamed: nothing to clean after a crash, nothing another process can open.
+  Fd file(::openat(spill_.dir->fd(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  if (!file.valid()) return Fd();
+  std::size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n =
+        ::pwrite(file.get(), bytes.data() + done, bytes.size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return Fd();
+    done += static_cast<std::size_t>(n);
+  }
+  return file;
 }
 
 std::shared_ptr<const UndoEntry> UndoHistory::find(const std::string& id) const {

@@ -1,14 +1,18 @@
 // The undo history: what each mutation changed, so that `undo` can put it back.
 //
-// One history per server, shared by its connections and kept in memory only (a
-// restart forgets it). Each entry holds, for every file a mutation changed, its
-// bytes before (nullopt: it did not exist) and the fingerprint of its bytes
-// after (nullopt: the mutation removed it). The bytes after are not kept: an
-// undo reads the file anyway, and puts it back only while that read has the
-// fingerprint the mutation left. The history is bounded by a count of entries
-// and by the bytes before they hold (--undo-history-entries,
-// --undo-history-bytes): the oldest entries go first, and a change larger than
-// the byte bound is not kept. Thread-safe.
+// One history per server, shared by its connections; a restart forgets it.
+// Each entry holds, for every file a mutation changed, its bytes before
+// (none: it did not exist) and the fingerprint of its bytes after (nullopt: the
+// mutation removed it). The bytes after are not kept: an undo reads the file
+// anyway, and puts it back only while that read has the fingerprint the
+// mutation left. The bytes before stay in memory when small; larger ones
+// (UndoSpill::min_bytes) are copied by the caller, while it writes the file,
+// to an unlinked file of the spill directory (spill()), which the history
+// keeps instead of them: the history of a large file does not hold its size in
+// memory. The history is bounded by a count of entries and by the bytes before
+// they hold (--undo-history-entries, --undo-history-bytes), in memory and on
+// disk alike: the oldest entries go first, and a change larger than the byte
+// bound is not kept. Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +21,12 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "backends/beneath.h"
+#include "backends/runtime_dir.h"
+#include "protocol/error.h"
 
 namespace editd {
 
@@ -25,6 +34,8 @@ struct UndoFile {
   std::string canonical;
   std::string shown;                  // display path when recorded
   std::optional<std::string> before;  // nullopt: the file did not exist
+  // `before` already in a file (UndoHistory::spill()), kept instead of it.
+  Fd spilled;
   // fingerprint() of the bytes the mutation left; nullopt: it removed the file.
   std::optional<std::string> after_fingerprint;
   // fingerprint() of `before` when the caller has it at hand ("": record()
@@ -32,11 +43,44 @@ struct UndoFile {
   std::string before_fingerprint;
 };
 
+// A file's bytes as a mutation found them: in memory, or in an unlinked file
+// (gone with its descriptor, so with editd). Immutable, so thread-safe.
+class KeptBytes {
+ public:
+  explicit KeptBytes(std::string bytes);
+  // `size` bytes in `file`, which it takes.
+  KeptBytes(Fd file, std::uint64_t size);
+
+  std::uint64_t size() const { return size_; }
+  bool spilled() const { return file_.valid(); }
+  // The bytes; an error only when a file cannot be read back.
+  Result<std::string> load() const;
+
+ private:
+  const std::uint64_t size_;
+  const std::string bytes_;  // when not spilled
+  const Fd file_;
+};
+
+// Where large bytes before go.
+struct UndoSpill {
+  // A directory only this user may enter (/tmp/editd-EUID); null: all stay in memory.
+  std::shared_ptr<const RuntimeDir> dir;
+  std::uint64_t min_bytes = 64 * 1024;
+};
+
+struct KeptFile {
+  std::string canonical;
+  std::string shown;
+  std::shared_ptr<const KeptBytes> before;  // null: the file did not exist
+  std::optional<std::string> after_fingerprint;
+};
+
 struct UndoEntry {
   std::string id;
   // Where the files live: "local", or the delegated connection that wrote them.
   std::string scope;
-  std::vector<UndoFile> files;
+  std::vector<KeptFile> files;
   // Directories made for files it created, outermost first: an undo removes
   // them again when they are empty.
   std::vector<std::string> made_directories;
@@ -44,7 +88,7 @@ struct UndoEntry {
 
 class UndoHistory {
  public:
-  UndoHistory(std::uint64_t max_entries, std::uint64_t max_bytes);
+  UndoHistory(std::uint64_t max_entries, std::uint64_t max_bytes, UndoSpill spill = {});
 
   // Keeps `files` (a file listed twice is merged: first before, last after;
   // a file whose before and after are the same content is left out) and
@@ -56,9 +100,18 @@ class UndoHistory {
   // The entry with `id`, or nullptr (never issued, or forgotten).
   std::shared_ptr<const UndoEntry> find(const std::string& id) const;
 
+  // Whether bytes before of `size` go to a file: the history keeps that much,
+  // has a spill directory, and they reach min_bytes.
+  bool spills(std::uint64_t size) const;
+  // A new unlinked file of the spill directory holding `bytes`, for
+  // UndoFile::spilled; invalid when it cannot be made (the bytes then stay in
+  // memory). Blocking: for a pool.
+  Fd spill(std::string_view bytes) const;
+
  private:
   const std::uint64_t max_entries_;
   const std::uint64_t max_bytes_;
+  const UndoSpill spill_;
   std::string prefix_;
   mutable std::mutex mutex_;
   std::deque<std::shared_ptr<const UndoEntry>> entries_;

@@ -1,10 +1,13 @@
 // undo through the real binary: every mutation's undoId, multi-file patches
 // with moves, refusals after a later change, redo, and the history's bounds.
 #include <doctest/doctest.h>
+#include <unistd.h>
 
 #include <map>
 #include <set>
+#include <thread>
 
+#include "support/proc.h"
 #include "support/process.h"
 
 using namespace editd::test;
@@ -14,6 +17,19 @@ namespace {
 std::string undo_id(const json& result) {
   REQUIRE_MESSAGE(result.contains("undoId"), result.dump());
   return result["undoId"];
+}
+
+// The unlinked files editd holds in its runtime directory (the undo history's
+// spilled copies), once their count is `want` or kDeadline has passed.
+std::size_t spilled_once(pid_t pid, std::size_t want) {
+  const std::string dir = "/tmp/editd-" + std::to_string(::geteuid());
+  const auto until = std::chrono::steady_clock::now() + kDeadline;
+  std::size_t n = unlinked_files_in(pid, dir);
+  while (n != want && std::chrono::steady_clock::now() < until) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    n = unlinked_files_in(pid, dir);
+  }
+  return n;
 }
 
 }  // namespace
@@ -230,6 +246,37 @@ TEST_CASE("a change larger than --undo-history-bytes is not kept, and evicts not
   auto none = spawn_editd(root, {"--undo-history-entries", "0"});
   CHECK_FALSE(
       none.ok("write_text", {{"path", "small.txt"}, {"content", "t\n"}}).contains("undoId"));
+}
+
+TEST_CASE("a large file's bytes before go to disk, and undo reads them back exactly") {
+  TempDir root;
+  std::string original = "\xEF\xBB\xBF";
+  for (int i = 0; original.size() < 300000; ++i)
+    original += "line " + std::to_string(i) + (i % 3 ? "\r\n" : "\n");
+  original += "no final newline";
+  root.write("big.txt", original);
+  root.write("small.txt", "s\n");
+  auto p = spawn_editd(root, {"--undo-history-entries", "2"});
+  std::string big = undo_id(
+      p.ok("str_replace", {{"path", "big.txt"}, {"oldText", "line 7000"}, {"newText", "LINE"}}));
+  // 300 KB is over the 64 KiB kept in memory: an unlinked file of /tmp/editd-EUID.
+  CHECK(spilled_once(p.pid(), 1) == 1);
+  undo_id(p.ok("write_text", {{"path", "small.txt"}, {"content", "S\n"}}));
+  CHECK(spilled_once(p.pid(), 1) == 1);  // small files stay in memory
+  json undone = p.ok("undo", {{"undoId", big}});
+  CHECK(root.read("big.txt") == original);
+  CHECK(undone["diff"].get<std::string>().find("-LINE") != std::string::npos);
+  // The undo is recorded in turn (what it replaced is large: spilled) and
+  // evicts the oldest entry, whose file closes.
+  std::string redo = undo_id(undone);
+  CHECK(p.fails("undo", {{"undoId", big}})["data"]["kind"] == "not_found");
+  CHECK(spilled_once(p.pid(), 1) == 1);
+  p.ok("undo", {{"undoId", redo}});
+  CHECK(root.read("big.txt").find("LINE") != std::string::npos);
+  // Two small entries later, nothing large is kept.
+  p.ok("write_text", {{"path", "small.txt"}, {"content", "T\n"}});
+  p.ok("write_text", {{"path", "small.txt"}, {"content", "U\n"}});
+  CHECK(spilled_once(p.pid(), 0) == 0);
 }
 
 TEST_CASE("undo honours --read-only") {

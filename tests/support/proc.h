@@ -56,4 +56,19 @@ inline std::size_t open_descriptors(pid_t pid) {
   return n;
 }
 
+// The descriptors the process holds on unlinked files of directory `dir`
+// (files made with O_TMPFILE read "DIR/#INODE (deleted)").
+inline std::size_t unlinked_files_in(pid_t pid, const std::string& dir) {
+  std::size_t n = 0;
+  std::error_code ec;
+  const std::string prefix = dir + "/#";
+  for (auto it = std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    std::error_code link_ec;
+    const std::string target = std::filesystem::read_symlink(it->path(), link_ec).string();
+    if (!link_ec && target.rfind(prefix, 0) == 0 && target.ends_with(" (deleted)")) ++n;
+  }
+  return n;
+}
+
 }  // namespace editd::test
