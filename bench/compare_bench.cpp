@@ -8,7 +8,8 @@
 // floor, one round each, so that both see the same load; edits alternate
 // A -> B (editd) and B -> A (the rewrite floor), so the file changes every
 // time. Peak RSS is editd's VmHWM over the row, reset through
-// /proc/PID/clear_refs before it. Beside them, when npx and the npm registry
+// /proc/PID/clear_refs before it. The 11 KB read runs twice: as the others,
+// then with this process and both servers on one CPU. Beside them, when npx and the npm registry
 // are reachable, the MCP reference filesystem server
 // (@modelcontextprotocol/server-filesystem, fetched by npx on the first run)
 // on the workloads its tools can do; EDITD_BENCH_NO_MCP=1 leaves it out.
@@ -17,6 +18,7 @@
 // Prints a markdown table; docs/performance.md records it with the command.
 //
 // usage: compare_bench [EDITD_BINARY [ECHO_SERVER_BINARY]]
+#include <sched.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -274,6 +276,44 @@ void read_11k(const Binaries& b, const fs::path& root) {
     f.push_back(round_trip(echo, line, &reply));
   }
   print(latency_row("read_text, 11 KB file", e, status_mib(editd.pid(), "VmHWM:"), "C echo", f, 2));
+}
+
+// The same, with this process, editd and the echo on one CPU (children
+// inherit the affinity). On a VM a round trip that wakes an idle vCPU costs
+// tens of microseconds, and which process runs beside the client varies from
+// run to run; on one CPU every round trip is placed alike.
+void read_11k_one_cpu(const Binaries& b, const fs::path& root) {
+  cpu_set_t before, one;
+  if (::sched_getaffinity(0, sizeof before, &before) != 0) return;
+  CPU_ZERO(&one);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu)
+    if (CPU_ISSET(cpu, &before)) {
+      CPU_SET(cpu, &one);
+      break;
+    }
+  if (::sched_setaffinity(0, sizeof one, &one) != 0) return;
+  {
+    Child editd(b.editd, root.string());
+    Child echo({b.echo});
+    const std::string line = request(1, "read_text", {{"path", "read11k.c"}});
+    std::string reply;
+    for (int i = 0; i < 100; ++i) {
+      round_trip(editd, line, &reply);
+      round_trip(echo, line, &reply);
+    }
+    check(reply, "echo floor");
+    round_trip(editd, line, &reply);
+    check(reply, "read_text 11 KB");
+    reset_peak(editd.pid());
+    std::vector<double> e, f;
+    for (int i = 0; i < 2000; ++i) {
+      e.push_back(round_trip(editd, line, &reply));
+      f.push_back(round_trip(echo, line, &reply));
+    }
+    print(latency_row("read_text, 11 KB file, all on one CPU", e, status_mib(editd.pid(), "VmHWM:"),
+                      "C echo, on one CPU", f, 2));
+  }
+  ::sched_setaffinity(0, sizeof before, &before);
 }
 
 // One-line edits, `runs` times: `line` (the marker A -> B) to the server, then
@@ -705,7 +745,10 @@ int main(int argc, char** argv) {
               first_line_of("cat /proc/loadavg").c_str());
   const auto t = Clock::now();
   print_header();
-  if (runs("read")) read_11k(b, g_root);
+  if (runs("read")) {
+    read_11k(b, g_root);
+    read_11k_one_cpu(b, g_root);
+  }
   if (runs("edit")) edit_2000_lines(b, g_root);
   if (runs("big")) {
     big_files(b, g_root, true);
