@@ -46,7 +46,7 @@ const char* const kUsage =
     "                             writing are cancelled (default: 10)\n"
     "  --undo-history-entries N   mutations kept for undo, for all connections (default: 100;\n"
     "                             0: none)\n"
-    "  --undo-history-bytes N     file bytes the undo history may hold, files of 64 KiB or\n"
+    "  --undo-history-bytes N     file bytes the undo history may hold, files of 1 MiB or\n"
     "                             more on disk in /tmp/editd-UID (default: 67108864)\n"
     "  --check GLOB=COMMAND       after a mutation of a file matching GLOB (*.py, src/**/*.{c,h}),\n"
     "                             run COMMAND in the root, {file} being the file's path; its\n"

@@ -251,15 +251,16 @@ TEST_CASE("a change larger than --undo-history-bytes is not kept, and evicts not
 TEST_CASE("a large file's bytes before go to disk, and undo reads them back exactly") {
   TempDir root;
   std::string original = "\xEF\xBB\xBF";
-  for (int i = 0; original.size() < 300000; ++i)
+  for (int i = 0; original.size() < 1200000; ++i)
     original += "line " + std::to_string(i) + (i % 3 ? "\r\n" : "\n");
   original += "no final newline";
   root.write("big.txt", original);
   root.write("small.txt", "s\n");
   auto p = spawn_editd(root, {"--undo-history-entries", "2"});
   std::string big = undo_id(
-      p.ok("str_replace", {{"path", "big.txt"}, {"oldText", "line 7000"}, {"newText", "LINE"}}));
-  // 300 KB is over the 64 KiB kept in memory: an unlinked file of /tmp/editd-EUID.
+      p.ok("str_replace",
+           {{"path", "big.txt"}, {"oldText", "line 7000\r\nline 7001"}, {"newText", "LINE"}}));
+  // 1.2 MB is over the 1 MiB kept in memory: an unlinked file of /tmp/editd-EUID.
   CHECK(spilled_once(p.pid(), 1) == 1);
   undo_id(p.ok("write_text", {{"path", "small.txt"}, {"content", "S\n"}}));
   CHECK(spilled_once(p.pid(), 1) == 1);  // small files stay in memory
