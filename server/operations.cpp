@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <boost/asio/experimental/awaitable_operators.hpp>
-#include <cstring>
 
 #include "backends/offload.h"
 #include "edit/diff.h"
@@ -329,15 +328,10 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   co_return std::move(change->result);
 }
 
-UndoSpill Operations::undo_spill(boost::asio::thread_pool& pool) {
-  UndoSpill spill;
-  auto dir = std::make_shared<RuntimeDir>();
-  if (int err = RuntimeDir::open("", *dir)) {
-    spdlog::warn("the undo history keeps every file in memory: /tmp/editd-EUID: {}",
-                 std::strerror(err));
-    return spill;
-  }
-  spill.dir = std::move(dir);
+UndoSpill Operations::undo_spill() {
+  std::string why;
+  UndoSpill spill = UndoSpill::at("", why);
+  if (!spill.dir) spdlog::debug("the undo history keeps every file in memory: {}", why);
   return spill;
 }
 

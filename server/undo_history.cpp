@@ -1,6 +1,9 @@
 #include "server/undo_history.h"
 
 #include <fcntl.h>
+#include <linux/magic.h>
+#include <sys/statvfs.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +17,9 @@
 namespace editd {
 
 namespace {
+
+// Free space a copy leaves on the spill directory's filesystem at least.
+constexpr std::uint64_t kSpillReserve = 64ull << 20;
 
 std::uint64_t size_of(const UndoEntry& e) {
   std::uint64_t n = 0;
@@ -105,12 +111,38 @@ std::optional<std::string> UndoHistory::record(std::string scope, std::vector<Un
   return id;
 }
 
+UndoSpill UndoSpill::at(const std::string& path, std::string& why) {
+  UndoSpill spill;
+  auto dir = std::make_shared<RuntimeDir>();
+  const std::string shown = path.empty() ? "/tmp/editd-EUID" : path;
+  if (int err = RuntimeDir::open(path, *dir)) {
+    why = shown + ": " + std::strerror(err);
+    return spill;
+  }
+  struct statfs fs;
+  if (::fstatfs(dir->fd(), &fs) != 0) {
+    why = shown + ": " + std::strerror(errno);
+    return spill;
+  }
+  if (fs.f_type == TMPFS_MAGIC || fs.f_type == static_cast<decltype(fs.f_type)>(RAMFS_MAGIC)) {
+    why = dir->path() + " is on a tmpfs";
+    return spill;
+  }
+  spill.dir = std::move(dir);
+  return spill;
+}
+
 bool UndoHistory::spills(std::uint64_t size) const {
   return spill_.dir && max_entries_ > 0 && size >= spill_.min_bytes && size <= max_bytes_;
 }
 
 Fd UndoHistory::spill(std::string_view bytes) const {
   if (!spill_.dir) return Fd();
+  // Never the last of the disk: what else needs /tmp comes first.
+  struct statvfs vfs;
+  if (::fstatvfs(spill_.dir->fd(), &vfs) != 0 ||
+      static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize < bytes.size() + kSpillReserve)
+    return Fd();
   // Unnamed: nothing to clean after a crash, nothing another process can open.
   Fd file(::openat(spill_.dir->fd(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
   if (!file.valid()) return Fd();

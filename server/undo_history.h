@@ -64,7 +64,14 @@ class KeptBytes {
 
 // Where large bytes before go.
 struct UndoSpill {
-  // A directory only this user may enter (/tmp/editd-EUID); null: all stay in memory.
+  // Directory `path` (RuntimeDir::open: "" is /tmp/editd-EUID), or none, and
+  // `why`, when it is unusable or a tmpfs: there the copies would be memory
+  // still, outside editd's RSS, and could fill a small /tmp.
+  static UndoSpill at(const std::string& path, std::string& why);
+
+  // A directory only this user may enter, not on a tmpfs; null: all stay in
+  // memory. A copy that would leave its filesystem less than 64 MiB free is
+  // not made.
   std::shared_ptr<const RuntimeDir> dir;
   // Below it the copy's cost (a new inode, a pool thread) shows in an edit's
   // time (+25% on a 100 KB file, +12% on 1 MB, measured) for little memory.

@@ -3,6 +3,8 @@
 #include "server/undo_history.h"
 
 #include <doctest/doctest.h>
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -111,4 +113,38 @@ TEST_CASE("a copy of a change the history does not keep is closed") {
   // Over the byte bound: nothing kept.
   CHECK_FALSE(history.record("local", one("b.txt", bytes_of(200), history.spill(bytes_of(200)))));
   CHECK(unlinked_files_in(::getpid(), dir) == 0);
+}
+
+TEST_CASE("the spill directory is refused on a tmpfs, where the copies would be memory") {
+  namespace fs = std::filesystem;
+  auto on_tmpfs = [](const fs::path& p) {
+    struct statfs s;
+    return ::statfs(p.c_str(), &s) == 0 &&
+           (s.f_type == TMPFS_MAGIC || s.f_type == static_cast<decltype(s.f_type)>(RAMFS_MAGIC));
+  };
+  std::string why;
+  if (fs::is_directory("/dev/shm") && on_tmpfs("/dev/shm")) {
+    const fs::path shm = fs::path("/dev/shm") / ("editd-test-" + std::to_string(::getpid()));
+    UndoSpill spill = UndoSpill::at(shm.string(), why);
+    CHECK(spill.dir == nullptr);
+    CHECK(why.find("tmpfs") != std::string::npos);
+    fs::remove(shm);
+  } else {
+    MESSAGE("no tmpfs at /dev/shm: that half is not tested here");
+  }
+  TempDir tmp;
+  why.clear();
+  UndoSpill disk = UndoSpill::at((tmp.path() / "state").string(), why);
+  if (on_tmpfs(tmp.path())) {
+    CHECK(disk.dir == nullptr);
+  } else {
+    CHECK(disk.dir != nullptr);
+    CHECK(why.empty());
+  }
+  // Not a directory of this user's alone: refused, with the reason.
+  std::filesystem::create_directories(tmp.path() / "open");
+  std::filesystem::permissions(tmp.path() / "open", std::filesystem::perms::all);
+  why.clear();
+  CHECK(UndoSpill::at((tmp.path() / "open").string(), why).dir == nullptr);
+  CHECK_FALSE(why.empty());
 }
