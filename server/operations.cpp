@@ -328,10 +328,14 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   co_return std::move(change->result);
 }
 
-UndoSpill Operations::undo_spill() {
+UndoSpill Operations::undo_spill(const ServerOptions& options) {
   std::string why;
-  UndoSpill spill = UndoSpill::at("", why);
-  if (!spill.dir) spdlog::debug("the undo history keeps every file in memory: {}", why);
+  // /tmp/editd-EUID, else the root: an unnamed file leaves nothing in the tree.
+  UndoSpill spill = UndoSpill::first_of({"", options.root}, why);
+  if (!spill.dir)
+    spdlog::debug("the undo history keeps every file in memory: {}", why);
+  else if (!why.empty())
+    spdlog::debug("the undo history keeps large files in {} ({})", spill.where, why);
   return spill;
 }
 

@@ -96,7 +96,7 @@ class Operations {
       : options_(options),
         locks_(locks),
         pool_(pool),
-        history_(options.undo_history_entries, options.undo_history_bytes, undo_spill()),
+        history_(options.undo_history_entries, options.undo_history_bytes, undo_spill(options)),
         checks_(options.checks, options.root, options.check_timeout) {}
 
   // Ends what the checks keep running (language servers): editd is exiting.
@@ -227,9 +227,9 @@ class Operations {
                            const std::string& shown, bool exists,
                            const std::string& current_fp) const;
 
-  // Where the undo history keeps large files: /tmp/editd-EUID, unless it is
-  // unusable or a tmpfs.
-  static UndoSpill undo_spill();
+  // Where the undo history keeps large files: /tmp/editd-EUID, else the root,
+  // whichever is usable and not a tmpfs first.
+  static UndoSpill undo_spill(const ServerOptions& options);
 
   const ServerOptions& options_;
   LockChains& locks_;

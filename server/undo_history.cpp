@@ -12,6 +12,7 @@
 #include <cstring>
 #include <random>
 
+#include "backends/runtime_dir.h"
 #include "edit/fingerprint.h"
 
 namespace editd {
@@ -111,24 +112,35 @@ std::optional<std::string> UndoHistory::record(std::string scope, std::vector<Un
   return id;
 }
 
-UndoSpill UndoSpill::at(const std::string& path, std::string& why) {
+UndoSpill UndoSpill::first_of(const std::vector<std::string>& paths, std::string& why) {
   UndoSpill spill;
-  auto dir = std::make_shared<RuntimeDir>();
-  const std::string shown = path.empty() ? "/tmp/editd-EUID" : path;
-  if (int err = RuntimeDir::open(path, *dir)) {
-    why = shown + ": " + std::strerror(err);
+  for (const std::string& path : paths) {
+    std::string shown = path;
+    Fd fd;
+    if (path.empty()) {
+      RuntimeDir runtime;
+      if (int err = RuntimeDir::open("", runtime)) {
+        why += (why.empty() ? "" : "; ") + std::string("/tmp/editd-EUID: ") + std::strerror(err);
+        continue;
+      }
+      shown = runtime.path();
+      fd = Fd(::fcntl(runtime.fd(), F_DUPFD_CLOEXEC, 0));
+    } else {
+      fd = Fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+    }
+    struct statfs fs;
+    if (!fd.valid() || ::fstatfs(fd.get(), &fs) != 0) {
+      why += (why.empty() ? "" : "; ") + shown + ": " + std::strerror(errno);
+      continue;
+    }
+    if (fs.f_type == TMPFS_MAGIC || fs.f_type == static_cast<decltype(fs.f_type)>(RAMFS_MAGIC)) {
+      why += (why.empty() ? "" : "; ") + shown + " is on a tmpfs";
+      continue;
+    }
+    spill.dir = std::make_shared<const Fd>(std::move(fd));
+    spill.where = std::move(shown);
     return spill;
   }
-  struct statfs fs;
-  if (::fstatfs(dir->fd(), &fs) != 0) {
-    why = shown + ": " + std::strerror(errno);
-    return spill;
-  }
-  if (fs.f_type == TMPFS_MAGIC || fs.f_type == static_cast<decltype(fs.f_type)>(RAMFS_MAGIC)) {
-    why = dir->path() + " is on a tmpfs";
-    return spill;
-  }
-  spill.dir = std::move(dir);
   return spill;
 }
 
@@ -140,11 +152,11 @@ Fd UndoHistory::spill(std::string_view bytes) const {
   if (!spill_.dir) return Fd();
   // Never the last of the disk: what else needs /tmp comes first.
   struct statvfs vfs;
-  if (::fstatvfs(spill_.dir->fd(), &vfs) != 0 ||
+  if (::fstatvfs(spill_.dir->get(), &vfs) != 0 ||
       static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize < bytes.size() + kSpillReserve)
     return Fd();
   // Unnamed: nothing to clean after a crash, nothing another process can open.
-  Fd file(::openat(spill_.dir->fd(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
+  Fd file(::openat(spill_.dir->get(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
   if (!file.valid()) return Fd();
   std::size_t done = 0;
   while (done < bytes.size()) {

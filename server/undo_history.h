@@ -25,7 +25,6 @@
 #include <vector>
 
 #include "backends/beneath.h"
-#include "backends/runtime_dir.h"
 #include "protocol/error.h"
 
 namespace editd {
@@ -62,17 +61,20 @@ class KeptBytes {
   const Fd file_;
 };
 
-// Where large bytes before go.
+// Where large bytes before go: unnamed files (O_TMPFILE) of a directory. They
+// have no name in it, so any directory editd may write serves; not one on a
+// tmpfs, where the copies would be memory still, outside editd's RSS (and
+// could fill a small /tmp).
 struct UndoSpill {
-  // Directory `path` (RuntimeDir::open: "" is /tmp/editd-EUID), or none, and
-  // `why`, when it is unusable or a tmpfs: there the copies would be memory
-  // still, outside editd's RSS, and could fill a small /tmp.
-  static UndoSpill at(const std::string& path, std::string& why);
+  // The first of `paths` that is a directory editd can use and not on a
+  // tmpfs, or none, with `why` each was passed over. "" is /tmp/editd-EUID
+  // (RuntimeDir::open: made if missing, this user's alone).
+  static UndoSpill first_of(const std::vector<std::string>& paths, std::string& why);
 
-  // A directory only this user may enter, not on a tmpfs; null: all stay in
-  // memory. A copy that would leave its filesystem less than 64 MiB free is
-  // not made.
-  std::shared_ptr<const RuntimeDir> dir;
+  // O_PATH; null: all stay in memory. A copy that would leave its filesystem
+  // less than 64 MiB free is not made.
+  std::shared_ptr<const Fd> dir;
+  std::string where;  // its path, for messages
   // Below it the copy's cost (a new inode, a pool thread) shows in an edit's
   // time (+25% on a 100 KB file, +12% on 1 MB, measured) for little memory.
   std::uint64_t min_bytes = 1 << 20;

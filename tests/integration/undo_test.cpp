@@ -22,24 +22,27 @@ std::string undo_id(const json& result) {
   return result["undoId"];
 }
 
-std::string runtime_dir() { return "/tmp/editd-" + std::to_string(::geteuid()); }
-
-// Whether editd copies large bytes before to its runtime directory: not on a
-// tmpfs, nor when that would leave the disk less than 64 MiB free.
-bool copies_to_disk(std::uint64_t size) {
+bool on_tmpfs(const std::string& dir) {
   struct statfs fs;
-  struct statvfs vfs;
-  if (::statfs(runtime_dir().c_str(), &fs) != 0 || ::statvfs(runtime_dir().c_str(), &vfs) != 0)
-    return false;
-  if (fs.f_type == TMPFS_MAGIC || fs.f_type == static_cast<decltype(fs.f_type)>(RAMFS_MAGIC))
-    return false;
-  return static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize >= size + (64ull << 20);
+  return ::statfs(dir.c_str(), &fs) == 0 &&
+         (fs.f_type == TMPFS_MAGIC || fs.f_type == static_cast<decltype(fs.f_type)>(RAMFS_MAGIC));
 }
 
-// The unlinked files editd holds in its runtime directory (the undo history's
-// spilled copies), once their count is `want` or kDeadline has passed.
-std::size_t spilled_once(pid_t pid, std::size_t want) {
-  const std::string dir = runtime_dir();
+// Where editd copies a large file's bytes before for the history: the first of
+// /tmp/editd-EUID and the root not on a tmpfs; "" when it keeps them in memory
+// (also when the copy would leave that disk less than 64 MiB free).
+std::string copies_in(const TempDir& root, std::uint64_t size) {
+  std::string dir = "/tmp/editd-" + std::to_string(::geteuid());
+  if (on_tmpfs(dir)) dir = root.str();
+  struct statvfs vfs;
+  if (on_tmpfs(dir) || ::statvfs(dir.c_str(), &vfs) != 0) return "";
+  if (static_cast<std::uint64_t>(vfs.f_bavail) * vfs.f_frsize < size + (64ull << 20)) return "";
+  return dir;
+}
+
+// The unlinked files editd holds in `dir` (the undo history's copies), once
+// their count is `want` or kDeadline has passed.
+std::size_t copies_once(pid_t pid, const std::string& dir, std::size_t want) {
   const auto until = std::chrono::steady_clock::now() + kDeadline;
   std::size_t n = unlinked_files_in(pid, dir);
   while (n != want && std::chrono::steady_clock::now() < until) {
@@ -274,17 +277,17 @@ TEST_CASE("a large file's bytes before go to disk, and undo reads them back exac
   root.write("big.txt", original);
   root.write("small.txt", "s\n");
   auto p = spawn_editd(root, {"--undo-history-entries", "2"});
-  // 1.2 MB is over the 1 MiB kept in memory: an unlinked file of
-  // /tmp/editd-EUID, unless that is a tmpfs (or the disk is nearly full).
-  const std::size_t copies = copies_to_disk(original.size()) ? 1 : 0;
-  if (copies == 0)
-    MESSAGE(runtime_dir() << " is a tmpfs or nearly full: the history stays in memory");
+  // 1.2 MB is over the 1 MiB kept in memory: an unnamed file of /tmp/editd-EUID
+  // (or of the root where /tmp is a tmpfs; in memory where both are).
+  const std::string dir = copies_in(root, original.size());
+  const std::size_t copies = dir.empty() ? 0 : 1;
+  if (copies == 0) MESSAGE("/tmp and the root are tmpfs or nearly full: the history is in memory");
   std::string big = undo_id(
       p.ok("str_replace",
            {{"path", "big.txt"}, {"oldText", "line 7000\r\nline 7001"}, {"newText", "LINE"}}));
-  CHECK(spilled_once(p.pid(), copies) == copies);
+  CHECK(copies_once(p.pid(), dir, copies) == copies);
   undo_id(p.ok("write_text", {{"path", "small.txt"}, {"content", "S\n"}}));
-  CHECK(spilled_once(p.pid(), copies) == copies);  // small files stay in memory
+  CHECK(copies_once(p.pid(), dir, copies) == copies);  // small files stay in memory
   json undone = p.ok("undo", {{"undoId", big}});
   CHECK(root.read("big.txt") == original);
   CHECK(undone["diff"].get<std::string>().find("-LINE") != std::string::npos);
@@ -292,13 +295,13 @@ TEST_CASE("a large file's bytes before go to disk, and undo reads them back exac
   // evicts the oldest entry, whose file closes.
   std::string redo = undo_id(undone);
   CHECK(p.fails("undo", {{"undoId", big}})["data"]["kind"] == "not_found");
-  CHECK(spilled_once(p.pid(), copies) == copies);
+  CHECK(copies_once(p.pid(), dir, copies) == copies);
   p.ok("undo", {{"undoId", redo}});
   CHECK(root.read("big.txt").find("LINE") != std::string::npos);
   // Two small entries later, nothing large is kept.
   p.ok("write_text", {{"path", "small.txt"}, {"content", "T\n"}});
   p.ok("write_text", {{"path", "small.txt"}, {"content", "U\n"}});
-  CHECK(spilled_once(p.pid(), 0) == 0);
+  CHECK(copies_once(p.pid(), dir, 0) == 0);
 }
 
 TEST_CASE("undo honours --read-only") {

@@ -3,6 +3,7 @@
 #include "server/undo_history.h"
 
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <linux/magic.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -19,11 +20,15 @@ using editd::test::unlinked_files_in;
 
 namespace {
 
+// A spill directory in `tmp`, wherever TMPDIR is (a tmpfs too: first_of()
+// is tested on its own below).
 UndoSpill spill_to(const TempDir& tmp, std::uint64_t min_bytes) {
-  auto dir = std::make_shared<RuntimeDir>();
-  REQUIRE(RuntimeDir::open((tmp.path() / "state").string(), *dir) == 0);
+  const std::string path = (tmp.path() / "state").string();
+  std::filesystem::create_directories(path);
   UndoSpill spill;
-  spill.dir = std::move(dir);
+  spill.dir = std::make_shared<const Fd>(::open(path.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+  REQUIRE(spill.dir->valid());
+  spill.where = path;
   spill.min_bytes = min_bytes;
   return spill;
 }
@@ -64,7 +69,7 @@ TEST_CASE("spills() says which bytes before go to a file") {
 TEST_CASE("a spilled copy is kept instead of the bytes, unnamed, and read back the same") {
   TempDir tmp;
   UndoSpill spill = spill_to(tmp, 1000);
-  const std::string dir = spill.dir->path();
+  const std::string dir = spill.where;
   UndoHistory history(2, 1 << 20, spill);
   const std::string big = bytes_of(300000) + std::string(1, '\0') + "tail";
   Fd file = history.spill(big);
@@ -100,7 +105,7 @@ TEST_CASE("a spilled copy is kept instead of the bytes, unnamed, and read back t
 TEST_CASE("a copy of a change the history does not keep is closed") {
   TempDir tmp;
   UndoSpill spill = spill_to(tmp, 10);
-  const std::string dir = spill.dir->path();
+  const std::string dir = spill.where;
   UndoHistory history(5, 100, spill);
   Fd file = history.spill(bytes_of(50));
   REQUIRE(file.valid());
@@ -115,36 +120,39 @@ TEST_CASE("a copy of a change the history does not keep is closed") {
   CHECK(unlinked_files_in(::getpid(), dir) == 0);
 }
 
-TEST_CASE("the spill directory is refused on a tmpfs, where the copies would be memory") {
+TEST_CASE("the spill directory is the first usable one not on a tmpfs") {
   namespace fs = std::filesystem;
   auto on_tmpfs = [](const fs::path& p) {
     struct statfs s;
     return ::statfs(p.c_str(), &s) == 0 &&
            (s.f_type == TMPFS_MAGIC || s.f_type == static_cast<decltype(s.f_type)>(RAMFS_MAGIC));
   };
+  TempDir tmp;
+  const fs::path disk = tmp.path() / "disk";
+  fs::create_directories(disk);
   std::string why;
-  if (fs::is_directory("/dev/shm") && on_tmpfs("/dev/shm")) {
-    const fs::path shm = fs::path("/dev/shm") / ("editd-test-" + std::to_string(::getpid()));
-    UndoSpill spill = UndoSpill::at(shm.string(), why);
+  // A missing directory is passed over, with the reason.
+  UndoSpill spill = UndoSpill::first_of({(tmp.path() / "missing").string(), disk.string()}, why);
+  if (on_tmpfs(disk)) {
+    MESSAGE("TMPDIR is a tmpfs: only the refusals are tested here");
     CHECK(spill.dir == nullptr);
     CHECK(why.find("tmpfs") != std::string::npos);
-    fs::remove(shm);
   } else {
-    MESSAGE("no tmpfs at /dev/shm: that half is not tested here");
+    REQUIRE(spill.dir != nullptr);
+    CHECK(spill.where == disk.string());
+    CHECK(why.find("missing") != std::string::npos);
+    // Any directory serves (the files have no name): not only this user's alone.
+    fs::permissions(disk, fs::perms::all);
+    why.clear();
+    CHECK(UndoSpill::first_of({disk.string()}, why).dir != nullptr);
   }
-  TempDir tmp;
-  why.clear();
-  UndoSpill disk = UndoSpill::at((tmp.path() / "state").string(), why);
-  if (on_tmpfs(tmp.path())) {
-    CHECK(disk.dir == nullptr);
+  if (fs::is_directory("/dev/shm") && on_tmpfs("/dev/shm")) {
+    why.clear();
+    CHECK(UndoSpill::first_of({"/dev/shm"}, why).dir == nullptr);
+    CHECK(why.find("/dev/shm is on a tmpfs") != std::string::npos);
   } else {
-    CHECK(disk.dir != nullptr);
-    CHECK(why.empty());
+    MESSAGE("no tmpfs at /dev/shm: the tmpfs refusal is not tested here");
   }
-  // Not a directory of this user's alone: refused, with the reason.
-  std::filesystem::create_directories(tmp.path() / "open");
-  std::filesystem::permissions(tmp.path() / "open", std::filesystem::perms::all);
   why.clear();
-  CHECK(UndoSpill::at((tmp.path() / "open").string(), why).dir == nullptr);
-  CHECK_FALSE(why.empty());
+  CHECK(UndoSpill::first_of({}, why).dir == nullptr);
 }
