@@ -255,9 +255,10 @@ struct Binaries {
   std::string editd, echo;
 };
 
-// The same read_text request to editd and to the echo floor, in turns.
-void read_11k(const Binaries& b, const fs::path& root) {
-  write_file(root / "read11k.c", c_text(1000000, 11 * 1024));
+// The same read_text request to editd and to the echo floor, in turns; the
+// row is `workload` against `floor`.
+void read_11k_row(const Binaries& b, const fs::path& root, const std::string& workload,
+                  const std::string& floor) {
   Child editd(b.editd, root.string());
   Child echo({b.echo});
   const std::string line = request(1, "read_text", {{"path", "read11k.c"}});
@@ -275,7 +276,12 @@ void read_11k(const Binaries& b, const fs::path& root) {
     e.push_back(round_trip(editd, line, &reply));
     f.push_back(round_trip(echo, line, &reply));
   }
-  print(latency_row("read_text, 11 KB file", e, status_mib(editd.pid(), "VmHWM:"), "C echo", f, 2));
+  print(latency_row(workload, e, status_mib(editd.pid(), "VmHWM:"), floor, f, 2));
+}
+
+void read_11k(const Binaries& b, const fs::path& root) {
+  write_file(root / "read11k.c", c_text(1000000, 11 * 1024));
+  read_11k_row(b, root, "read_text, 11 KB file", "C echo");
 }
 
 // The same, with this process, editd and the echo on one CPU (children
@@ -292,27 +298,7 @@ void read_11k_one_cpu(const Binaries& b, const fs::path& root) {
       break;
     }
   if (::sched_setaffinity(0, sizeof one, &one) != 0) return;
-  {
-    Child editd(b.editd, root.string());
-    Child echo({b.echo});
-    const std::string line = request(1, "read_text", {{"path", "read11k.c"}});
-    std::string reply;
-    for (int i = 0; i < 100; ++i) {
-      round_trip(editd, line, &reply);
-      round_trip(echo, line, &reply);
-    }
-    check(reply, "echo floor");
-    round_trip(editd, line, &reply);
-    check(reply, "read_text 11 KB");
-    reset_peak(editd.pid());
-    std::vector<double> e, f;
-    for (int i = 0; i < 2000; ++i) {
-      e.push_back(round_trip(editd, line, &reply));
-      f.push_back(round_trip(echo, line, &reply));
-    }
-    print(latency_row("read_text, 11 KB file, all on one CPU", e, status_mib(editd.pid(), "VmHWM:"),
-                      "C echo, on one CPU", f, 2));
-  }
+  read_11k_row(b, root, "read_text, 11 KB file, all on one CPU", "C echo, on one CPU");
   ::sched_setaffinity(0, sizeof before, &before);
 }
 

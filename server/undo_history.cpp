@@ -113,6 +113,9 @@ std::optional<std::string> UndoHistory::record(std::string scope, std::vector<Un
 }
 
 UndoSpill UndoSpill::first_of(const std::vector<std::string>& paths, std::string& why) {
+  auto passed_over = [&why](const std::string& reason) {
+    why += (why.empty() ? "" : "; ") + reason;
+  };
   UndoSpill spill;
   for (const std::string& path : paths) {
     std::string shown = path;
@@ -120,7 +123,7 @@ UndoSpill UndoSpill::first_of(const std::vector<std::string>& paths, std::string
     if (path.empty()) {
       RuntimeDir runtime;
       if (int err = RuntimeDir::open("", runtime)) {
-        why += (why.empty() ? "" : "; ") + std::string("/tmp/editd-EUID: ") + std::strerror(err);
+        passed_over(std::string("/tmp/editd-EUID: ") + std::strerror(err));
         continue;
       }
       shown = runtime.path();
@@ -130,11 +133,11 @@ UndoSpill UndoSpill::first_of(const std::vector<std::string>& paths, std::string
     }
     struct statfs fs;
     if (!fd.valid() || ::fstatfs(fd.get(), &fs) != 0) {
-      why += (why.empty() ? "" : "; ") + shown + ": " + std::strerror(errno);
+      passed_over(shown + ": " + std::strerror(errno));
       continue;
     }
     if (fs.f_type == TMPFS_MAGIC || fs.f_type == static_cast<decltype(fs.f_type)>(RAMFS_MAGIC)) {
-      why += (why.empty() ? "" : "; ") + shown + " is on a tmpfs";
+      passed_over(shown + " is on a tmpfs");
       continue;
     }
     spill.dir = std::make_shared<const Fd>(std::move(fd));
