@@ -253,6 +253,47 @@ TEST_CASE("fast_json: every byte that stops a plain run, at every offset of a 16
       }
 }
 
+TEST_CASE("fast_json: blocks of ASCII with several escapes, and UTF-8 between them") {
+  // A block of ASCII is written escape by escape without being read again:
+  // every pair of escapes in a block, then long texts like source code (an
+  // escape every few bytes, now and then a UTF-8 sequence or a control byte).
+  const std::string escapes[] = {"\n", "\t", "\"", "\\", std::string(1, '\0'), "\x1f", "\r"};
+  for (std::size_t i = 0; i < 40; ++i)
+    for (std::size_t j = i; j < 40; ++j)
+      for (const std::string& e : escapes) {
+        std::string text(72, 'x');
+        text[i] = e[0];
+        text[j] = escapes[(i + j) % std::size(escapes)][0];
+        CAPTURE(i);
+        CAPTURE(j);
+        const json v(text);
+        REQUIRE(fast_json::dump(v) == nlohmann_dump(v));
+      }
+  std::mt19937_64 rng(20261127);
+  auto below = [&](std::size_t n) {
+    return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+  };
+  for (int round = 0; round < 2000; ++round) {
+    const std::size_t spacing = 1 + below(40);  // one escape in about this many bytes
+    std::string text;
+    const std::size_t size = below(400);
+    while (text.size() < size) {
+      const std::size_t pick = below(spacing * 4);
+      if (pick == 0)
+        text += escapes[below(std::size(escapes))];
+      else if (pick == 1 && below(8) == 0)
+        text += "\xC3\xA9";
+      else if (pick == 2 && below(64) == 0)
+        text += "\xFF";  // not UTF-8: replaced, as nlohmann does
+      else
+        text.push_back(static_cast<char>(0x20 + below(0x5F)));
+    }
+    CAPTURE(text);
+    const json v = json::object({{"content", text}});
+    REQUIRE(fast_json::dump(v) == nlohmann_dump(v));
+  }
+}
+
 TEST_CASE("fast_json: strings whose escapes outgrow the room made for them") {
   // The room made up front allows an escape every eight bytes: denser escapes
   // (six bytes out for each control byte) make the writer grow it mid-string.
