@@ -402,8 +402,9 @@ class LocalBackend final : public FsBackend {
  private:
   Result<std::string> resolve_sync(const std::string& path) const {
     // The root is canonical (realpath at start): a path under it is walked
-    // from it, one lstat per component below the root rather than one per
-    // component from "/" (a root ten levels deep cost ten more per request).
+    // from it, one fstatat on the root's descriptor per component below the
+    // root, rather than one lstat per component from "/" (a root ten levels
+    // deep cost ten more per request) or of the whole path each time.
     const std::string& root = options_.root;
     std::string out = "/";
     std::string_view below = path;
@@ -426,8 +427,12 @@ class LocalBackend final : public FsBackend {
         continue;
       }
       std::string next = join(out, c);
+      // Below the root, from the root's descriptor: the directory the opens
+      // use, even if its path has been moved since.
+      const char* rel = below_root(next);
       struct stat st;
-      if (::lstat(next.c_str(), &st) != 0) {
+      if ((rel ? ::fstatat(root_.root_fd(), rel, &st, AT_SYMLINK_NOFOLLOW)
+               : ::lstat(next.c_str(), &st)) != 0) {
         int err = errno;
         if (err == ENOENT) {
           // The rest does not exist: finish lexically.
@@ -449,7 +454,8 @@ class LocalBackend final : public FsBackend {
       if (S_ISLNK(st.st_mode)) {
         if (++hops > 40) return posix_error("resolve", path, ELOOP);
         std::vector<char> buf(PATH_MAX + 1);
-        ssize_t n = ::readlink(next.c_str(), buf.data(), buf.size() - 1);
+        ssize_t n = rel ? ::readlinkat(root_.root_fd(), rel, buf.data(), buf.size() - 1)
+                        : ::readlink(next.c_str(), buf.data(), buf.size() - 1);
         if (n < 0) return posix_error("readlink", path, errno);
         std::string target(buf.data(), static_cast<std::size_t>(n));
         if (!target.empty() && target.front() == '/') out = "/";
@@ -471,6 +477,17 @@ class LocalBackend final : public FsBackend {
                        " (paths are judged after resolving links and ..)",
                    {{"path", path}, {"root", options_.root}});
     return out;
+  }
+
+  // The part of absolute path `p` below the root ("a/b" of ROOT/a/b), or
+  // nullptr when `p` is the root or not under it.
+  const char* below_root(const std::string& p) const {
+    const std::string& root = options_.root;
+    if (root == "/") return p.size() > 1 ? p.c_str() + 1 : nullptr;
+    if (p.size() > root.size() + 1 && p.compare(0, root.size(), root) == 0 &&
+        p[root.size()] == '/')
+      return p.c_str() + root.size() + 1;
+    return nullptr;
   }
 
   bool inside_root(const std::string& p) const {
