@@ -338,7 +338,12 @@ asio::awaitable<void> Connection::write_loop() {
     if (!out_.empty()) {
       // Lines in order: short ones batched, a long one in slices, so that the
       // copy stays small and progress shows (limit_stall).
+      // A line alone is written from its own buffer, not copied.
       batch.clear();
+      if (out_.size() == 1 && front_written_ == 0 && out_.front().size() <= kWriteSlice) {
+        batch.swap(out_.front());
+        out_.pop_front();
+      }
       while (!out_.empty() && batch.size() < kWriteSlice) {
         std::string_view rest = std::string_view(out_.front()).substr(front_written_);
         std::size_t take = std::min(rest.size(), kWriteSlice - batch.size());
