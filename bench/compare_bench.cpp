@@ -14,7 +14,9 @@
 // (@modelcontextprotocol/server-filesystem, fetched by npx on the first run)
 // on the workloads its tools can do; EDITD_BENCH_NO_MCP=1 leaves it out.
 // EDITD_BENCH_ONLY=read,edit,big,miss,pipelined,patch,mcp (any of them) runs
-// those workloads alone, for an A/B of one row.
+// those workloads alone, for an A/B of one row. The files live in a directory
+// of $TMPDIR (/tmp by default), whose filesystem the header names: set TMPDIR
+// to measure another disk.
 // Prints a markdown table; docs/performance.md records it with the command.
 //
 // usage: compare_bench [EDITD_BINARY [ECHO_SERVER_BINARY]]
@@ -247,6 +249,23 @@ std::string first_line_of(const std::string& command) {
   }
   while (!out.empty() && (out.back() == '\n' || out.back() == ' ')) out.pop_back();
   return out;
+}
+
+// The filesystem under `dir` ("ext4 /dev/vda"), and for ext4 whether it has a
+// journal (a mount with one has a /proc/fs/jbd2/DEVICE-N entry). Without one,
+// ext4 skips every inode freed in the last minute when it makes a new one, so
+// the file-creating rows slow down with the churn of the rows before them.
+std::string filesystem_of(const fs::path& dir) {
+  const std::string found = first_line_of("findmnt -n -o FSTYPE,SOURCE -T '" + dir.string() + "'");
+  std::string type = found.substr(0, found.find(' '));
+  std::string source = found.substr(found.find_last_of(' ') + 1);
+  if (type != "ext4") return found;
+  const std::string device = source.substr(source.find_last_of('/') + 1);
+  bool journal = false;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc/fs/jbd2", ec))
+    journal = journal || e.path().filename().string().starts_with(device + "-");
+  return type + " " + source + (journal ? " (with a journal)" : " (no journal)");
 }
 
 // ---- Workloads ------------------------------------------------------------
@@ -725,10 +744,11 @@ int main(int argc, char** argv) {
   const Binaries b{argc > 1 ? argv[1] : EDITD_BINARY, argc > 2 ? argv[2] : ECHO_FLOOR_BINARY};
   g_root = fs::temp_directory_path() / ("editd-compare-" + std::to_string(::getpid()));
   fs::create_directories(g_root);
-  std::printf("editd: %s (%s)\necho floor: %s\nroot: %s\ncores: %u\nload average before: %s\n\n",
-              b.editd.c_str(), first_line_of("'" + b.editd + "' --version").c_str(), b.echo.c_str(),
-              g_root.c_str(), std::thread::hardware_concurrency(),
-              first_line_of("cat /proc/loadavg").c_str());
+  std::printf(
+      "editd: %s (%s)\necho floor: %s\nroot: %s, on %s\ncores: %u\nload average before: %s\n\n",
+      b.editd.c_str(), first_line_of("'" + b.editd + "' --version").c_str(), b.echo.c_str(),
+      g_root.c_str(), filesystem_of(g_root).c_str(), std::thread::hardware_concurrency(),
+      first_line_of("cat /proc/loadavg").c_str());
   const auto t = Clock::now();
   print_header();
   if (runs("read")) {
