@@ -105,10 +105,11 @@ Error not_writable(const std::string& shown, mode_t mode) {
 
 // fsync of each of `fds`, up to kSyncThreads at once: the flushes of a device
 // cache that arrive together are merged into one, where one after another each
-// waits for its own (100 new files: 7-8 ms one after another, 2-3 ms with eight
-// at once, on ext4 both with and without a journal). The calling thread takes
-// part; helpers that cannot be started leave it fewer at once. Returns the
-// index and errno of the first file whose fsync failed, or {fds.size(), 0}.
+// waits for its own (100 new files: 6.6-8.5 ms one after another, 2.1-2.3 ms
+// eight at once, on ext4 with and without a journal; docs/performance.md). The
+// calling thread takes part; helpers that cannot be started leave it fewer at
+// once. Returns the index and errno of the first file whose fsync failed, or
+// {fds.size(), 0}.
 constexpr std::size_t kSyncThreads = 8;
 
 std::pair<std::size_t, int> fsync_all(std::span<const int> fds) {
