@@ -24,7 +24,6 @@
 #include <map>
 #include <set>
 #include <span>
-#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -101,39 +100,6 @@ Error not_writable(const std::string& shown, mode_t mode) {
                    "): editd changes only files that this user may write; make it writable "
                    "first if it is meant to change",
                {{"path", shown}, {"errno", "EACCES"}, {"mode", octal}});
-}
-
-// fsync of each of `fds`, up to kSyncThreads at once: the flushes of a device
-// cache that arrive together are merged into one, where one after another each
-// waits for its own (100 new files: 6.6-8.5 ms one after another, 2.1-2.3 ms
-// eight at once, on ext4 with and without a journal; docs/performance.md). The
-// calling thread takes part; helpers that cannot be started leave it fewer at
-// once. Returns the index and errno of the first file whose fsync failed, or
-// {fds.size(), 0}.
-constexpr std::size_t kSyncThreads = 8;
-
-std::pair<std::size_t, int> fsync_all(std::span<const int> fds) {
-  std::vector<int> errs(fds.size(), 0);
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < fds.size();)
-      while (::fsync(fds[i]) != 0)
-        if (errno != EINTR) {
-          errs[i] = errno;
-          break;
-        }
-  };
-  std::vector<std::thread> helpers;
-  try {
-    for (std::size_t n = 1; n < std::min(kSyncThreads, fds.size()); ++n) helpers.emplace_back(work);
-  } catch (const std::system_error&) {
-    // no more threads now: fewer at once
-  }
-  work();
-  for (std::thread& t : helpers) t.join();
-  for (std::size_t i = 0; i < fds.size(); ++i)
-    if (errs[i]) return {i, errs[i]};
-  return {fds.size(), 0};
 }
 
 // Whether the OS user may replace or delete the file `name` of `dir`, as the
@@ -1074,7 +1040,7 @@ class LocalBackend final : public FsBackend {
         fds.push_back(it.temp.fd.get());
         synced.push_back(&it);
       }
-      if (auto [at, err] = fsync_all(fds); err) {
+      if (auto [at, err] = sync_all(fds); err) {
         unstage();
         return posix_error("fsync", synced[at]->t.shown, err);
       }
