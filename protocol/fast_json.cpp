@@ -33,6 +33,19 @@ std::size_t utf8_length(const char* p, const char* end) {
   return 0;
 }
 
+// The end of the run of UTF-8 sequences that starts at p (a byte of 0x80 or
+// more), or nullptr when one of them is not UTF-8. CJK text is little else, so
+// it is walked in one go; out of line, so that the ASCII loops that call it keep
+// their registers.
+[[gnu::noinline]] const char* utf8_run_end(const char* p, const char* end) {
+  do {
+    const std::size_t n = utf8_length(p, end);
+    if (n == 0) return nullptr;
+    p += n;
+  } while (p < end && static_cast<unsigned char>(*p) >= 0x80);
+  return p;
+}
+
 // Bytes that a JSON string holds as they are, in both directions: printable
 // ASCII other than the quote and the backslash.
 struct PlainBytes {
@@ -73,9 +86,8 @@ const char* plain_run_end(const char* p, const char* end) {
     if (is_plain(*p)) {
       ++p;
     } else if (static_cast<unsigned char>(*p) >= 0x80) {
-      std::size_t n = utf8_length(p, end);
-      if (n == 0) return nullptr;
-      p += n;
+      p = utf8_run_end(p, end);
+      if (p == nullptr) return nullptr;
     } else {
       break;
     }
@@ -422,11 +434,13 @@ bool write_string(const std::string& s, std::string& out) {
 #endif
     const auto c = static_cast<unsigned char>(*p);
     if (c >= 0x80) {
-      const std::size_t n = utf8_length(p, end);
-      if (n == 0) return false;
-      std::memcpy(o, p, n);
-      o += n;
-      p += n;
+      const char* run_end = utf8_run_end(p, end);
+      if (run_end == nullptr) return false;
+      const auto bytes = static_cast<std::size_t>(run_end - p);
+      room(bytes);
+      std::memcpy(o, p, bytes);
+      o += bytes;
+      p = run_end;
       continue;
     }
     ++p;

@@ -294,6 +294,37 @@ TEST_CASE("fast_json: blocks of ASCII with several escapes, and UTF-8 between th
   }
 }
 
+TEST_CASE("fast_json: runs of UTF-8 sequences, with a bad byte anywhere in them") {
+  // A run of sequences is checked in one go: each sequence of it must still be
+  // checked, in both directions, wherever the run starts and breaks.
+  const std::string seq = "\xE6\x97\xA5";  // 日
+  const std::string bad[] = {"\xFF", "\xE6\x97", "\xC3", "\xED\xA0\x80", "\x80"};
+  for (std::size_t lead = 0; lead < 20; ++lead)
+    for (std::size_t run = 1; run < 24; ++run)
+      for (std::size_t at = 0; at <= run; ++at)
+        for (const std::string& b : bad) {
+          std::string good(lead, 'a'), broken(lead, 'a');
+          for (std::size_t i = 0; i < run; ++i) {
+            if (i == at) broken += b;
+            good += seq;
+            broken += seq;
+          }
+          if (at == run) broken += b;
+          good += " tail";
+          broken += " tail";
+          CAPTURE(lead);
+          CAPTURE(run);
+          CAPTURE(at);
+          CAPTURE(b);
+          REQUIRE(fast_json::dump(json(good)) == nlohmann_dump(json(good)));
+          REQUIRE(fast_json::dump(json(broken)) == nlohmann_dump(json(broken)));
+          auto back = fast_json::parse("\"" + good + "x\"");
+          REQUIRE(back.has_value());
+          CHECK(back->get<std::string>() == good + "x");
+          CHECK_FALSE(fast_json::parse("\"" + broken + "\"").has_value());
+        }
+}
+
 TEST_CASE("fast_json: strings whose escapes outgrow the room made for them") {
   // The room made up front allows an escape every eight bytes: denser escapes
   // (six bytes out for each control byte) make the writer grow it mid-string.
