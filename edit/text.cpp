@@ -118,9 +118,11 @@ std::size_t scan_text(std::string_view s, chars::Newlines* ends, bool* ascii = n
       continue;
     }
     if (ascii) *ascii = false;
-    const std::size_t len = utf8_sequence(s, i);
-    if (len == 0) return result(i);
-    i += len;
+    do {  // a run of sequences (CJK text is little else), in one go
+      const std::size_t len = utf8_sequence(s, i);
+      if (len == 0) return result(i);
+      i += len;
+    } while (i < n && static_cast<unsigned char>(p[i]) >= 0x80);
   }
   return result(std::string_view::npos);
 }
