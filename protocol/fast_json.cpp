@@ -58,25 +58,27 @@ constexpr PlainBytes kPlain;
 
 bool is_plain(char c) { return kPlain.plain[static_cast<unsigned char>(c)]; }
 
+#if defined(__SSE2__)
+// One bit per byte of `v` that is not plain: a control byte, the quote, the
+// backslash or one of 0x80..0xFF (a signed compare with 0x20 finds both ends).
+unsigned stop_mask(__m128i v) {
+  const __m128i stop = _mm_or_si128(
+      _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+  return static_cast<unsigned>(_mm_movemask_epi8(stop));
+}
+#endif
+
 // The end of the run of plain bytes and valid UTF-8 sequences that starts at
 // p: the first byte to escape, or `end`; nullptr when a sequence is not UTF-8.
 // Sixteen bytes at a time while they are plain ASCII (SSE2, part of x86-64).
 const char* plain_run_end(const char* p, const char* end) {
-#if defined(__SSE2__)
-  const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'),
-                backslash = _mm_set1_epi8('\\');
-#endif
   while (p < end) {
 #if defined(__SSE2__)
     while (end - p >= 16) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      // Signed: below 0x20 is a control byte, or one of 0x80..0xFF.
-      const __m128i stop =
-          _mm_or_si128(_mm_cmplt_epi8(v, space),
-                       _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)));
-      const int mask = _mm_movemask_epi8(stop);
+      const unsigned mask = stop_mask(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
       if (mask != 0) {
-        p += __builtin_ctz(static_cast<unsigned>(mask));
+        p += __builtin_ctz(mask);
         break;
       }
       p += 16;
@@ -368,14 +370,6 @@ bool write_string(const std::string& s, std::string& out) {
   const char* p = s.data();
   const char* const end = p + s.size();
 #if defined(__SSE2__)
-  const __m128i space = _mm_set1_epi8(0x20), quote = _mm_set1_epi8('"'),
-                backslash = _mm_set1_epi8('\\');
-  // Signed: below 0x20 is a control byte, or one of 0x80..0xFF.
-  auto stops = [&](__m128i v) {
-    return static_cast<unsigned>(_mm_movemask_epi8(
-        _mm_or_si128(_mm_cmplt_epi8(v, space),
-                     _mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)))));
-  };
   auto copy16 = [](char* to, const char* from) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(to),
                      _mm_loadu_si128(reinterpret_cast<const __m128i*>(from)));
@@ -384,17 +378,17 @@ bool write_string(const std::string& s, std::string& out) {
   while (p < end) {
     room(16 * 6 + 16);  // sixteen \u00XX escapes, and a spare store
 #if defined(__SSE2__)
-    if (end - p >= 32) {
+    if (end - p >= 16) {
       const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
       _mm_storeu_si128(reinterpret_cast<__m128i*>(o), v);
-      unsigned mask = stops(v);
+      unsigned mask = stop_mask(v);
       if (mask == 0) {
         p += 16;
         o += 16;
         continue;
       }
-      if (_mm_movemask_epi8(v) == 0) {  // ASCII: every escape of the block
-        unsigned done = 0;              // the block's bytes written
+      if (end - p >= 32 && _mm_movemask_epi8(v) == 0) {  // ASCII: every escape of the block
+        unsigned done = 0;                               // the block's bytes written
         do {
           const auto k = static_cast<unsigned>(__builtin_ctz(mask));
           copy16(o, p + done);
@@ -407,18 +401,8 @@ bool write_string(const std::string& s, std::string& out) {
         p += 16;
         continue;
       }
-    }
-    // UTF-8 in the block, or the string's last bytes: one plain run, then one
-    // escape or sequence.
-    if (end - p >= 16) {
-      const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(o), v);
-      const unsigned mask = stops(v);
-      if (mask == 0) {
-        p += 16;
-        o += 16;
-        continue;
-      }
+      // UTF-8 in the block, or the string's last bytes: one plain run, then
+      // one escape or run of sequences.
       const auto plain = static_cast<std::size_t>(__builtin_ctz(mask));
       p += plain;
       o += plain;
