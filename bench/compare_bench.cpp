@@ -431,7 +431,11 @@ void pipelined_reads(const Binaries& b, const fs::path& root) {
 }
 
 // One apply_patch changing the marker line of 100 files, against the rewrite
-// floor of one such file, both with fsync.
+// floor of one such file, both with fsync (the goal's row). Then, in rounds of
+// their own, what full durability adds to the patch (the same editd against a
+// second one with --durability none) against what it adds to the floor's one
+// file: an fsync of the file and one of its directory. The patch makes 100 new
+// files either way; the difference is what its group commit costs.
 void patch_100_files(const Binaries& b, const fs::path& root) {
   const std::string content = c_text(60, 1 << 30);
   fs::create_directories(root / "patch");
@@ -454,27 +458,59 @@ void patch_100_files(const Binaries& b, const fs::path& root) {
   };
   const std::string forth = request(1, "apply_patch", {{"patch", patch(kMarkerA, kMarkerB)}});
   const std::string back = request(2, "apply_patch", {{"patch", patch(kMarkerB, kMarkerA)}});
-  Child editd(b.editd, root.string());
   std::string reply;
   const int runs = 10;
-  std::vector<double> e, f;
   const std::string path = one.string();
+  auto floor = [&](std::string_view from, std::string_view to, int durable) {
+    const auto t = Clock::now();
+    if (rewrite_floor(path.c_str(), from.data(), from.size(), to.data(), to.size(), durable) != 0)
+      fail("rewrite floor on " + path + ": " + std::strerror(errno));
+    return ms_since(t);
+  };
+  // The goal's row: editd and the floor in turns, each round taking the files
+  // A -> B or back.
+  Child full(b.editd, root.string());
+  std::vector<double> e, f;
   for (int i = -2; i < runs; ++i) {  // two untimed rounds
     const bool ab = i % 2 == 0;
-    const double ms = round_trip(editd, ab ? forth : back, &reply);
+    const double ms = round_trip(full, ab ? forth : back, &reply);
     check(reply, "apply_patch");
-    const auto t = Clock::now();
-    const std::string_view from = ab ? kMarkerA : kMarkerB, to = ab ? kMarkerB : kMarkerA;
-    if (rewrite_floor(path.c_str(), from.data(), from.size(), to.data(), to.size(), 1) != 0)
-      fail("rewrite floor on " + path + ": " + std::strerror(errno));
-    const double floor_ms = ms_since(t);
-    if (i == -1) reset_peak(editd.pid());
+    const double floor_ms = ab ? floor(kMarkerA, kMarkerB, 1) : floor(kMarkerB, kMarkerA, 1);
+    if (i == -1) reset_peak(full.pid());
     if (i < 0) continue;
     e.push_back(ms);
     f.push_back(floor_ms);
   }
   print(latency_row("apply_patch, 100 files of 60 lines, durability full", e,
-                    status_mib(editd.pid(), "VmHWM:"), "C rewrite + fsync, 1 file", f, 3));
+                    status_mib(full.pid(), "VmHWM:"), "C rewrite + fsync, 1 file", f, 3));
+  // Then durability's cost: each round takes the files A -> B with full
+  // durability and back without, the floor's file likewise. (The files are
+  // at A after an even number of rounds above.)
+  Child none(b.editd, root.string(), {"--durability", "none"});
+  std::vector<double> e_full, e_none, f_full, f_none;
+  for (int i = -1; i < runs; ++i) {  // one untimed round
+    e_full.push_back(round_trip(full, forth, &reply));
+    check(reply, "apply_patch");
+    e_none.push_back(round_trip(none, back, &reply));
+    check(reply, "apply_patch, durability none");
+    f_full.push_back(floor(kMarkerA, kMarkerB, 1));
+    f_none.push_back(floor(kMarkerB, kMarkerA, 0));
+    if (i == -1) {
+      for (auto* v : {&e_full, &e_none, &f_full, &f_none}) v->clear();
+      reset_peak(none.pid());
+    }
+  }
+  print(latency_row("apply_patch, 100 files of 60 lines, durability none", e_none,
+                    status_mib(none.pid(), "VmHWM:"), "C rewrite, no fsync, 1 file", f_none, 0));
+  Row r;
+  r.workload = "apply_patch, 100 files: what full durability adds (p50 full - p50 none)";
+  const double added = stats(e_full).p50 - stats(e_none).p50;
+  const double fsync_cost = stats(f_full).p50 - stats(f_none).p50;
+  r.p50 = ms_cell(added);
+  r.floor = "one file's fsyncs (C rewrite: p50 + fsync - p50 no fsync)";
+  r.floor_figure = ms_cell(fsync_cost);
+  if (fsync_cost > 0) r.ratio = fixed(added / fsync_cost, 2) + "x";
+  print(r);
 }
 
 // Misses in each matching mode on `file`, against the floor's read + memmem.
