@@ -63,10 +63,11 @@ int sync_directory(int dir) {
   return 0;
 }
 
-// 100 new files on this project's VM: 6.6-8.5 ms one after another, 2.1-2.3 ms
-// eight at once, on ext4 with and without a journal (docs/performance.md).
+// 100 new files on this project's VM: 6.6-8.5 ms one after another, 2.1-2.7 ms
+// eight at once, 1.8-2.0 ms sixteen, 1.9-2.8 ms thirty-two, on ext4 with and
+// without a journal (docs/performance.md).
 std::pair<std::size_t, int> sync_all(std::span<const int> fds) {
-  constexpr std::size_t kAtOnce = 8;
+  constexpr std::size_t kAtOnce = 16;
   std::vector<int> errs(fds.size(), 0);
   std::atomic<std::size_t> next{0};
   auto work = [&] {

@@ -83,9 +83,9 @@ std::string leaf_of(std::string_view rel);
 // Fsyncs the directory `dir` (any descriptor of it, O_PATH included): 0 or errno.
 int sync_directory(int dir);
 
-// Fsyncs each of `fds`, up to eight at once: a disk merges the cache flushes
+// Fsyncs each of `fds`, up to sixteen at once: a disk merges the cache flushes
 // that arrive together, where one after another each waits for its own. The
-// calling thread takes part, with up to seven short-lived helpers (the waits
+// calling thread takes part, with up to fifteen short-lived helpers (the waits
 // are the device's, not the CPU's); where a helper cannot be started, fewer run
 // at once. Returns the index and errno of the first descriptor, in the order of
 // `fds`, whose fsync failed; {fds.size(), 0} when none did.
