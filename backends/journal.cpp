@@ -257,8 +257,10 @@ int Journal::append(std::string_view line) {
   return write_all(file_.get(), rec);
 }
 
-int Journal::commit(std::size_t records) {
-  if (int err = append("commit " + std::to_string(records))) return err;
+int Journal::commit(std::size_t k, std::string_view records) {
+  std::string text(records);
+  text += "commit " + std::to_string(k) + "\n";
+  if (int err = write_all(file_.get(), text)) return err;
   if (!durable_) return 0;
   while (::fsync(file_.get()) != 0)
     if (errno != EINTR) return errno;

@@ -106,9 +106,10 @@ class Journal {
   bool open() const { return file_.valid(); }
   // Appends one record. 0 or errno.
   int append(std::string_view line);
-  // Appends "commit K" and makes the journal durable (file and directories;
-  // only written, without durability). 0 or errno.
-  int commit(std::size_t records);
+  // Appends `records` (K lines, each ending in '\n') and "commit K" in one
+  // write, and makes the journal durable (file and directories; only written,
+  // without durability). 0 or errno.
+  int commit(std::size_t k, std::string_view records = {});
   // Appends "abort" and syncs it (without durability, only writes it). 0 or errno.
   int abort();
 

@@ -1056,7 +1056,8 @@ class LocalBackend final : public FsBackend {
 
     // 3. Commit: from here on, a crash means the change is rolled forward.
     if (j.open()) {
-      std::size_t records = 0;
+      // The records and the commit in one write: none counts before the commit.
+      std::string records;
       for (Item& it : items) {
         std::string rec =
             it.write ? "mv " + journal::dir_field(it.t.dir) + " " + journal::escape(it.temp.name) +
@@ -1064,14 +1065,15 @@ class LocalBackend final : public FsBackend {
                            " " + (it.exists ? std::to_string(it.st.st_ino) : std::string("-"))
                      : "rm " + journal::dir_field(it.t.dir) + " " + journal::escape(it.t.name) +
                            " " + std::to_string(it.st.st_ino);
-        if (int err = record(&j, rec)) {
+        if (int err = injected(LocalSyscall::kJournal, rec)) {
           unstage();
           return posix_error("write the journal entry for", it.t.shown, err);
         }
-        ++records;
+        records += rec;
+        records += '\n';
       }
       int err = injected(LocalSyscall::kJournal, "commit");
-      if (!err) err = j.commit(records);
+      if (!err) err = j.commit(items.size(), records);
       if (err) {
         unstage();
         return posix_error("commit the journal of the change to", items[0].t.shown, err);
