@@ -257,9 +257,9 @@ int Journal::append(std::string_view line) {
   return write_all(file_.get(), rec);
 }
 
-int Journal::commit(std::size_t k, std::string_view records) {
+int Journal::commit(std::string_view records) {
   std::string text(records);
-  text += "commit " + std::to_string(k) + "\n";
+  text += "commit " + std::to_string(std::count(records.begin(), records.end(), '\n')) + "\n";
   if (int err = write_all(file_.get(), text)) return err;
   if (!durable_) return 0;
   while (::fsync(file_.get()) != 0)

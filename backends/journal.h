@@ -109,7 +109,7 @@ class Journal {
   // Appends `records` (K lines, each ending in '\n') and "commit K" in one
   // write, and makes the journal durable (file and directories; only written,
   // without durability). 0 or errno.
-  int commit(std::size_t k, std::string_view records = {});
+  int commit(std::string_view records);
   // Appends "abort" and syncs it (without durability, only writes it). 0 or errno.
   int abort();
 

@@ -1073,7 +1073,7 @@ class LocalBackend final : public FsBackend {
         records += '\n';
       }
       int err = injected(LocalSyscall::kJournal, "commit");
-      if (!err) err = j.commit(items.size(), records);
+      if (!err) err = j.commit(records);
       if (err) {
         unstage();
         return posix_error("commit the journal of the change to", items[0].t.shown, err);
