@@ -264,9 +264,24 @@ int Journal::commit(std::string_view records) {
   if (!durable_) return 0;
   while (::fsync(file_.get()) != 0)
     if (errno != EINTR) return errno;
+  if (dirs_taken_) return 0;
   if (int err = sync_directory(dir_.get())) return err;
   for (const Fd& d : fresh_dirs_)
     if (int err = sync_directory(d.get())) return err;
+  return 0;
+}
+
+int Journal::take_directories(std::vector<Fd>& out) {
+  auto take = [&](const Fd& d) {
+    Fd readable(::openat(d.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!readable.valid()) return errno;
+    out.push_back(std::move(readable));
+    return 0;
+  };
+  if (int err = take(dir_)) return err;
+  for (const Fd& d : fresh_dirs_)
+    if (int err = take(d)) return err;
+  dirs_taken_ = true;
   return 0;
 }
 
@@ -319,6 +334,7 @@ int Journals::begin(Journal& out) {
     out.name_ = std::move(name);
     out.durable_ = durable_;
     out.fresh_dirs_.clear();
+    out.dirs_taken_ = false;
     if (made_editd) out.fresh_dirs_.emplace_back(::fcntl(root_.root_fd(), F_DUPFD_CLOEXEC, 0));
     if (made_editd || made_dir) out.fresh_dirs_.push_back(std::move(editd));
     out.dir_ = std::move(dir);

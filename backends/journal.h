@@ -5,10 +5,11 @@
 // to its target, and its writer holds an flock on it until the rename: a
 // temporary file whose flock can be taken belongs to a writer that died.
 //
-// apply_batch stages every new content in such a file (all written, then all
-// fsynced, with their directories), then commits by appending the renames and
-// removals to a journal ROOT/.editd/journal/b-PID-RANDOM and fsyncing it, then
-// performs them, fsyncs each touched directory once and deletes the journal.
+// apply_batch stages every new content in such a file (all written, then
+// fsynced in one group with their directories and the journal's), then commits
+// by appending the renames and removals to a journal
+// ROOT/.editd/journal/b-PID-RANDOM and fsyncing it, then performs them, fsyncs
+// each touched directory once and deletes the journal.
 // The writer holds an flock on its journal too, so recovery never touches the
 // journal of a live editd. The journal is text, one record per line, paths
 // relative to the root ("." for the root) with '%', ' ', control and non-ASCII
@@ -106,9 +107,14 @@ class Journal {
   bool open() const { return file_.valid(); }
   // Appends one record. 0 or errno.
   int append(std::string_view line);
+  // The directories whose entries hold the journal (its own, and those made
+  // for it), for a caller that fsyncs them in one group with its own files
+  // before commit(); commit() then leaves them alone. Open for reading.
+  // 0 or errno.
+  int take_directories(std::vector<Fd>& out);
   // Appends `records` (K lines, each ending in '\n') and "commit K" in one
-  // write, and makes the journal durable (file and directories; only written,
-  // without durability). 0 or errno.
+  // write, and makes the journal durable (file, and its directories unless
+  // taken; only written, without durability). 0 or errno.
   int commit(std::string_view records);
   // Appends "abort" and syncs it (without durability, only writes it). 0 or errno.
   int abort();
@@ -120,6 +126,7 @@ class Journal {
   Fd dir_;
   std::string name_;
   std::vector<Fd> fresh_dirs_;  // directories made to hold it, to fsync at commit
+  bool dirs_taken_ = false;     // take_directories(): the caller fsyncs them
 };
 
 // The journals of one root: ROOT/.editd/journal/.

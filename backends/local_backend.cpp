@@ -847,6 +847,20 @@ class LocalBackend final : public FsBackend {
     if (options_.durable) sync_directory(fd);
   }
 
+  // sync_dir of each directory, all at once.
+  void sync_dirs(const std::map<std::string, Fd>& dirs) const {
+    if (!options_.durable) return;
+    std::vector<Fd> readable;
+    std::vector<int> fds;
+    for (const auto& [rel, fd] : dirs) {
+      Fd r(::openat(fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      if (!r.valid()) continue;
+      fds.push_back(r.get());
+      readable.push_back(std::move(r));
+    }
+    sync_all(fds);
+  }
+
   Failure sync_temp(Staged& s) const {
     if (!options_.durable) return {};
     if (int err = injected(LocalSyscall::kFsync, s.name)) return {err, "fsync"};
@@ -1027,6 +1041,10 @@ class LocalBackend final : public FsBackend {
       // Start the writeback now; the fsyncs below then mostly wait for it.
       if (options_.durable) ::sync_file_range(it.temp.fd.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
     }
+    // Everything the commit stands on is made durable in one group of fsyncs
+    // run at once: the temporary files, the directories that hold the journal,
+    // and those that hold the temporary files and the directories made for
+    // them. Nothing is renamed before the commit, so their order is free.
     if (options_.durable) {
       // The injected failures first, in order, as the fsyncs run at once.
       std::vector<int> fds;
@@ -1040,18 +1058,32 @@ class LocalBackend final : public FsBackend {
         fds.push_back(it.temp.fd.get());
         synced.push_back(&it);
       }
-      if (auto [at, err] = sync_all(fds); err) {
-        unstage();
-        return posix_error("fsync", synced[at]->t.shown, err);
+      std::vector<Fd> readable;
+      if (j.open()) {
+        if (int err = j.take_directories(readable)) {
+          unstage();
+          return posix_error("commit the journal of the change to", items[0].t.shown, err);
+        }
       }
-    }
-    std::set<std::string> holding;  // directories whose entries must be durable first
-    for (Item& it : items)
-      if (it.write) holding.insert(it.t.dir);
-    for (const std::string& m : made) holding.insert(parent_relative(m));
-    for (const std::string& d : holding) {
-      Fd fd;
-      if (root_.open_dir(d, fd) == 0) sync_dir(fd.get());
+      const std::size_t journal_end = fds.size() + readable.size();
+      std::set<std::string> holding;
+      for (Item& it : items)
+        if (it.write) holding.insert(it.t.dir);
+      for (const std::string& m : made) holding.insert(parent_relative(m));
+      for (const std::string& d : holding) {
+        Fd fd;
+        if (root_.open_dir(d, fd) != 0) continue;
+        Fd r(::openat(fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+        if (r.valid()) readable.push_back(std::move(r));
+      }
+      for (const Fd& d : readable) fds.push_back(d.get());
+      // The first failure counts. One of the files' directories (the last
+      // ones) is ignored, as sync_dir ignores it for every write.
+      if (auto [at, err] = sync_all(fds); err && at < journal_end) {
+        unstage();
+        if (at < synced.size()) return posix_error("fsync", synced[at]->t.shown, err);
+        return posix_error("commit the journal of the change to", items[0].t.shown, err);
+      }
     }
 
     // 3. Commit: from here on, a crash means the change is rolled forward.
@@ -1107,7 +1139,7 @@ class LocalBackend final : public FsBackend {
           ::unlinkat(dirs.at(rest.t.dir).get(), rest.temp.name.c_str(), 0);
           rest.temp.fd.reset();
         }
-        for (auto& [rel, fd] : dirs) sync_dir(fd.get());
+        sync_dirs(dirs);
         if (j.open()) journals_.end(j);
         return posix_error(f.op, it.t.shown, f.err);
       }
@@ -1115,7 +1147,7 @@ class LocalBackend final : public FsBackend {
     }
 
     // 5. Durable, then the journal goes.
-    for (auto& [rel, fd] : dirs) sync_dir(fd.get());
+    sync_dirs(dirs);
     if (j.open()) journals_.end(j);
     replaced.release(pool_);
     return {};
