@@ -1,16 +1,18 @@
 // editd against its floors, in one run, on the same workloads: the C echo
 // server (bench/floors/echo_server.c: the framing and nothing else) for the
-// protocol's cost per request, and the C read + atomic rewrite
-// (bench/floors/rewrite_floor.c, called in this process: no spawn per
-// iteration) with and without fsync for an edit's file work. Each goal of
-// issue 14 is a ratio to a floor measured here, or a bound; one table row per
-// workload says whether it is met. Latency workloads interleave editd and its
-// floor, one round each, so that both see the same load; edits alternate
-// A -> B (editd) and B -> A (the rewrite floor), so the file changes every
-// time. Peak RSS is editd's VmHWM over the row, reset through
-// /proc/PID/clear_refs before it. The 11 KB read runs twice: as the others,
-// then with this process and both servers on one CPU. Beside them, when npx and the npm registry
-// are reachable, the MCP reference filesystem server
+// protocol's cost per request, the C read floor (bench/floors/read_floor.c:
+// the framing, and the file read and sent as a JSON string) for a read's, and
+// the C read + atomic rewrite (bench/floors/rewrite_floor.c, called in this
+// process: no spawn per iteration) with and without fsync for an edit's file
+// work. Each goal of issue 14 is a ratio to a floor measured here, or a bound;
+// one table row per workload says whether it is met. Latency workloads
+// interleave editd and its floor, one round each, so that both see the same
+// load; edits alternate A -> B (editd) and B -> A (the rewrite floor), so the
+// file changes every time. Peak RSS is editd's VmHWM over the row, reset
+// through /proc/PID/clear_refs before it. The 11 KB read runs twice: as the
+// others, then with this process and the servers on one CPU; each time the
+// read floor follows in rounds of its own. Beside them, when npx and the npm
+// registry are reachable, the MCP reference filesystem server
 // (@modelcontextprotocol/server-filesystem, fetched by npx on the first run)
 // on the workloads its tools can do; EDITD_BENCH_NO_MCP=1 leaves it out.
 // EDITD_BENCH_ONLY=read,edit,big,miss,pipelined,patch,mcp (any of them) runs
@@ -116,6 +118,11 @@ void write_file(const fs::path& p, const std::string& content) {
   std::ofstream out(p, std::ios::binary);
   out << content;
   if (!out.flush()) fail("cannot write " + p.string());
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // 40 lines from a quarter into `content` with a comment appended to the 20th:
@@ -271,13 +278,15 @@ std::string filesystem_of(const fs::path& dir) {
 // ---- Workloads ------------------------------------------------------------
 
 struct Binaries {
-  std::string editd, echo;
+  std::string editd, echo, read_floor;
 };
 
-// The same read_text request to editd and to the echo floor, in turns; the
-// row is `workload` against `floor`.
+// The same read_text request to editd and to the echo floor, in turns: the
+// goal's row, `workload` against `floor`. Then, in rounds of their own so that
+// a third process does not change where the first two run, the three in turns:
+// the read floor against the echo, and editd against the read floor (no goal).
 void read_11k_row(const Binaries& b, const fs::path& root, const std::string& workload,
-                  const std::string& floor) {
+                  const std::string& floor, const std::string& where) {
   Child editd(b.editd, root.string());
   Child echo({b.echo});
   const std::string line = request(1, "read_text", {{"path", "read11k.c"}});
@@ -295,12 +304,32 @@ void read_11k_row(const Binaries& b, const fs::path& root, const std::string& wo
     e.push_back(round_trip(editd, line, &reply));
     f.push_back(round_trip(echo, line, &reply));
   }
-  print(latency_row(workload, e, status_mib(editd.pid(), "VmHWM:"), floor, f, 2));
+  const double peak = status_mib(editd.pid(), "VmHWM:");
+  print(latency_row(workload, e, peak, floor, f, 2));
+
+  Child reader(std::vector<std::string>{b.read_floor, (root / "read11k.c").string()});
+  for (int i = 0; i < 100; ++i) round_trip(reader, line, &reply);
+  const json text = json::parse(reply, nullptr, false);
+  if (text.is_discarded() || !text.contains("result") ||
+      text["result"].value("text", "") != read_file(root / "read11k.c"))
+    fail("read floor: a reply without the file's text: " + reply.substr(0, 400));
+  std::vector<double> e3, f3, r3;
+  for (int i = 0; i < 2000; ++i) {
+    e3.push_back(round_trip(editd, line, &reply));
+    f3.push_back(round_trip(echo, line, &reply));
+    r3.push_back(round_trip(reader, line, &reply));
+  }
+  Row fr = latency_row("the C read floor (open, read, escape, reply), 11 KB file" + where, r3, 0,
+                       floor, f3, 0);
+  fr.peak = "-";
+  print(fr);
+  print(latency_row(workload + ", against the C read floor", e3, peak, "C read floor" + where, r3,
+                    0));
 }
 
 void read_11k(const Binaries& b, const fs::path& root) {
   write_file(root / "read11k.c", c_text(1000000, 11 * 1024));
-  read_11k_row(b, root, "read_text, 11 KB file", "C echo");
+  read_11k_row(b, root, "read_text, 11 KB file", "C echo", "");
 }
 
 // The same, with this process, editd and the echo on one CPU (children
@@ -317,7 +346,8 @@ void read_11k_one_cpu(const Binaries& b, const fs::path& root) {
       break;
     }
   if (::sched_setaffinity(0, sizeof one, &one) != 0) return;
-  read_11k_row(b, root, "read_text, 11 KB file, all on one CPU", "C echo, on one CPU");
+  read_11k_row(b, root, "read_text, 11 KB file, all on one CPU", "C echo, on one CPU",
+               ", on one CPU");
   ::sched_setaffinity(0, sizeof before, &before);
 }
 
@@ -777,14 +807,16 @@ bool runs(std::string_view name) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const Binaries b{argc > 1 ? argv[1] : EDITD_BINARY, argc > 2 ? argv[2] : ECHO_FLOOR_BINARY};
+  const Binaries b{argc > 1 ? argv[1] : EDITD_BINARY, argc > 2 ? argv[2] : ECHO_FLOOR_BINARY,
+                   READ_FLOOR_BINARY};
   g_root = fs::temp_directory_path() / ("editd-compare-" + std::to_string(::getpid()));
   fs::create_directories(g_root);
   std::printf(
-      "editd: %s (%s)\necho floor: %s\nroot: %s, on %s\ncores: %u\nload average before: %s\n\n",
+      "editd: %s (%s)\necho floor: %s\nread floor: %s\nroot: %s, on %s\ncores: %u\nload average "
+      "before: %s\n\n",
       b.editd.c_str(), first_line_of("'" + b.editd + "' --version").c_str(), b.echo.c_str(),
-      g_root.c_str(), filesystem_of(g_root).c_str(), std::thread::hardware_concurrency(),
-      first_line_of("cat /proc/loadavg").c_str());
+      b.read_floor.c_str(), g_root.c_str(), filesystem_of(g_root).c_str(),
+      std::thread::hardware_concurrency(), first_line_of("cat /proc/loadavg").c_str());
   const auto t = Clock::now();
   print_header();
   if (runs("read")) {
