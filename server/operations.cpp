@@ -119,6 +119,28 @@ std::vector<UndoFile> one_file(const std::string& canonical, const std::string& 
   return files;
 }
 
+// What the regions `splices` replace in the body of `current` (after `bom`
+// bytes) held, as restores of the bytes they leave; nullopt when those would
+// hold more than half the file (the whole of it is kept then).
+std::optional<std::vector<Restore>> restores_of(std::string_view current, std::size_t bom,
+                                                const std::vector<splice::Splice>& splices) {
+  const std::string_view body = current.substr(bom);
+  std::vector<Restore> out;
+  out.reserve(splices.size());
+  std::uint64_t held = 0;
+  std::int64_t shift = 0;  // where a byte is after, less where it was
+  for (const splice::Splice& s : splices) {
+    held += sizeof(Restore) + (s.end - s.begin);
+    if (held > current.size() / 2) return std::nullopt;
+    Restore& r = out.emplace_back();
+    r.at = static_cast<std::uint64_t>(static_cast<std::int64_t>(bom + s.begin) + shift);
+    r.after_size = s.bytes.size();
+    r.before.assign(body.substr(s.begin, s.end - s.begin));
+    shift += static_cast<std::int64_t>(s.bytes.size()) - static_cast<std::int64_t>(s.end - s.begin);
+  }
+  return out;
+}
+
 // Where a mutation's own result says its change starts, if it says.
 std::optional<std::uint64_t> first_line(const MutationResult& result) {
   if (result.lines && !result.lines->empty()) return result.lines->front().start_line;
@@ -299,9 +321,16 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     const bool undoable = options_.undo_history_entries > 0;
     std::vector<std::string> made_dirs;
     if (undoable && !cur.bytes) made_dirs = ctx.backend.missing_directories(cur.canonical);
-    // A large file as it was is copied for the history while it is written.
+    // An edit of a few regions keeps what they held; otherwise a large file
+    // as it was is copied for the history while it is written.
+    std::optional<std::vector<Restore>> restores;
+    if (undoable && cur.bytes && change->splices) {
+      restores = restores_of(*cur.bytes, change->bom, *change->splices);
+      // As large as what goes to disk: the whole file goes there instead.
+      if (restores && history_.spills(held_by(*restores))) restores.reset();
+    }
     std::vector<std::string_view> kept;
-    if (undoable && cur.bytes) kept.push_back(*cur.bytes);
+    if (undoable && cur.bytes && !restores) kept.push_back(*cur.bytes);
     auto written = co_await write_and_spill(write_change(ctx, cur, *change), std::move(kept));
     Result<void>& w = written.first;
     if (!w) {
@@ -311,9 +340,14 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     if (undoable) {
       // The file as it was goes to the history; a copy only when the checks still need it.
       std::string old_fp = cur.bytes ? current_fp : std::string();
-      std::optional<std::string> old_bytes = before ? cur.bytes : std::move(cur.bytes);
+      std::optional<std::string> old_bytes;
+      if (!restores) old_bytes = before ? cur.bytes : std::move(cur.bytes);
       std::vector<UndoFile> files = one_file(cur.canonical, cur.shown, std::move(old_bytes),
                                              std::move(old_fp), change->result.fingerprint);
+      if (restores) {
+        files[0].restores = std::move(restores);
+        files[0].before_size = cur.bytes->size();
+      }
       if (!written.second.empty()) files[0].spilled = std::move(written.second[0]);
       change->result.undo_id = history_.record(ctx.scope, std::move(files), std::move(made_dirs));
     }

@@ -106,7 +106,8 @@ Result<std::vector<FileStep>> restore_steps(const UndoEntry& entry,
       s.canonical = f.canonical;
       s.shown = backend.display_path(f.canonical);
       if (f.before) {
-        Result<std::string> bytes = f.before->load();
+        Result<std::string> bytes =
+            f.before->load(current[i] ? std::string_view(*current[i]) : std::string_view());
         if (!bytes) {
           Error e = bytes.error();
           e.message = "cannot undo " + entry.id + ": " + e.message;

@@ -24,13 +24,15 @@ constexpr std::uint64_t kSpillReserve = 64ull << 20;
 
 std::uint64_t size_of(const UndoEntry& e) {
   std::uint64_t n = 0;
-  for (const KeptFile& f : e.files) n += f.before ? f.before->size() : 0;
+  for (const KeptFile& f : e.files) n += f.before ? f.before->held() : 0;
   return n;
 }
 
 // Whether the mutation left `f` as it found it.
 bool unchanged(const UndoFile& f) {
-  if (!f.before || !f.after_fingerprint) return !f.before && !f.after_fingerprint;
+  const bool existed = f.before || f.restores;
+  if (!existed || !f.after_fingerprint) return !existed && !f.after_fingerprint;
+  if (f.restores && f.before_fingerprint.empty()) return false;  // restores are of a change
   const std::string& before =
       f.before_fingerprint.empty() ? fingerprint(*f.before) : f.before_fingerprint;
   return before == *f.after_fingerprint;
@@ -38,11 +40,37 @@ bool unchanged(const UndoFile& f) {
 
 }  // namespace
 
-KeptBytes::KeptBytes(std::string bytes) : size_(bytes.size()), bytes_(std::move(bytes)) {}
+std::uint64_t held_by(const std::vector<Restore>& restores) {
+  std::uint64_t n = 0;
+  for (const Restore& r : restores) n += sizeof(Restore) + r.before.size();
+  return n;
+}
 
-KeptBytes::KeptBytes(Fd file, std::uint64_t size) : size_(size), file_(std::move(file)) {}
+KeptBytes::KeptBytes(std::string bytes)
+    : size_(bytes.size()), bytes_(std::move(bytes)), held_(size_) {}
 
-Result<std::string> KeptBytes::load() const {
+KeptBytes::KeptBytes(Fd file, std::uint64_t size)
+    : size_(size), file_(std::move(file)), held_(size) {}
+
+KeptBytes::KeptBytes(std::vector<Restore> restores, std::uint64_t size)
+    : size_(size), restores_(std::move(restores)), restoring_(true), held_(held_by(restores_)) {}
+
+Result<std::string> KeptBytes::load(std::string_view after) const {
+  if (restoring_) {
+    const Error misfit(ErrorKind::kIo, "the undo history's restores do not fit the file");
+    std::string out;
+    out.reserve(size_);
+    std::uint64_t from = 0;
+    for (const Restore& r : restores_) {
+      if (r.at < from || r.at > after.size() || r.after_size > after.size() - r.at) return misfit;
+      out.append(after.substr(from, r.at - from));
+      out.append(r.before);
+      from = r.at + r.after_size;
+    }
+    out.append(after.substr(from));
+    if (out.size() != size_) return misfit;
+    return out;
+  }
   if (!file_.valid()) return bytes_;
   std::string out(size_, '\0');
   std::size_t done = 0;
@@ -90,8 +118,11 @@ std::optional<std::string> UndoHistory::record(std::string scope, std::vector<Un
     KeptFile& k = entry->files.emplace_back();
     k.canonical = std::move(f.canonical);
     k.shown = std::move(f.shown);
-    // A copy in a file is kept instead of the bytes, which are freed here.
-    if (f.before && f.spilled.valid())
+    // Restores, or a copy in a file, are kept instead of the bytes, which are
+    // freed here.
+    if (f.restores)
+      k.before = std::make_shared<KeptBytes>(std::move(*f.restores), f.before_size);
+    else if (f.before && f.spilled.valid())
       k.before = std::make_shared<KeptBytes>(std::move(f.spilled), f.before->size());
     else if (f.before)
       k.before = std::make_shared<KeptBytes>(std::move(*f.before));

@@ -5,14 +5,16 @@
 // (none: it did not exist) and the fingerprint of its bytes after (nullopt: the
 // mutation removed it). The bytes after are not kept: an undo reads the file
 // anyway, and puts it back only while that read has the fingerprint the
-// mutation left. The bytes before stay in memory when small; larger ones
-// (UndoSpill::min_bytes) are copied by the caller, while it writes the file,
-// to an unlinked file of the spill directory (spill()), which the history
-// keeps instead of them: the history of a large file does not hold its size in
-// memory. The history is bounded by a count of entries and by the bytes before
-// they hold (--undo-history-entries, --undo-history-bytes), in memory and on
-// disk alike: the oldest entries go first, and a change larger than the byte
-// bound is not kept. Thread-safe.
+// mutation left. An edit of a few regions keeps only what those regions held
+// (restores of the bytes after, which the undo has read). Otherwise the bytes
+// before stay in memory when small; larger ones (UndoSpill::min_bytes) are
+// copied by the caller, while it writes the file, to an unlinked file of the
+// spill directory (spill()), which the history keeps instead of them: the
+// history of a large file does not hold its size in memory. The history is
+// bounded by a count of entries and by the bytes it holds
+// (--undo-history-entries, --undo-history-bytes), in memory and on disk alike:
+// the oldest entries go first, and a change larger than the byte bound is not
+// kept. Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -29,10 +31,25 @@
 
 namespace editd {
 
+// What a region of the bytes after held before: the `after_size` bytes at
+// offset `at` of the bytes after were `before`.
+struct Restore {
+  std::uint64_t at = 0;
+  std::uint64_t after_size = 0;
+  std::string before;
+};
+
+// What restores hold: the bytes of each and its own size.
+std::uint64_t held_by(const std::vector<Restore>& restores);
+
 struct UndoFile {
   std::string canonical;
   std::string shown;                  // display path when recorded
-  std::optional<std::string> before;  // nullopt: the file did not exist
+  std::optional<std::string> before;  // nullopt: the file did not exist (or `restores`)
+  // The bytes before as restores of the bytes after (ascending, apart),
+  // `before_size` bytes in all, kept instead of `before`: the file existed.
+  std::optional<std::vector<Restore>> restores;
+  std::uint64_t before_size = 0;
   // `before` already in a file (UndoHistory::spill()), kept instead of it.
   Fd spilled;
   // fingerprint() of the bytes the mutation left; nullopt: it removed the file.
@@ -42,23 +59,34 @@ struct UndoFile {
   std::string before_fingerprint;
 };
 
-// A file's bytes as a mutation found them: in memory, or in an unlinked file
-// (gone with its descriptor, so with editd). Immutable, so thread-safe.
+// A file's bytes as a mutation found them: in memory, in an unlinked file
+// (gone with its descriptor, so with editd), or as restores of the bytes the
+// mutation left. Immutable, so thread-safe.
 class KeptBytes {
  public:
   explicit KeptBytes(std::string bytes);
   // `size` bytes in `file`, which it takes.
   KeptBytes(Fd file, std::uint64_t size);
+  // `size` bytes: the bytes after with `restores` (ascending, apart) put back.
+  KeptBytes(std::vector<Restore> restores, std::uint64_t size);
 
+  // The bytes before.
   std::uint64_t size() const { return size_; }
+  // What it holds, in memory or in its file: what the history's bound counts.
+  std::uint64_t held() const { return held_; }
   bool spilled() const { return file_.valid(); }
-  // The bytes; an error only when a file cannot be read back.
-  Result<std::string> load() const;
+  // The bytes. `after` is the file as the mutation left it, which restores
+  // need (the caller has checked its fingerprint). An error when a file cannot
+  // be read back, or `after` cannot be what the restores were taken from.
+  Result<std::string> load(std::string_view after = {}) const;
 
  private:
   const std::uint64_t size_;
-  const std::string bytes_;  // when not spilled
+  const std::string bytes_;  // when neither spilled nor restores
   const Fd file_;
+  const std::vector<Restore> restores_;
+  const bool restoring_ = false;
+  const std::uint64_t held_;
 };
 
 // Where large bytes before go: unnamed files (O_TMPFILE) of a directory. They

@@ -277,31 +277,69 @@ TEST_CASE("a large file's bytes before go to disk, and undo reads them back exac
   root.write("big.txt", original);
   root.write("small.txt", "s\n");
   auto p = spawn_editd(root, {"--undo-history-entries", "2"});
-  // 1.2 MB is over the 1 MiB kept in memory: an unnamed file of /tmp/editd-EUID
-  // (or of the root where /tmp is a tmpfs; in memory where both are).
   const std::string dir = copies_in(root, original.size());
   const std::size_t copies = dir.empty() ? 0 : 1;
   if (copies == 0) MESSAGE("/tmp and the root are tmpfs or nearly full: the history is in memory");
-  std::string big = undo_id(
-      p.ok("str_replace",
-           {{"path", "big.txt"}, {"oldText", "line 7000\r\nline 7001"}, {"newText", "LINE"}}));
+  // An edit of a few regions keeps what they held, and no copy of the file.
+  std::string edit = undo_id(p.ok("str_replace", {{"path", "big.txt"},
+                                                  {"oldText", "line 7000\r\nline 7001"},
+                                                  {"newText", "LINE"},
+                                                  {"replaceAll", false}}));
+  const std::string edited = root.read("big.txt");
+  CHECK(copies_once(p.pid(), dir, 0) == 0);
+  json undone = p.ok("undo", {{"undoId", edit}});
+  CHECK(root.read("big.txt") == original);
+  CHECK(undone["diff"].get<std::string>().find("-LINE") != std::string::npos);
+  // The undo rewrote the whole file, so it keeps the whole of what it
+  // replaced: 1.2 MB is over the 1 MiB kept in memory, an unnamed file of
+  // /tmp/editd-EUID (or of the root where /tmp is a tmpfs; in memory where
+  // both are).
+  std::string redo = undo_id(undone);
   CHECK(copies_once(p.pid(), dir, copies) == copies);
   undo_id(p.ok("write_text", {{"path", "small.txt"}, {"content", "S\n"}}));
   CHECK(copies_once(p.pid(), dir, copies) == copies);  // small files stay in memory
-  json undone = p.ok("undo", {{"undoId", big}});
-  CHECK(root.read("big.txt") == original);
-  CHECK(undone["diff"].get<std::string>().find("-LINE") != std::string::npos);
-  // The undo is recorded in turn (what it replaced is large: spilled) and
-  // evicts the oldest entry, whose file closes.
-  std::string redo = undo_id(undone);
-  CHECK(p.fails("undo", {{"undoId", big}})["data"]["kind"] == "not_found");
-  CHECK(copies_once(p.pid(), dir, copies) == copies);
+  // Three entries into a history of two: the edit's is gone.
+  CHECK(p.fails("undo", {{"undoId", edit}})["data"]["kind"] == "not_found");
   p.ok("undo", {{"undoId", redo}});
-  CHECK(root.read("big.txt").find("LINE") != std::string::npos);
+  CHECK(root.read("big.txt") == edited);
   // Two small entries later, nothing large is kept.
   p.ok("write_text", {{"path", "small.txt"}, {"content", "T\n"}});
   p.ok("write_text", {{"path", "small.txt"}, {"content", "U\n"}});
   CHECK(copies_once(p.pid(), dir, 0) == 0);
+}
+
+TEST_CASE("the undo of edits of a few regions puts back exactly what each region held") {
+  // Restores of the bytes after, kept instead of the file: regions that grow,
+  // shrink and vanish, at the start and the end, after a BOM, with CRLF.
+  TempDir root;
+  std::string original = "\xEF\xBB\xBF";
+  const std::string pad(60, '.');  // the regions are then far less than half the file
+  for (int i = 0; i < 3000; ++i) original += "row " + std::to_string(i % 7) + pad + "\r\n";
+  original += "end";
+  root.write("r.txt", original);
+  auto p = spawn_editd(root);
+  std::vector<std::string> ids, states{original};
+  ids.push_back(undo_id(p.ok("str_replace", {{"path", "r.txt"},
+                                             {"oldText", "row 3"},
+                                             {"newText", "row three, longer\nand a line"},
+                                             {"replaceAll", true}})));
+  states.push_back(root.read("r.txt"));
+  ids.push_back(undo_id(p.ok("str_replace", {{"path", "r.txt"},
+                                             {"oldText", "row 5" + pad + "\n"},
+                                             {"newText", ""},
+                                             {"replaceAll", true}})));
+  states.push_back(root.read("r.txt"));
+  ids.push_back(undo_id(p.ok("insert", {{"path", "r.txt"}, {"line", 0}, {"text", "first\n"}})));
+  states.push_back(root.read("r.txt"));
+  ids.push_back(undo_id(
+      p.ok("str_replace", {{"path", "r.txt"}, {"oldText", "end"}, {"newText", "the end\n"}})));
+  states.push_back(root.read("r.txt"));
+  for (std::size_t i = 1; i < states.size(); ++i) CHECK(states[i] != states[i - 1]);
+  for (std::size_t i = ids.size(); i-- > 0;) {
+    p.ok("undo", {{"undoId", ids[i]}});
+    CHECK(root.read("r.txt") == states[i]);
+  }
+  CHECK(root.read("r.txt") == original);
 }
 
 TEST_CASE("undo honours --read-only") {

@@ -156,3 +156,38 @@ TEST_CASE("the spill directory is the first usable one not on a tmpfs") {
   why.clear();
   CHECK(UndoSpill::first_of({}, why).dir == nullptr);
 }
+
+TEST_CASE("restores put the bytes before back from the bytes after, and count as what they hold") {
+  // before: "head|one|mid|two|tail"; after: "head|ONE!|mid||tail" plus a new end.
+  const std::string before = "head|one|mid|two|tail";
+  const std::string after = "head|ONE!|mid||tail+";
+  std::vector<Restore> restores = {{5, 4, "one"}, {14, 0, "two"}, {19, 1, ""}};
+  KeptBytes kept(restores, before.size());
+  CHECK_FALSE(kept.spilled());
+  CHECK(kept.size() == before.size());
+  CHECK(kept.held() == 3 * sizeof(Restore) + 6);
+  CHECK(kept.load(after).value() == before);
+  // Bytes after that the restores cannot have been taken from: an error, never other bytes.
+  CHECK(kept.load("head").error().kind == ErrorKind::kIo);
+  CHECK(kept.load(after + "x").error().kind == ErrorKind::kIo);
+  CHECK(KeptBytes({{3, 0, "x"}, {1, 0, "y"}}, 7).load("abcde").error().kind == ErrorKind::kIo);
+
+  // The history's bound counts what restores hold, not the file's size.
+  UndoHistory history(5, 500);
+  std::vector<UndoFile> files = one("big.txt", std::nullopt);
+  files[0].restores = std::move(restores);
+  files[0].before_size = 1000000;
+  files[0].before_fingerprint = "before";
+  auto id = history.record("local", std::move(files));
+  REQUIRE(id);
+  const KeptFile& f = history.find(*id)->files[0];
+  REQUIRE(f.before != nullptr);  // the file existed
+  CHECK(f.before->size() == 1000000);
+  CHECK(f.before->held() == 3 * sizeof(Restore) + 6);
+  // Restores whose fingerprints say before and after are the same: nothing kept.
+  std::vector<UndoFile> same = one("same.txt", std::nullopt);
+  same[0].restores = std::vector<Restore>{{0, 1, "a"}};
+  same[0].before_size = 1;
+  same[0].before_fingerprint = "after-same.txt";
+  CHECK_FALSE(history.record("local", std::move(same)));
+}
