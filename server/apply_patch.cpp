@@ -166,9 +166,11 @@ const Step& failed_step(const std::vector<Step>& steps, const std::vector<std::s
 }
 
 // What the undo history keeps of `steps`, given the fingerprints of what they
-// wrote; the contents before move into it unless `keep`.
+// wrote and the restores kept instead of whole contents before; the contents
+// before move into it unless `keep`.
 std::vector<UndoFile> undo_files(std::vector<Step>& steps,
                                  const std::vector<std::string>& written_fingerprints,
+                                 std::vector<std::optional<std::vector<Restore>>>& restores,
                                  std::vector<Fd>& spilled, bool keep) {
   std::vector<UndoFile> files;
   for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -176,7 +178,12 @@ std::vector<UndoFile> undo_files(std::vector<Step>& steps,
     UndoFile f;
     f.canonical = s.canonical;
     f.shown = s.shown;
-    f.before = keep ? s.previous : std::move(s.previous);
+    if (restores[i]) {
+      f.restores = std::move(restores[i]);
+      f.before_size = s.previous->size();
+    } else {
+      f.before = keep ? s.previous : std::move(s.previous);
+    }
     f.spilled = std::move(spilled[i]);
     if (s.kind == Step::Kind::kWrite) f.after_fingerprint = written_fingerprints[i];
     files.push_back(std::move(f));
@@ -313,6 +320,12 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
   std::vector<std::string> written_fingerprints;
   for (const Step& s : steps)
     written_fingerprints.push_back(s.kind == Step::Kind::kWrite ? editd::fingerprint(s.bytes) : "");
+  // What changed in each existing file, while its new contents are at hand.
+  std::vector<std::optional<std::vector<Restore>>> restores(steps.size());
+  if (options_.undo_history_entries > 0)
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      if (steps[i].kind == Step::Kind::kWrite && steps[i].previous)
+        restores[i] = window_restores(*steps[i].previous, steps[i].bytes);
   // The new contents move into the batch unless an ACP session or the caller
   // reads them afterwards.
   const bool move_contents = !keep_contents && !ctx.changes;
@@ -327,7 +340,8 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
   }
   // Large files as they were are copied for the history while the batch lands.
   std::vector<std::string_view> kept;
-  for (const Step& s : steps) kept.push_back(s.previous ? std::string_view(*s.previous) : "");
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    kept.push_back(steps[i].previous && !restores[i] ? std::string_view(*steps[i].previous) : "");
   std::vector<std::size_t> applied;
   auto batch = ctx.backend.apply_batch(std::move(ops), applied);
   auto written = co_await write_and_spill(std::move(batch), std::move(kept));
@@ -363,7 +377,7 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
       ctx.known->erase(s.canonical);
   }
   co_return history_.record(
-      ctx.scope, undo_files(steps, written_fingerprints, written.second, keep_contents),
+      ctx.scope, undo_files(steps, written_fingerprints, restores, written.second, keep_contents),
       std::move(made_dirs));
 }
 

@@ -324,11 +324,11 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     // An edit of a few regions keeps what they held; otherwise a large file
     // as it was is copied for the history while it is written.
     std::optional<std::vector<Restore>> restores;
-    if (undoable && cur.bytes && change->splices) {
-      restores = restores_of(*cur.bytes, change->bom, *change->splices);
-      // As large as what goes to disk: the whole file goes there instead.
-      if (restores && history_.spills(held_by(*restores))) restores.reset();
-    }
+    if (undoable && cur.bytes && change->splices)
+      restores =
+          worth_keeping(restores_of(*cur.bytes, change->bom, *change->splices), cur.bytes->size());
+    else if (undoable && cur.bytes)
+      restores = window_restores(*cur.bytes, change->bytes);
     std::vector<std::string_view> kept;
     if (undoable && cur.bytes && !restores) kept.push_back(*cur.bytes);
     auto written = co_await write_and_spill(write_change(ctx, cur, *change), std::move(kept));
@@ -360,6 +360,24 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   }
   if (!p.dry_run && ctx.known) (*ctx.known)[cur.canonical] = change->result.fingerprint;
   co_return std::move(change->result);
+}
+
+std::optional<std::vector<Restore>> Operations::worth_keeping(
+    std::optional<std::vector<Restore>> restores, std::uint64_t size) const {
+  if (!restores) return restores;
+  const std::uint64_t held = held_by(*restores);
+  // As large as what goes to disk: the whole file goes there instead.
+  if (held > size / 2 || history_.spills(held)) return std::nullopt;
+  return restores;
+}
+
+std::optional<std::vector<Restore>> Operations::window_restores(std::string_view before,
+                                                                std::string_view after) const {
+  std::optional<Restore> r = window_restore(before, after);
+  if (!r) return std::nullopt;
+  std::vector<Restore> one;
+  one.push_back(std::move(*r));
+  return worth_keeping(std::move(one), before.size());
 }
 
 UndoSpill Operations::undo_spill(const ServerOptions& options) {

@@ -170,6 +170,16 @@ class Operations {
   // is done when the write is, and the bytes can go before the reply.
   boost::asio::awaitable<std::pair<Result<void>, std::vector<Fd>>> write_and_spill(
       boost::asio::awaitable<Result<void>> write, std::vector<std::string_view> before);
+  // What the undo history keeps of a file of `before` bytes that a write
+  // turns into `after`: restores of the one span where they differ, when those
+  // hold at most half the file and less than what goes to disk; else nullopt
+  // (the whole file is kept).
+  std::optional<std::vector<Restore>> window_restores(std::string_view before,
+                                                      std::string_view after) const;
+  // `restores` when the history keeps them rather than the whole of a file
+  // of `size` bytes (see window_restores), else nullopt.
+  std::optional<std::vector<Restore>> worth_keeping(std::optional<std::vector<Restore>> restores,
+                                                    std::uint64_t size) const;
 
   // Whether the transform costs so little on this file that it runs on the
   // I/O thread, saving the hops to the pool and back: a few linear passes over

@@ -46,6 +46,31 @@ std::uint64_t held_by(const std::vector<Restore>& restores) {
   return n;
 }
 
+std::optional<Restore> window_restore(std::string_view before, std::string_view after) {
+  // Block by block with memcmp, then byte by byte in the block that differs.
+  constexpr std::size_t kBlock = 4096;
+  const std::size_t n = std::min(before.size(), after.size());
+  std::size_t prefix = 0;
+  while (prefix + kBlock <= n &&
+         std::memcmp(before.data() + prefix, after.data() + prefix, kBlock) == 0)
+    prefix += kBlock;
+  while (prefix < n && before[prefix] == after[prefix]) ++prefix;
+  if (prefix == n && before.size() == after.size()) return std::nullopt;
+  const std::size_t rest = n - prefix;  // the suffix stays clear of the prefix
+  std::size_t suffix = 0;
+  while (suffix + kBlock <= rest &&
+         std::memcmp(before.data() + before.size() - suffix - kBlock,
+                     after.data() + after.size() - suffix - kBlock, kBlock) == 0)
+    suffix += kBlock;
+  while (suffix < rest && before[before.size() - 1 - suffix] == after[after.size() - 1 - suffix])
+    ++suffix;
+  Restore r;
+  r.at = prefix;
+  r.after_size = after.size() - prefix - suffix;
+  r.before.assign(before.substr(prefix, before.size() - prefix - suffix));
+  return r;
+}
+
 KeptBytes::KeptBytes(std::string bytes)
     : size_(bytes.size()), bytes_(std::move(bytes)), held_(size_) {}
 

@@ -42,6 +42,10 @@ struct Restore {
 // What restores hold: the bytes of each and its own size.
 std::uint64_t held_by(const std::vector<Restore>& restores);
 
+// The one restore that turns `after` back into `before`: the span between
+// their longest common prefix and suffix. nullopt when they are the same.
+std::optional<Restore> window_restore(std::string_view before, std::string_view after);
+
 struct UndoFile {
   std::string canonical;
   std::string shown;                  // display path when recorded

@@ -270,9 +270,11 @@ TEST_CASE("a change larger than --undo-history-bytes is not kept, and evicts not
 
 TEST_CASE("a large file's bytes before go to disk, and undo reads them back exactly") {
   TempDir root;
-  std::string original = "\xEF\xBB\xBF";
-  for (int i = 0; original.size() < 1200000; ++i)
+  std::string original = "\xEF\xBB\xBF", rewritten;
+  for (int i = 0; original.size() < 1200000; ++i) {
     original += "line " + std::to_string(i) + (i % 3 ? "\r\n" : "\n");
+    rewritten += "LINE " + std::to_string(i) + "\n";
+  }
   original += "no final newline";
   root.write("big.txt", original);
   root.write("small.txt", "s\n");
@@ -280,28 +282,31 @@ TEST_CASE("a large file's bytes before go to disk, and undo reads them back exac
   const std::string dir = copies_in(root, original.size());
   const std::size_t copies = dir.empty() ? 0 : 1;
   if (copies == 0) MESSAGE("/tmp and the root are tmpfs or nearly full: the history is in memory");
-  // An edit of a few regions keeps what they held, and no copy of the file.
+  // An edit of a few regions keeps what they held, and no copy of the file;
+  // so does its undo, which changes the same region back.
   std::string edit = undo_id(p.ok("str_replace", {{"path", "big.txt"},
                                                   {"oldText", "line 7000\r\nline 7001"},
                                                   {"newText", "LINE"},
                                                   {"replaceAll", false}}));
-  const std::string edited = root.read("big.txt");
   CHECK(copies_once(p.pid(), dir, 0) == 0);
   json undone = p.ok("undo", {{"undoId", edit}});
   CHECK(root.read("big.txt") == original);
   CHECK(undone["diff"].get<std::string>().find("-LINE") != std::string::npos);
-  // The undo rewrote the whole file, so it keeps the whole of what it
-  // replaced: 1.2 MB is over the 1 MiB kept in memory, an unnamed file of
-  // /tmp/editd-EUID (or of the root where /tmp is a tmpfs; in memory where
-  // both are).
-  std::string redo = undo_id(undone);
+  CHECK(copies_once(p.pid(), dir, 0) == 0);
+  // A rewrite of the whole file keeps the whole of it: 1.2 MB is over the
+  // 1 MiB kept in memory, an unnamed file of /tmp/editd-EUID (or of the root
+  // where /tmp is a tmpfs; in memory where both are).
+  std::string whole = undo_id(p.ok("write_text", {{"path", "big.txt"}, {"content", rewritten}}));
   CHECK(copies_once(p.pid(), dir, copies) == copies);
   undo_id(p.ok("write_text", {{"path", "small.txt"}, {"content", "S\n"}}));
   CHECK(copies_once(p.pid(), dir, copies) == copies);  // small files stay in memory
-  // Three entries into a history of two: the edit's is gone.
+  // Four entries into a history of two: the edit's is gone.
   CHECK(p.fails("undo", {{"undoId", edit}})["data"]["kind"] == "not_found");
-  p.ok("undo", {{"undoId", redo}});
-  CHECK(root.read("big.txt") == edited);
+  // The copy is read back exactly; the undo, recorded in turn, keeps the
+  // rewritten file whole and evicts the rewrite's entry, whose copy closes.
+  p.ok("undo", {{"undoId", whole}});
+  CHECK(root.read("big.txt") == original);
+  CHECK(copies_once(p.pid(), dir, copies) == copies);
   // Two small entries later, nothing large is kept.
   p.ok("write_text", {{"path", "small.txt"}, {"content", "T\n"}});
   p.ok("write_text", {{"path", "small.txt"}, {"content", "U\n"}});
@@ -333,6 +338,12 @@ TEST_CASE("the undo of edits of a few regions puts back exactly what each region
   states.push_back(root.read("r.txt"));
   ids.push_back(undo_id(
       p.ok("str_replace", {{"path", "r.txt"}, {"oldText", "end"}, {"newText", "the end\n"}})));
+  states.push_back(root.read("r.txt"));
+  // apply_patch keeps the one span where a file changed.
+  ids.push_back(undo_id(p.ok(
+      "apply_patch",
+      {{"patch",
+        "*** Begin Patch\n*** Update File: r.txt\n@@\n-the end\n+THE END\n*** End Patch\n"}})));
   states.push_back(root.read("r.txt"));
   for (std::size_t i = 1; i < states.size(); ++i) CHECK(states[i] != states[i - 1]);
   for (std::size_t i = ids.size(); i-- > 0;) {
