@@ -322,10 +322,20 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
     written_fingerprints.push_back(s.kind == Step::Kind::kWrite ? editd::fingerprint(s.bytes) : "");
   // What changed in each existing file, while its new contents are at hand.
   std::vector<std::optional<std::vector<Restore>>> restores(steps.size());
-  if (options_.undo_history_entries > 0)
+  auto find_restores = [this, &steps, &restores]() -> Result<void> {
     for (std::size_t i = 0; i < steps.size(); ++i)
       if (steps[i].kind == Step::Kind::kWrite && steps[i].previous)
         restores[i] = window_restores(*steps[i].previous, steps[i].bytes);
+    return {};
+  };
+  std::size_t before_bytes = 0;
+  for (const Step& s : steps) before_bytes += s.previous ? s.previous->size() : 0;
+  if (options_.undo_history_entries > 0) {
+    if (before_bytes <= kOffloadBytes)
+      find_restores();
+    else if (!co_await offload(pool_, find_restores))  // passes over large files: on the pool
+      std::fill(restores.begin(), restores.end(), std::nullopt);  // the whole files are kept
+  }
   // The new contents move into the batch unless an ACP session or the caller
   // reads them afterwards.
   const bool move_contents = !keep_contents && !ctx.changes;

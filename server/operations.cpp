@@ -327,8 +327,15 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     if (undoable && cur.bytes && change->splices)
       restores =
           worth_keeping(restores_of(*cur.bytes, change->bom, *change->splices), cur.bytes->size());
-    else if (undoable && cur.bytes)
+    else if (undoable && cur.bytes && cur.bytes->size() <= kOffloadBytes)
       restores = window_restores(*cur.bytes, change->bytes);
+    else if (undoable && cur.bytes) {  // a pass over a large file: on the pool
+      auto found = co_await offload(pool_, [this, &cur, &change] {
+        return Result<std::optional<std::vector<Restore>>>(
+            window_restores(*cur.bytes, change->bytes));
+      });
+      if (found) restores = std::move(*found);  // else the whole file is kept
+    }
     std::vector<std::string_view> kept;
     if (undoable && cur.bytes && !restores) kept.push_back(*cur.bytes);
     auto written = co_await write_and_spill(write_change(ctx, cur, *change), std::move(kept));
