@@ -168,10 +168,10 @@ const Step& failed_step(const std::vector<Step>& steps, const std::vector<std::s
 // What the undo history keeps of `steps`, given the fingerprints of what they
 // wrote and the restores kept instead of whole contents before; the contents
 // before move into it unless `keep`.
-std::vector<UndoFile> undo_files(std::vector<Step>& steps,
-                                 const std::vector<std::string>& written_fingerprints,
-                                 std::vector<std::optional<std::vector<Restore>>>& restores,
-                                 std::vector<Fd>& spilled, bool keep) {
+std::vector<UndoFile> undo_files(
+    std::vector<Step>& steps, const std::vector<std::string>& written_fingerprints,
+    std::vector<std::optional<std::vector<restore::Restore>>>& restores, std::vector<Fd>& spilled,
+    bool keep) {
   std::vector<UndoFile> files;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     Step& s = steps[i];
@@ -321,7 +321,7 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
   for (const Step& s : steps)
     written_fingerprints.push_back(s.kind == Step::Kind::kWrite ? editd::fingerprint(s.bytes) : "");
   // What changed in each existing file, while its new contents are at hand.
-  std::vector<std::optional<std::vector<Restore>>> restores(steps.size());
+  std::vector<std::optional<std::vector<restore::Restore>>> restores(steps.size());
   auto find_restores = [this, &steps, &restores]() -> Result<void> {
     for (std::size_t i = 0; i < steps.size(); ++i)
       if (steps[i].kind == Step::Kind::kWrite && steps[i].previous)

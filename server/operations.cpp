@@ -119,28 +119,6 @@ std::vector<UndoFile> one_file(const std::string& canonical, const std::string& 
   return files;
 }
 
-// What the regions `splices` replace in the body of `current` (after `bom`
-// bytes) held, as restores of the bytes they leave; nullopt when those would
-// hold more than half the file (the whole of it is kept then).
-std::optional<std::vector<Restore>> restores_of(std::string_view current, std::size_t bom,
-                                                const std::vector<splice::Splice>& splices) {
-  const std::string_view body = current.substr(bom);
-  std::vector<Restore> out;
-  out.reserve(splices.size());
-  std::uint64_t held = 0;
-  std::int64_t shift = 0;  // where a byte is after, less where it was
-  for (const splice::Splice& s : splices) {
-    held += sizeof(Restore) + (s.end - s.begin);
-    if (held > current.size() / 2) return std::nullopt;
-    Restore& r = out.emplace_back();
-    r.at = static_cast<std::uint64_t>(static_cast<std::int64_t>(bom + s.begin) + shift);
-    r.after_size = s.bytes.size();
-    r.before.assign(body.substr(s.begin, s.end - s.begin));
-    shift += static_cast<std::int64_t>(s.bytes.size()) - static_cast<std::int64_t>(s.end - s.begin);
-  }
-  return out;
-}
-
 // Where a mutation's own result says its change starts, if it says.
 std::optional<std::uint64_t> first_line(const MutationResult& result) {
   if (result.lines && !result.lines->empty()) return result.lines->front().start_line;
@@ -323,15 +301,16 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     if (undoable && !cur.bytes) made_dirs = ctx.backend.missing_directories(cur.canonical);
     // An edit of a few regions keeps what they held; otherwise a large file
     // as it was is copied for the history while it is written.
-    std::optional<std::vector<Restore>> restores;
+    std::optional<std::vector<restore::Restore>> restores;
     if (undoable && cur.bytes && change->splices)
-      restores =
-          worth_keeping(restores_of(*cur.bytes, change->bom, *change->splices), cur.bytes->size());
+      restores = worth_keeping(
+          restore::of_splices(*cur.bytes, change->bom, *change->splices, cur.bytes->size() / 2),
+          cur.bytes->size());
     else if (undoable && cur.bytes && cur.bytes->size() <= kOffloadBytes)
       restores = window_restores(*cur.bytes, change->bytes);
     else if (undoable && cur.bytes) {  // a pass over a large file: on the pool
       auto found = co_await offload(pool_, [this, &cur, &change] {
-        return Result<std::optional<std::vector<Restore>>>(
+        return Result<std::optional<std::vector<restore::Restore>>>(
             window_restores(*cur.bytes, change->bytes));
       });
       if (found) restores = std::move(*found);  // else the whole file is kept
@@ -369,20 +348,20 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   co_return std::move(change->result);
 }
 
-std::optional<std::vector<Restore>> Operations::worth_keeping(
-    std::optional<std::vector<Restore>> restores, std::uint64_t size) const {
+std::optional<std::vector<restore::Restore>> Operations::worth_keeping(
+    std::optional<std::vector<restore::Restore>> restores, std::uint64_t size) const {
   if (!restores) return restores;
-  const std::uint64_t held = held_by(*restores);
+  const std::uint64_t held = restore::held_by(*restores);
   // As large as what goes to disk: the whole file goes there instead.
   if (held > size / 2 || history_.spills(held)) return std::nullopt;
   return restores;
 }
 
-std::optional<std::vector<Restore>> Operations::window_restores(std::string_view before,
-                                                                std::string_view after) const {
-  std::optional<Restore> r = window_restore(before, after);
+std::optional<std::vector<restore::Restore>> Operations::window_restores(
+    std::string_view before, std::string_view after) const {
+  std::optional<restore::Restore> r = restore::window(before, after);
   if (!r) return std::nullopt;
-  std::vector<Restore> one;
+  std::vector<restore::Restore> one;
   one.push_back(std::move(*r));
   return worth_keeping(std::move(one), before.size());
 }

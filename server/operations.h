@@ -174,12 +174,12 @@ class Operations {
   // turns into `after`: restores of the one span where they differ, when those
   // hold at most half the file and less than what goes to disk; else nullopt
   // (the whole file is kept).
-  std::optional<std::vector<Restore>> window_restores(std::string_view before,
-                                                      std::string_view after) const;
+  std::optional<std::vector<restore::Restore>> window_restores(std::string_view before,
+                                                               std::string_view after) const;
   // `restores` when the history keeps them rather than the whole of a file
   // of `size` bytes (see window_restores), else nullopt.
-  std::optional<std::vector<Restore>> worth_keeping(std::optional<std::vector<Restore>> restores,
-                                                    std::uint64_t size) const;
+  std::optional<std::vector<restore::Restore>> worth_keeping(
+      std::optional<std::vector<restore::Restore>> restores, std::uint64_t size) const;
 
   // Whether the transform costs so little on this file that it runs on the
   // I/O thread, saving the hops to the pool and back: a few linear passes over

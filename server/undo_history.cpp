@@ -40,61 +40,24 @@ bool unchanged(const UndoFile& f) {
 
 }  // namespace
 
-std::uint64_t held_by(const std::vector<Restore>& restores) {
-  std::uint64_t n = 0;
-  for (const Restore& r : restores) n += sizeof(Restore) + r.before.size();
-  return n;
-}
-
-std::optional<Restore> window_restore(std::string_view before, std::string_view after) {
-  // Block by block with memcmp, then byte by byte in the block that differs.
-  constexpr std::size_t kBlock = 4096;
-  const std::size_t n = std::min(before.size(), after.size());
-  std::size_t prefix = 0;
-  while (prefix + kBlock <= n &&
-         std::memcmp(before.data() + prefix, after.data() + prefix, kBlock) == 0)
-    prefix += kBlock;
-  while (prefix < n && before[prefix] == after[prefix]) ++prefix;
-  if (prefix == n && before.size() == after.size()) return std::nullopt;
-  const std::size_t rest = n - prefix;  // the suffix stays clear of the prefix
-  std::size_t suffix = 0;
-  while (suffix + kBlock <= rest &&
-         std::memcmp(before.data() + before.size() - suffix - kBlock,
-                     after.data() + after.size() - suffix - kBlock, kBlock) == 0)
-    suffix += kBlock;
-  while (suffix < rest && before[before.size() - 1 - suffix] == after[after.size() - 1 - suffix])
-    ++suffix;
-  Restore r;
-  r.at = prefix;
-  r.after_size = after.size() - prefix - suffix;
-  r.before.assign(before.substr(prefix, before.size() - prefix - suffix));
-  return r;
-}
-
 KeptBytes::KeptBytes(std::string bytes)
     : size_(bytes.size()), bytes_(std::move(bytes)), held_(size_) {}
 
 KeptBytes::KeptBytes(Fd file, std::uint64_t size)
     : size_(size), file_(std::move(file)), held_(size) {}
 
-KeptBytes::KeptBytes(std::vector<Restore> restores, std::uint64_t size)
-    : size_(size), restores_(std::move(restores)), restoring_(true), held_(held_by(restores_)) {}
+KeptBytes::KeptBytes(std::vector<restore::Restore> restores, std::uint64_t size)
+    : size_(size),
+      restores_(std::move(restores)),
+      restoring_(true),
+      held_(restore::held_by(restores_)) {}
 
 Result<std::string> KeptBytes::load(std::string_view after) const {
   if (restoring_) {
-    const Error misfit(ErrorKind::kIo, "the undo history's restores do not fit the file");
-    std::string out;
-    out.reserve(size_);
-    std::uint64_t from = 0;
-    for (const Restore& r : restores_) {
-      if (r.at < from || r.at > after.size() || r.after_size > after.size() - r.at) return misfit;
-      out.append(after.substr(from, r.at - from));
-      out.append(r.before);
-      from = r.at + r.after_size;
-    }
-    out.append(after.substr(from));
-    if (out.size() != size_) return misfit;
-    return out;
+    std::optional<std::string> before = restore::apply(after, restores_);
+    if (!before || before->size() != size_)
+      return Error(ErrorKind::kIo, "the undo history's restores do not fit the file");
+    return std::move(*before);
   }
   if (!file_.valid()) return bytes_;
   std::string out(size_, '\0');

@@ -27,24 +27,10 @@
 #include <vector>
 
 #include "backends/beneath.h"
+#include "edit/restore.h"
 #include "protocol/error.h"
 
 namespace editd {
-
-// What a region of the bytes after held before: the `after_size` bytes at
-// offset `at` of the bytes after were `before`.
-struct Restore {
-  std::uint64_t at = 0;
-  std::uint64_t after_size = 0;
-  std::string before;
-};
-
-// What restores hold: the bytes of each and its own size.
-std::uint64_t held_by(const std::vector<Restore>& restores);
-
-// The one restore that turns `after` back into `before`: the span between
-// their longest common prefix and suffix. nullopt when they are the same.
-std::optional<Restore> window_restore(std::string_view before, std::string_view after);
 
 struct UndoFile {
   std::string canonical;
@@ -52,7 +38,7 @@ struct UndoFile {
   std::optional<std::string> before;  // nullopt: the file did not exist (or `restores`)
   // The bytes before as restores of the bytes after (ascending, apart),
   // `before_size` bytes in all, kept instead of `before`: the file existed.
-  std::optional<std::vector<Restore>> restores;
+  std::optional<std::vector<restore::Restore>> restores;
   std::uint64_t before_size = 0;
   // `before` already in a file (UndoHistory::spill()), kept instead of it.
   Fd spilled;
@@ -72,7 +58,7 @@ class KeptBytes {
   // `size` bytes in `file`, which it takes.
   KeptBytes(Fd file, std::uint64_t size);
   // `size` bytes: the bytes after with `restores` (ascending, apart) put back.
-  KeptBytes(std::vector<Restore> restores, std::uint64_t size);
+  KeptBytes(std::vector<restore::Restore> restores, std::uint64_t size);
 
   // The bytes before.
   std::uint64_t size() const { return size_; }
@@ -88,7 +74,7 @@ class KeptBytes {
   const std::uint64_t size_;
   const std::string bytes_;  // when neither spilled nor restores
   const Fd file_;
-  const std::vector<Restore> restores_;
+  const std::vector<restore::Restore> restores_;
   const bool restoring_ = false;
   const std::uint64_t held_;
 };

@@ -1,5 +1,6 @@
-// Fuzz target 4: the text model (text::Document, Normalized) and byte splices
-// (splice::plan, splice::apply, splice::rewrite).
+// Fuzz target 4: the text model (text::Document, Normalized), byte splices
+// (splice::plan, splice::apply, splice::rewrite) and the restores that undo
+// them (restore::of_splices, restore::window, restore::apply).
 //
 // The first byte picks the final-newline option and whether the last part is
 // also tried as write_text content; the rest is parts separated by 0x01 bytes:
@@ -12,7 +13,9 @@
 // - the windows cover every difference (old and new agree outside them);
 // - the new body, read back (CRLF folded), is what the edits meant, with the
 //   one trailing line break that the final-newline rule adds or removes;
-// - rewrite(content) reads back as the content, with the same rules.
+// - rewrite(content) reads back as the content, with the same rules;
+// - the restores of the splices, and the window between the old and the new
+//   file, put the old file back from the new one exactly.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -21,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "edit/restore.h"
 #include "edit/splice.h"
 #include "edit/text.h"
 #include "fuzz/fuzz_support.h"
@@ -109,6 +113,22 @@ void check_meaning(const text::Document& doc, const splice::Applied& applied,
                               editd::fuzz::shown(got) + "\ninstead of " + editd::fuzz::shown(want));
 }
 
+// The restores of `splices`, and the window from the old file to the new one,
+// give the old file back from the new one.
+void check_restores(std::string_view file, const text::Document& doc,
+                    const std::vector<splice::Splice>& splices, const splice::Applied& applied) {
+  const std::size_t bom = doc.bom() ? text::kBom.size() : 0;
+  auto restores = restore::of_splices(file, bom, splices, std::uint64_t(-1));
+  FUZZ_CHECK(restores.has_value(), "of_splices refused with no bound");
+  FUZZ_CHECK(restore::apply(applied.bytes, *restores) == std::optional<std::string>(file),
+             "the splices' restores do not give the old file back");
+  std::optional<restore::Restore> w = restore::window(file, applied.bytes);
+  FUZZ_CHECK(w.has_value() == (file != applied.bytes), "window found for the same bytes");
+  if (w)
+    FUZZ_CHECK(restore::apply(applied.bytes, {*w}) == std::optional<std::string>(file),
+               "the window does not give the old file back");
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -172,6 +192,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::vector<splice::Splice> splices = splice::plan(*doc, text, disjoint, options);
   splice::Applied applied = splice::apply(*doc, splices);
   check_splices(*doc, splices, applied);
+  check_restores(parts[0], *doc, splices, applied);
   if (!disjoint.empty()) check_meaning(*doc, applied, meant, final_newline);
   FUZZ_CHECK(text::check_text(text::without_bom(applied.bytes), "result").has_value(),
              "the result is not text");
@@ -184,6 +205,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     std::vector<splice::Splice> rewrite = splice::rewrite(*doc, text, content, own);
     splice::Applied rewritten = splice::apply(*doc, rewrite);
     check_splices(*doc, rewrite, rewritten);
+    check_restores(parts[0], *doc, rewrite, rewritten);
     check_meaning(*doc, rewritten, content, own.final_newline);
   }
   return 0;

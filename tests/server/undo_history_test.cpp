@@ -17,6 +17,7 @@
 using namespace editd;
 using editd::test::TempDir;
 using editd::test::unlinked_files_in;
+using restore::Restore;
 
 namespace {
 
@@ -190,45 +191,4 @@ TEST_CASE("restores put the bytes before back from the bytes after, and count as
   same[0].before_size = 1;
   same[0].before_fingerprint = "after-same.txt";
   CHECK_FALSE(history.record("local", std::move(same)));
-}
-
-TEST_CASE("window_restore is the one span between the common prefix and suffix") {
-  CHECK_FALSE(window_restore("", ""));
-  CHECK_FALSE(window_restore("same", "same"));
-  auto check = [](const std::string& before, const std::string& after) {
-    std::optional<Restore> r = window_restore(before, after);
-    REQUIRE(r);
-    CHECK(KeptBytes({*r}, before.size()).load(after).value() == before);
-    return *r;
-  };
-  Restore r = check("head MID tail", "head mid, longer tail");
-  CHECK(r.at == 5);
-  CHECK(r.after_size == 11);
-  CHECK(r.before == "MID");
-  // A common prefix and suffix that would overlap: the suffix gives way.
-  r = check("aaa", "aa");
-  CHECK((r.at == 2 && r.after_size == 0 && r.before == "a"));
-  r = check("aa", "aaa");
-  CHECK((r.at == 2 && r.after_size == 1 && r.before.empty()));
-  check("", "new");
-  check("old", "");
-  // Spans across the 4 KiB blocks compared at once, and at every offset near them.
-  std::string big;
-  for (int i = 0; big.size() < 50000; ++i) big += "row " + std::to_string(i % 97) + "\n";
-  for (std::size_t at :
-       {std::size_t(0), std::size_t(1), std::size_t(4095), std::size_t(4096), std::size_t(4097),
-        std::size_t(20000), big.size() - 4096, big.size() - 1, big.size()}) {
-    std::string grown = big, shrunk = big, changed = big;
-    grown.insert(at, "new text");
-    if (at < big.size()) shrunk.erase(at, 1);
-    if (at < big.size()) changed[at] = '#';
-    check(big, grown);
-    check(grown, big);
-    if (at < big.size()) {
-      check(big, shrunk);
-      check(shrunk, big);
-      r = check(big, changed);
-      CHECK((r.at == at && r.after_size == 1 && r.before.size() == 1));
-    }
-  }
 }
