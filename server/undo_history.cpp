@@ -92,10 +92,13 @@ std::optional<std::string> UndoHistory::record(std::string scope, std::vector<Un
   for (UndoFile& f : files) {
     auto same = std::find_if(merged.begin(), merged.end(),
                              [&](const UndoFile& g) { return g.canonical == f.canonical; });
-    if (same == merged.end())
+    if (same == merged.end()) {
       merged.push_back(std::move(f));
-    else
+    } else {
+      // Restores are of one change: two of them do not compose into one.
+      if (same->restores || f.restores) return std::nullopt;
       same->after_fingerprint = std::move(f.after_fingerprint);
+    }
   }
   std::erase_if(merged, unchanged);
   if (merged.empty() || max_entries_ == 0) return std::nullopt;

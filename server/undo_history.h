@@ -119,8 +119,9 @@ class UndoHistory {
  public:
   UndoHistory(std::uint64_t max_entries, std::uint64_t max_bytes, UndoSpill spill = {});
 
-  // Keeps `files` (a file listed twice is merged: first before, last after;
-  // a file whose before and after are the same content is left out) and
+  // Keeps `files` (a file listed twice is merged: first before, last after,
+  // unless either has restores, which keeps nothing; a file whose before and
+  // after are the same content is left out) and
   // returns the entry's id ("undo-XXXXXXXX-N": a random prefix per process, so
   // that an id from before a restart is never mistaken for a new one); nullopt
   // when nothing changed or the history keeps nothing that large.

@@ -191,4 +191,12 @@ TEST_CASE("restores put the bytes before back from the bytes after, and count as
   same[0].before_size = 1;
   same[0].before_fingerprint = "after-same.txt";
   CHECK_FALSE(history.record("local", std::move(same)));
+  // A file listed twice with restores: they are of the first change only, so
+  // nothing is kept rather than an undo that would not fit.
+  std::vector<UndoFile> twice = one("t.txt", std::nullopt);
+  twice[0].restores = std::vector<Restore>{{0, 1, "a"}};
+  twice[0].before_size = 1;
+  twice[0].before_fingerprint = "before";
+  twice.push_back(std::move(one("t.txt", "b")[0]));
+  CHECK_FALSE(history.record("local", std::move(twice)));
 }
