@@ -316,25 +316,26 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
         if (std::find(made_dirs.begin(), made_dirs.end(), d) == made_dirs.end())
           made_dirs.push_back(std::move(d));
 
-  // What the connection will know of each written file, before the bytes move.
-  std::vector<std::string> written_fingerprints;
-  for (const Step& s : steps)
-    written_fingerprints.push_back(s.kind == Step::Kind::kWrite ? editd::fingerprint(s.bytes) : "");
-  // What changed in each existing file, while its new contents are at hand.
+  // While the new contents are at hand: what the connection will know of each
+  // written file, and what changed in each existing one for the history.
+  std::vector<std::string> written_fingerprints(steps.size());
   std::vector<std::optional<std::vector<restore::Restore>>> restores(steps.size());
-  auto find_restores = [this, &steps, &restores]() -> Result<void> {
-    for (std::size_t i = 0; i < steps.size(); ++i)
-      if (steps[i].kind == Step::Kind::kWrite && steps[i].previous)
-        restores[i] = window_restores(*steps[i].previous, steps[i].bytes);
+  const bool undoable = options_.undo_history_entries > 0;
+  auto survey = [this, &steps, &written_fingerprints, &restores, undoable]() -> Result<void> {
+    for (std::size_t i = 0; i < steps.size(); ++i) {
+      const Step& s = steps[i];
+      if (s.kind != Step::Kind::kWrite) continue;
+      written_fingerprints[i] = editd::fingerprint(s.bytes);
+      if (undoable && s.previous) restores[i] = window_restores(*s.previous, s.bytes);
+    }
     return {};
   };
-  std::size_t before_bytes = 0;
-  for (const Step& s : steps) before_bytes += s.previous ? s.previous->size() : 0;
-  if (options_.undo_history_entries > 0) {
-    if (before_bytes <= kOffloadBytes)
-      find_restores();
-    else if (!co_await offload(pool_, find_restores))  // passes over large files: on the pool
-      std::fill(restores.begin(), restores.end(), std::nullopt);  // the whole files are kept
+  std::size_t bytes = 0;
+  for (const Step& s : steps) bytes += s.bytes.size() + (s.previous ? s.previous->size() : 0);
+  if (bytes <= kOffloadBytes) {
+    survey();
+  } else if (Result<void> surveyed = co_await offload(pool_, survey); !surveyed) {
+    co_return surveyed.error();  // passes over large files: on the pool
   }
   // The new contents move into the batch unless an ACP session or the caller
   // reads them afterwards.
