@@ -258,7 +258,14 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   // On the pool unless its cost is known small: a small file with a
   // pathological oldText must not hold up the other connections
   // (docs/architecture.md, Threads).
-  auto run = [&cur, &transform] { return compute(cur, transform); };
+  // A change made whole: where it differs from the file, in the same pass
+  // (whether it changes anything, and what the undo history keeps).
+  std::optional<restore::Restore> window;
+  auto run = [&cur, &transform, &window] {
+    Result<Change> c = compute(cur, transform);
+    if (c && !c->splices && cur.bytes) window = restore::window(*cur.bytes, c->bytes);
+    return c;
+  };
   Result<Change> change = Error();
   if (runs_here && runs_here(cur))
     change = run();
@@ -274,7 +281,7 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
           return body.substr(s.begin, s.end - s.begin) == s.bytes;
         });
   } else {
-    unchanged = cur.bytes && *cur.bytes == change->bytes;
+    unchanged = cur.bytes && !window;
   }
   if (!p.dry_run && !unchanged) {
     if (ctx.approve) {
@@ -306,15 +313,9 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
       restores = worth_keeping(
           restore::of_splices(*cur.bytes, change->bom, *change->splices, cur.bytes->size() / 2),
           cur.bytes->size());
-    else if (undoable && cur.bytes && cur.bytes->size() <= kOffloadBytes)
-      restores = window_restores(*cur.bytes, change->bytes);
-    else if (undoable && cur.bytes) {  // a pass over a large file: on the pool
-      auto found = co_await offload(pool_, [this, &cur, &change] {
-        return Result<std::optional<std::vector<restore::Restore>>>(
-            window_restores(*cur.bytes, change->bytes));
-      });
-      if (found) restores = std::move(*found);  // else the whole file is kept
-    }
+    else if (undoable && cur.bytes && window)
+      restores =
+          worth_keeping(std::vector<restore::Restore>{std::move(*window)}, cur.bytes->size());
     std::vector<std::string_view> kept;
     if (undoable && cur.bytes && !restores) kept.push_back(*cur.bytes);
     auto written = co_await write_and_spill(write_change(ctx, cur, *change), std::move(kept));

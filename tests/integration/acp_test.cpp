@@ -479,6 +479,17 @@ TEST_CASE("undo on a delegated connection goes through the client") {
   CHECK(e["data"]["kind"] == "denied");
   CHECK(e["data"]["reason"] == "unsupported");
   CHECK(ed.files[root.str() + "/new.txt"] == "n\n");
+  // In a session the edit is made whole (to announce it); the history keeps
+  // the span that changed, and the undo rebuilds the buffer from it exactly.
+  ed.ok("session/new", {{"cwd", root.str()}, {"mcpServers", json::array()}});
+  const std::string b = root.str() + "/b.txt";
+  std::string lines;
+  for (int i = 0; i < 300; ++i) lines += "line " + std::to_string(i) + (i % 2 ? "\r\n" : "\n");
+  ed.files[b] = lines;
+  json big = ed.ok("str_replace", {{"path", "b.txt"}, {"oldText", "line 150"}, {"newText", "L"}});
+  CHECK(ed.files[b] != lines);
+  ed.ok("undo", {{"undoId", big["undoId"]}});
+  CHECK(ed.files[b] == lines);
   CHECK(root.files().empty());
   (void)again;
 }
