@@ -166,12 +166,12 @@ const Step& failed_step(const std::vector<Step>& steps, const std::vector<std::s
 }
 
 // What the undo history keeps of `steps`, given the fingerprints of what they
-// wrote and the restores kept instead of whole contents before; the contents
-// before move into it unless `keep`.
+// wrote and the restores kept instead of whole contents before (with the
+// fingerprints of those contents); the contents before move into it unless `keep`.
 std::vector<UndoFile> undo_files(
     std::vector<Step>& steps, const std::vector<std::string>& written_fingerprints,
-    std::vector<std::optional<std::vector<restore::Restore>>>& restores, std::vector<Fd>& spilled,
-    bool keep) {
+    std::vector<std::optional<std::vector<restore::Restore>>>& restores,
+    const std::vector<std::string>& before_fingerprints, std::vector<Fd>& spilled, bool keep) {
   std::vector<UndoFile> files;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     Step& s = steps[i];
@@ -181,6 +181,7 @@ std::vector<UndoFile> undo_files(
     if (restores[i]) {
       f.restores = std::move(restores[i]);
       f.before_size = s.previous->size();
+      f.before_fingerprint = before_fingerprints[i];
     } else {
       f.before = keep ? s.previous : std::move(s.previous);
     }
@@ -320,13 +321,15 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
   // written file, and what changed in each existing one for the history.
   std::vector<std::string> written_fingerprints(steps.size());
   std::vector<std::optional<std::vector<restore::Restore>>> restores(steps.size());
+  std::vector<std::string> before_fingerprints(steps.size());
   const bool undoable = options_.undo_history_entries > 0;
-  auto survey = [this, &steps, &written_fingerprints, &restores, undoable]() -> Result<void> {
+  auto survey = [&, undoable]() -> Result<void> {
     for (std::size_t i = 0; i < steps.size(); ++i) {
       const Step& s = steps[i];
       if (s.kind != Step::Kind::kWrite) continue;
       written_fingerprints[i] = editd::fingerprint(s.bytes);
       if (undoable && s.previous) restores[i] = window_restores(*s.previous, s.bytes);
+      if (restores[i]) before_fingerprints[i] = editd::fingerprint(*s.previous);
     }
     return {};
   };
@@ -387,9 +390,10 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
     else
       ctx.known->erase(s.canonical);
   }
-  co_return history_.record(
-      ctx.scope, undo_files(steps, written_fingerprints, restores, written.second, keep_contents),
-      std::move(made_dirs));
+  co_return history_.record(ctx.scope,
+                            undo_files(steps, written_fingerprints, restores, before_fingerprints,
+                                       written.second, keep_contents),
+                            std::move(made_dirs));
 }
 
 }  // namespace editd

@@ -32,7 +32,7 @@ std::uint64_t size_of(const UndoEntry& e) {
 bool unchanged(const UndoFile& f) {
   const bool existed = f.before || f.restores;
   if (!existed || !f.after_fingerprint) return !existed && !f.after_fingerprint;
-  if (f.restores && f.before_fingerprint.empty()) return false;  // restores are of a change
+  if (f.restores && f.before_fingerprint.empty()) return false;  // record() keeps nothing
   const std::string& before =
       f.before_fingerprint.empty() ? fingerprint(*f.before) : f.before_fingerprint;
   return before == *f.after_fingerprint;
@@ -46,17 +46,21 @@ KeptBytes::KeptBytes(std::string bytes)
 KeptBytes::KeptBytes(Fd file, std::uint64_t size)
     : size_(size), file_(std::move(file)), held_(size) {}
 
-KeptBytes::KeptBytes(std::vector<restore::Restore> restores, std::uint64_t size)
+KeptBytes::KeptBytes(std::vector<restore::Restore> restores, std::uint64_t size,
+                     std::string fingerprint)
     : size_(size),
       restores_(std::move(restores)),
+      fingerprint_(std::move(fingerprint)),
       restoring_(true),
       held_(restore::held_by(restores_)) {}
 
 Result<std::string> KeptBytes::load(std::string_view after) const {
   if (restoring_) {
     std::optional<std::string> before = restore::apply(after, restores_);
-    if (!before || before->size() != size_)
-      return Error(ErrorKind::kIo, "the undo history's restores do not fit the file");
+    if (!before || before->size() != size_ || fingerprint(*before) != fingerprint_)
+      return Error(ErrorKind::kIo,
+                   "the undo history's record of the change does not give the file as it was "
+                   "back; nothing was written");
     return std::move(*before);
   }
   if (!file_.valid()) return bytes_;
@@ -111,8 +115,10 @@ std::optional<std::string> UndoHistory::record(std::string scope, std::vector<Un
     k.shown = std::move(f.shown);
     // Restores, or a copy in a file, are kept instead of the bytes, which are
     // freed here.
+    if (f.restores && f.before_fingerprint.empty()) return std::nullopt;  // nothing to check by
     if (f.restores)
-      k.before = std::make_shared<KeptBytes>(std::move(*f.restores), f.before_size);
+      k.before = std::make_shared<KeptBytes>(std::move(*f.restores), f.before_size,
+                                             std::move(f.before_fingerprint));
     else if (f.before && f.spilled.valid())
       k.before = std::make_shared<KeptBytes>(std::move(f.spilled), f.before->size());
     else if (f.before)

@@ -38,6 +38,7 @@ struct UndoFile {
   std::optional<std::string> before;  // nullopt: the file did not exist (or `restores`)
   // The bytes before as restores of the bytes after (ascending, apart),
   // `before_size` bytes in all, kept instead of `before`: the file existed.
+  // Kept only with `before_fingerprint`, which the rebuilt bytes must have.
   std::optional<std::vector<restore::Restore>> restores;
   std::uint64_t before_size = 0;
   // `before` already in a file (UndoHistory::spill()), kept instead of it.
@@ -57,8 +58,9 @@ class KeptBytes {
   explicit KeptBytes(std::string bytes);
   // `size` bytes in `file`, which it takes.
   KeptBytes(Fd file, std::uint64_t size);
-  // `size` bytes: the bytes after with `restores` (ascending, apart) put back.
-  KeptBytes(std::vector<restore::Restore> restores, std::uint64_t size);
+  // `size` bytes: the bytes after with `restores` (ascending, apart) put back,
+  // which must have `fingerprint` (fingerprint()).
+  KeptBytes(std::vector<restore::Restore> restores, std::uint64_t size, std::string fingerprint);
 
   // The bytes before.
   std::uint64_t size() const { return size_; }
@@ -67,7 +69,8 @@ class KeptBytes {
   bool spilled() const { return file_.valid(); }
   // The bytes. `after` is the file as the mutation left it, which restores
   // need (the caller has checked its fingerprint). An error when a file cannot
-  // be read back, or `after` cannot be what the restores were taken from.
+  // be read back, or the restores do not give bytes of their fingerprint back:
+  // never other bytes.
   Result<std::string> load(std::string_view after = {}) const;
 
  private:
@@ -75,6 +78,7 @@ class KeptBytes {
   const std::string bytes_;  // when neither spilled nor restores
   const Fd file_;
   const std::vector<restore::Restore> restores_;
+  const std::string fingerprint_;  // of the bytes the restores give back
   const bool restoring_ = false;
   const std::uint64_t held_;
 };

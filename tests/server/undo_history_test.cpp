@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <vector>
 
+#include "edit/fingerprint.h"
 #include "support/proc.h"
 #include "support/process.h"
 
@@ -163,7 +164,7 @@ TEST_CASE("restores put the bytes before back from the bytes after, and count as
   const std::string before = "head|one|mid|two|tail";
   const std::string after = "head|ONE!|mid||tail+";
   std::vector<Restore> restores = {{5, 4, "one"}, {14, 0, "two"}, {19, 1, ""}};
-  KeptBytes kept(restores, before.size());
+  KeptBytes kept(restores, before.size(), fingerprint(before));
   CHECK_FALSE(kept.spilled());
   CHECK(kept.size() == before.size());
   CHECK(kept.held() == 3 * sizeof(Restore) + 6);
@@ -171,7 +172,13 @@ TEST_CASE("restores put the bytes before back from the bytes after, and count as
   // Bytes after that the restores cannot have been taken from: an error, never other bytes.
   CHECK(kept.load("head").error().kind == ErrorKind::kIo);
   CHECK(kept.load(after + "x").error().kind == ErrorKind::kIo);
-  CHECK(KeptBytes({{3, 0, "x"}, {1, 0, "y"}}, 7).load("abcde").error().kind == ErrorKind::kIo);
+  CHECK(
+      KeptBytes({{3, 0, "x"}, {1, 0, "y"}}, 7, fingerprint("abxcyde")).load("abcde").error().kind ==
+      ErrorKind::kIo);
+  // Bytes of the right size that are not the bytes before: the fingerprint refuses them.
+  const std::string other_after = "HEAD|ONE!|mid||tail+";
+  CHECK(restore::apply(other_after, restores).value().size() == before.size());
+  CHECK(kept.load(other_after).error().kind == ErrorKind::kIo);
 
   // The history's bound counts what restores hold, not the file's size.
   UndoHistory history(5, 500);
@@ -185,6 +192,11 @@ TEST_CASE("restores put the bytes before back from the bytes after, and count as
   REQUIRE(f.before != nullptr);  // the file existed
   CHECK(f.before->size() == 1000000);
   CHECK(f.before->held() == 3 * sizeof(Restore) + 6);
+  // Restores with no fingerprint to check the rebuilt bytes by: nothing kept.
+  std::vector<UndoFile> unchecked = one("u.txt", std::nullopt);
+  unchecked[0].restores = std::vector<Restore>{{0, 1, "a"}};
+  unchecked[0].before_size = 1;
+  CHECK_FALSE(history.record("local", std::move(unchecked)));
   // Restores whose fingerprints say before and after are the same: nothing kept.
   std::vector<UndoFile> same = one("same.txt", std::nullopt);
   same[0].restores = std::vector<Restore>{{0, 1, "a"}};
