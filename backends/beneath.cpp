@@ -55,8 +55,12 @@ std::string leaf_of(std::string_view rel) {
   return std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
 }
 
+Fd syncable_directory(int dir) {
+  return Fd(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+}
+
 int sync_directory(int dir) {
-  Fd readable(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  Fd readable = syncable_directory(dir);
   if (!readable.valid()) return errno;
   while (::fsync(readable.get()) != 0)
     if (errno != EINTR) return errno;

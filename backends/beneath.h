@@ -80,6 +80,10 @@ std::string parent_relative(std::string_view rel);
 // "a/b/c" -> "c".
 std::string leaf_of(std::string_view rel);
 
+// A descriptor of the directory `dir` (any descriptor of it, O_PATH included)
+// that fsync accepts; invalid, with errno set, when it cannot be opened.
+Fd syncable_directory(int dir);
+
 // Fsyncs the directory `dir` (any descriptor of it, O_PATH included): 0 or errno.
 int sync_directory(int dir);
 

@@ -273,7 +273,7 @@ int Journal::commit(std::string_view records) {
 
 int Journal::take_directories(std::vector<Fd>& out) {
   auto take = [&](const Fd& d) {
-    Fd readable(::openat(d.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    Fd readable = syncable_directory(d.get());
     if (!readable.valid()) return errno;
     out.push_back(std::move(readable));
     return 0;

@@ -853,7 +853,7 @@ class LocalBackend final : public FsBackend {
     std::vector<Fd> readable;
     std::vector<int> fds;
     for (const auto& [rel, fd] : dirs) {
-      Fd r(::openat(fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+      Fd r = syncable_directory(fd.get());
       if (!r.valid()) continue;
       fds.push_back(r.get());
       readable.push_back(std::move(r));
@@ -1073,8 +1073,7 @@ class LocalBackend final : public FsBackend {
       for (const std::string& d : holding) {
         Fd fd;
         if (root_.open_dir(d, fd) != 0) continue;
-        Fd r(::openat(fd.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-        if (r.valid()) readable.push_back(std::move(r));
+        if (Fd r = syncable_directory(fd.get()); r.valid()) readable.push_back(std::move(r));
       }
       for (const Fd& d : readable) fds.push_back(d.get());
       // The first failure counts. One of the files' directories (the last
