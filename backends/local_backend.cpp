@@ -113,28 +113,9 @@ bool may_write(int dir, const std::string& name) {
 // Runs fn() on a thread of its own and resumes the caller on its executor
 // with fn's result: for a wait that lasts as long as another process holds a
 // lock, which must not occupy a thread of the shared pool (see stripe_lock.h).
-// Not a coroutine, for the reasons given in offload.h.
 template <class F>
 auto on_own_thread(F fn) {
-  using R = std::invoke_result_t<F&>;
-  return asio::async_initiate<const asio::use_awaitable_t<>, void(R)>(
-      [](auto handler, F fn) {
-        std::thread([fn = std::move(fn), handler = std::move(handler)]() mutable {
-          auto run = [&]() -> R {
-            try {
-              return fn();
-            } catch (const std::exception& e) {
-              return Error(ErrorKind::kInternal, std::string("internal error: ") + e.what());
-            }
-          };
-          R result = run();
-          auto ex = asio::get_associated_executor(handler);
-          asio::post(ex, [handler = std::move(handler), result = std::move(result)]() mutable {
-            std::move(handler)(std::move(result));
-          });
-        }).detach();
-      },
-      asio::use_awaitable, std::move(fn));
+  return run_elsewhere([](auto task) { std::thread(std::move(task)).detach(); }, std::move(fn));
 }
 
 // An awaitable that is ready with `value`: for work done on the caller's thread.
