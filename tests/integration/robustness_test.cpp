@@ -154,7 +154,7 @@ TEST_CASE("a client that reads no replies holds about --max-queued-bytes of them
   MESSAGE("editd RSS: " << base_kib / 1024 << " MiB after one read, " << last / 1024
                         << " MiB with a silent client, peak " << peak_kib / 1024 << " MiB (bound "
                         << kBound / kMiB << " MiB)");
-#ifndef EDITD_SANITIZED  // ASan's shadow memory and quarantine are not editd's
+#ifndef EDITD_SANITIZED  // a sanitizer's shadow memory and quarantine are not editd's
   CHECK(peak_kib < base_kib + 3 * kBound / 1024);
 #endif
 
@@ -201,7 +201,7 @@ TEST_CASE("memory a big request used goes back to the system once the connection
   }
   MESSAGE("editd RSS: " << idle_kib / 1024 << " MiB idle, peak " << peak_kib / 1024
                         << " MiB, then " << rss / 1024 << " MiB");
-#ifndef EDITD_SANITIZED  // ASan's allocator keeps its own quarantine
+#ifndef EDITD_SANITIZED  // a sanitizer's allocator keeps memory of its own
   CHECK(rss < idle_kib + 12 * 1024);
 #endif
   // And the server still serves.
