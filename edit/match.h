@@ -92,7 +92,7 @@ struct Request {
   std::size_t max_result_bytes = std::numeric_limits<std::size_t>::max();
   // Whether `text` is all ASCII, when the caller knows it (Document::ascii):
   // the forgiving tiers then skip a pass over the file to find out.
-  std::optional<bool> text_ascii;
+  std::optional<bool> text_ascii{};
 };
 
 struct Plan {

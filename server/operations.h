@@ -68,7 +68,7 @@ struct RequestContext {
   // Optional. Arguments: display path, old text (nullopt: new file), new text.
   std::function<boost::asio::awaitable<Result<void>>(
       const std::string&, const std::optional<std::string>&, const std::string&)>
-      approve;
+      approve{};
   // When set, each file a mutation writes is appended here. Optional.
   std::vector<FileChange>* changes = nullptr;
   // Where the backend's files live, for the undo history: "local", or an id of

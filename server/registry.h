@@ -47,7 +47,7 @@ struct Method {
   // openai_apply_patch): it has no dryRun, and failures are results.
   bool provider_native = false;
   Render render = nullptr;
-  Handler run;
+  Handler run{};
 
   // A mutation asked to write nothing (`dryRun: true`).
   bool dry_run(const nlohmann::json& params) const;
