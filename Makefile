@@ -108,8 +108,8 @@ sanitize-test: deps acp-client-deps mcp-client-deps $(SANITIZE_BUILD_DIR)/CMakeC
 # The whole suite with ThreadSanitizer, in its own build directory. Reports of
 # every process the tests start (editd under the integration tests, a test
 # child that dropped to nobody) go to files in one directory anyone may write;
-# any report fails the target, whatever ctest said. About 4 min of build and
-# 3 min of tests on two cores: not part of `make test`.
+# any report fails the target, whatever ctest said. About 6 minutes on two
+# cores (3.5 of them the build): not part of `make test`.
 $(TSAN_BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(TSAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDITD_TSAN=ON \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_CXX_FLAGS)"
