@@ -1038,6 +1038,18 @@ TEST_CASE("chunks that meet replace lines together and keep the replaced lines' 
   CHECK(apart["f"] == "first\nkeep\nnew\nend\n");
 }
 
+// Two Update sections of one file apply one after the other, each keeping
+// endings on the file as the one before left it: a line the first adds before
+// a CRLF line that the second removes was added between two lines, so it takes
+// the dominant ending. The diff of the file is one -/+ run, which applied again
+// would give it the CRLF (docs/patch.md; found by fuzz_patch).
+TEST_CASE("sections of one file keep endings one after the other") {
+  Tree r =
+      patched(codex("*** Update File: f\n@@\n+zero\n one\n*** Update File: f\n@@\n-one\n two\n"),
+              {{"f", "one\r\ntwo\nthree\n"}});
+  CHECK(r["f"] == "zero\ntwo\nthree\n");
+}
+
 // git apply and GNU patch refuse a hunk whose @@ counts disagree with its
 // body; reading it either way would be a guess (lines past the counts taken,
 // or left out), so editd refuses it at the hunk's line with both counts.
