@@ -616,8 +616,8 @@ class LocalBackend final : public FsBackend {
     return out;
   }
 
-  // The file's bytes. With `deferred`: a regular file larger than `limit` is
-  // not read, and *deferred says so.
+  // The file's bytes. With `deferred`: a regular file larger than `limit`, by
+  // its size or by what reading it finds, is not read, and *deferred says so.
   Result<std::string> read_sync(const std::string& canonical,
                                 std::uint64_t limit = std::numeric_limits<std::uint64_t>::max(),
                                 bool* deferred = nullptr) const {
@@ -651,9 +651,23 @@ class LocalBackend final : public FsBackend {
       *deferred = true;  // it grew since fstatat
       return std::string();
     }
-    std::string out(static_cast<std::size_t>(st.st_size), '\0');
+    // fstat's size is where the reading starts, not where it stops: the file
+    // is read until read() says it has ended, one call more than its size
+    // needs. A file that grew since the fstat, or whose size its file system
+    // does not know (procfs and some FUSE mounts say 0), is read whole, up to
+    // --max-file-bytes (on the pool, past `limit`).
+    const std::uint64_t cap = options_.max_file_bytes + 1;  // a byte past it: too large
+    std::string out(static_cast<std::size_t>(st.st_size) + 1, '\0');
     std::size_t got = 0;
-    while (got < out.size()) {
+    for (;;) {
+      if (got == out.size()) {
+        if (got >= cap) return too_large(shown, got);
+        if (deferred && got > limit) {
+          *deferred = true;
+          return std::string();
+        }
+        out.resize(static_cast<std::size_t>(std::min<std::uint64_t>(2 * got + 4096, cap)));
+      }
       ssize_t n = ::read(fd.get(), out.data() + got, out.size() - got);
       if (n < 0) {
         if (errno == EINTR) continue;

@@ -1,5 +1,6 @@
 // The FsBackend contract, run against every backend alike.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <boost/asio/io_context.hpp>
@@ -344,6 +345,31 @@ TEST_CASE("the local backend refuses FIFOs without blocking and files over the l
   CHECK(r.error().kind == ErrorKind::kNotText);
   f.dir.write("big", std::string((1 << 20) + 1, 'x'));
   auto big = run(io, f.backend->read(*f.backend->resolve("big")));
+  REQUIRE(big.has_error());
+  CHECK(big.error().kind == ErrorKind::kTooLarge);
+}
+
+// procfs gives its files a size of 0, and so do some FUSE mounts; a file may
+// also grow between the fstat and the read. A read goes on until read() says
+// the file has ended, and --max-file-bytes holds for what it finds.
+TEST_CASE("the local backend reads a file to its end, whatever fstat said its size was") {
+  struct stat st;
+  REQUIRE(::stat("/proc/self/status", &st) == 0);
+  REQUIRE(st.st_size == 0);  // the premise: fstat does not know the size
+  boost::asio::io_context io;
+  boost::asio::thread_pool pool{1};
+  auto b = make_local_backend(local_options("/proc/self"), pool);
+  REQUIRE(b.has_value());
+  auto r = run(io, (*b)->read(*(*b)->resolve("status")));
+  REQUIRE(r.has_value());
+  CHECK(r->starts_with("Name:"));
+  CHECK(r->find("\nPid:") != std::string::npos);
+
+  LocalBackendOptions o = local_options("/proc/self");
+  o.max_file_bytes = 16;
+  auto small = make_local_backend(o, pool);
+  REQUIRE(small.has_value());
+  auto big = run(io, (*small)->read(*(*small)->resolve("status")));
   REQUIRE(big.has_error());
   CHECK(big.error().kind == ErrorKind::kTooLarge);
 }
