@@ -328,7 +328,8 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
       const Step& s = steps[i];
       if (s.kind != Step::Kind::kWrite) continue;
       written_fingerprints[i] = editd::fingerprint(s.bytes);
-      if (undoable && s.previous) restores[i] = window_restores(*s.previous, s.bytes);
+      if (undoable && s.previous)
+        restores[i] = window_restores(restore::window(*s.previous, s.bytes), s.previous->size());
       if (restores[i]) before_fingerprints[i] = editd::fingerprint(*s.previous);
     }
     return {};

@@ -313,9 +313,8 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
       restores = worth_keeping(
           restore::of_splices(*cur.bytes, change->bom, *change->splices, cur.bytes->size() / 2),
           cur.bytes->size());
-    else if (undoable && cur.bytes && window)
-      restores =
-          worth_keeping(std::vector<restore::Restore>{std::move(*window)}, cur.bytes->size());
+    else if (undoable && cur.bytes)
+      restores = window_restores(std::move(window), cur.bytes->size());
     std::vector<std::string_view> kept;
     if (undoable && cur.bytes && !restores) kept.push_back(*cur.bytes);
     auto written = co_await write_and_spill(write_change(ctx, cur, *change), std::move(kept));
@@ -359,12 +358,11 @@ std::optional<std::vector<restore::Restore>> Operations::worth_keeping(
 }
 
 std::optional<std::vector<restore::Restore>> Operations::window_restores(
-    std::string_view before, std::string_view after) const {
-  std::optional<restore::Restore> r = restore::window(before, after);
-  if (!r) return std::nullopt;
+    std::optional<restore::Restore> window, std::uint64_t size) const {
+  if (!window) return std::nullopt;
   std::vector<restore::Restore> one;
-  one.push_back(std::move(*r));
-  return worth_keeping(std::move(one), before.size());
+  one.push_back(std::move(*window));
+  return worth_keeping(std::move(one), size);
 }
 
 UndoSpill Operations::undo_spill(const ServerOptions& options) {

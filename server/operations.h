@@ -170,12 +170,12 @@ class Operations {
   // is done when the write is, and the bytes can go before the reply.
   boost::asio::awaitable<std::pair<Result<void>, std::vector<Fd>>> write_and_spill(
       boost::asio::awaitable<Result<void>> write, std::vector<std::string_view> before);
-  // What the undo history keeps of a file of `before` bytes that a write
-  // turns into `after`: restores of the one span where they differ, when those
-  // hold at most half the file and less than what goes to disk; else nullopt
-  // (the whole file is kept).
-  std::optional<std::vector<restore::Restore>> window_restores(std::string_view before,
-                                                               std::string_view after) const;
+  // What the undo history keeps of a file of `size` bytes that a write
+  // changes in `window` (restore::window's, nullopt: no change): that one
+  // restore, when it holds at most half the file and less than what goes to
+  // disk; else nullopt (the whole file is kept).
+  std::optional<std::vector<restore::Restore>> window_restores(
+      std::optional<restore::Restore> window, std::uint64_t size) const;
   // `restores` when the history keeps them rather than the whole of a file
   // of `size` bytes (see window_restores), else nullopt.
   std::optional<std::vector<restore::Restore>> worth_keeping(
