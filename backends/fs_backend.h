@@ -7,8 +7,9 @@
 // local one) moves its work to a thread pool itself, so no caller ever blocks
 // the I/O thread.
 //
-// Threading: a backend may be called concurrently for different paths. Callers
-// serialise operations on one path (server/lock_chain.h); a backend need not.
+// Threading: a backend may be called concurrently for different paths, and for
+// reads of one path. Callers never run a mutation of a path beside any other
+// call on it (server/lock_chain.h); a backend need not serialise.
 //
 // Paths: resolve() turns a client path into the canonical absolute path that
 // identifies the file (the lock chain key and the argument to every other

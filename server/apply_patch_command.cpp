@@ -62,7 +62,7 @@ int run_apply_patch(const CommandLine& cl) {
     std::cerr << "editd apply-patch: " << backend.error().message << "\n";
     return 2;
   }
-  LockChains locks(io.get_executor());
+  LockChains locks;
   Operations ops(options, locks, pool);
   RequestContext ctx{**backend, nullptr};
   auto done = boost::asio::co_spawn(io, ops.apply_patch(ctx, std::move(params)),

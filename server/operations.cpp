@@ -178,9 +178,10 @@ Result<Operations::Change> Operations::compute(const Current& cur, const Transfo
   return change;
 }
 
-boost::asio::awaitable<LockChains::Guard> Operations::lock_one(const std::string& canonical) {
+boost::asio::awaitable<LockChains::Guard> Operations::lock_one(const std::string& canonical,
+                                                               LockChains::Mode mode) {
   std::vector<std::string> keys(1, canonical);
-  return locks_.lock(std::move(keys));
+  return locks_.lock(std::move(keys), mode);
 }
 
 Result<void> Operations::check_cancel(const RequestContext& ctx) const {
@@ -409,7 +410,7 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
     RequestContext& ctx, protocol::ReadTextParams p) {
   auto canonical = ctx.backend.resolve(p.path);
   if (!canonical) co_return canonical.error();
-  LockChains::Guard guard = co_await lock_one(*canonical);
+  LockChains::Guard guard = co_await lock_one(*canonical, LockChains::Mode::kShared);
   if (auto c = check_cancel(ctx); !c) co_return c.error();
   auto bytes = co_await ctx.backend.read(*canonical);
   if (!bytes) co_return bytes.error();
@@ -463,7 +464,7 @@ boost::asio::awaitable<Result<protocol::FingerprintResult>> Operations::fingerpr
     RequestContext& ctx, protocol::FingerprintParams p) {
   auto canonical = ctx.backend.resolve(p.path);
   if (!canonical) co_return canonical.error();
-  LockChains::Guard guard = co_await lock_one(*canonical);
+  LockChains::Guard guard = co_await lock_one(*canonical, LockChains::Mode::kShared);
   auto bytes = co_await ctx.backend.read(*canonical);
   if (!bytes) co_return bytes.error();
   co_return protocol::FingerprintResult{editd::fingerprint(*bytes), bytes->size()};

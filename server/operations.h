@@ -229,7 +229,9 @@ class Operations {
   boost::asio::awaitable<protocol::ToolResultBlock> editor_view(
       RequestContext& ctx, const protocol::TextEditorParams& p);
 
-  boost::asio::awaitable<LockChains::Guard> lock_one(const std::string& canonical);
+  // A read takes its file's chain shared, a mutation exclusive (lock_chain.h).
+  boost::asio::awaitable<LockChains::Guard> lock_one(
+      const std::string& canonical, LockChains::Mode mode = LockChains::Mode::kExclusive);
   Result<void> check_cancel(const RequestContext& ctx) const;
   // --require-read: whether this connection knows the file as it is
   // (`current_fp`); a file that does not exist (`exists` false) passes.

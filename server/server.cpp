@@ -40,7 +40,6 @@ ServerContext::ServerContext(ServerOptions options, asio::io_context& io, asio::
       io_(io),
       pool_(pool),
       local_(std::move(local)),
-      locks_(io.get_executor()),
       ops_(options_, locks_, pool_),
       registry_(ops_) {}
 

@@ -47,7 +47,7 @@ int run_tools(const CommandLine& cl) {
   // The registry binds each method to an Operations, which nothing here runs.
   boost::asio::io_context io;
   boost::asio::thread_pool pool(1);
-  LockChains locks(io.get_executor());
+  LockChains locks;
   Operations ops(cl.options, locks, pool);
   const Registry registry(ops);
   std::cout << tool_definitions(registry, cl.tools_format).dump(2) << "\n";

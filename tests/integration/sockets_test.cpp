@@ -188,6 +188,34 @@ TEST_CASE("a chain of dependent edits sent pipelined lands in order") {
   CHECK(root.read("v.txt") == "v100\n");
 }
 
+TEST_CASE("reads pipelined between edits each see the edit sent before them") {
+  TempDir root;
+  root.write("v.txt", "v0\n");
+  auto p = spawn_editd(root);
+  std::string batch;
+  for (int i = 1; i <= 100; ++i) {
+    batch += json{{"jsonrpc", "2.0"}, {"id", 2 * i}, {"method", "write_text"},
+                  {"params", {{"path", "v.txt"}, {"content", "v" + std::to_string(i) + "\n"}}}}
+                 .dump() +
+             "\n";
+    // Two reads each time: they may run together, never before the write.
+    for (int r = 0; r < 2; ++r)
+      batch += json{{"jsonrpc", "2.0"}, {"id", std::to_string(i) + "." + std::to_string(r)}, {"method", "read_text"},
+                    {"params", {{"path", "v.txt"}}}}
+                   .dump() +
+               "\n";
+  }
+  p.write_raw(batch);
+  for (int n = 0; n < 300; ++n) {
+    json m = p.read_message();
+    REQUIRE_MESSAGE(m.contains("result"), m.dump());
+    if (m["id"].is_string()) {
+      std::string id = m["id"];
+      CHECK(m["result"]["content"] == "v" + id.substr(0, id.find('.')) + "\n");
+    }
+  }
+}
+
 TEST_CASE("$/cancel_request cancels a queued request, which changes nothing") {
   TempDir root;
   root.write("big.txt", "start\n");

@@ -586,7 +586,7 @@ struct Server {
   asio::io_context io;
   asio::thread_pool pool{1};
   ServerOptions options;
-  LockChains locks{io.get_executor()};
+  LockChains locks;
   Operations ops{options, locks, pool};
   MemoryBackend backend;
 

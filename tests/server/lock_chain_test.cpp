@@ -7,7 +7,11 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <array>
+#include <atomic>
+#include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 using namespace editd;
@@ -17,8 +21,9 @@ namespace {
 
 // Takes the keys, records `name` on entry, yields a few times, records on exit.
 asio::awaitable<void> hold(LockChains& locks, std::vector<std::string> keys, std::string name,
-                           std::vector<std::string>& log, int yields) {
-  LockChains::Guard g = co_await locks.lock(std::move(keys));
+                           std::vector<std::string>& log, int yields,
+                           LockChains::Mode mode = LockChains::Mode::kExclusive) {
+  LockChains::Guard g = co_await locks.lock(std::move(keys), mode);
   log.push_back("+" + name);
   for (int i = 0; i < yields; ++i) co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
   log.push_back("-" + name);
@@ -28,7 +33,7 @@ asio::awaitable<void> hold(LockChains& locks, std::vector<std::string> keys, std
 
 TEST_CASE("operations on one key run one at a time in arrival order") {
   asio::io_context io;
-  LockChains locks(io.get_executor());
+  LockChains locks;
   std::vector<std::string> log;
   for (const char* n : {"a", "b", "c"})
     asio::co_spawn(io, hold(locks, {"/f"}, n, log, 3), asio::detached);
@@ -37,9 +42,27 @@ TEST_CASE("operations on one key run one at a time in arrival order") {
   CHECK(locks.size() == 0);
 }
 
+TEST_CASE("reads of one key run together; a mutation runs alone, and what came after waits") {
+  asio::io_context io;
+  LockChains locks;
+  std::vector<std::string> log;
+  constexpr auto kShared = LockChains::Mode::kShared;
+  asio::co_spawn(io, hold(locks, {"/f"}, "r1", log, 3, kShared), asio::detached);
+  asio::co_spawn(io, hold(locks, {"/f"}, "r2", log, 1, kShared), asio::detached);
+  asio::co_spawn(io, hold(locks, {"/f"}, "w", log, 1), asio::detached);
+  // r3 could share with r1 and r2, but w arrived first.
+  asio::co_spawn(io, hold(locks, {"/f"}, "r3", log, 1, kShared), asio::detached);
+  asio::co_spawn(io, hold(locks, {"/f"}, "r4", log, 2, kShared), asio::detached);
+  asio::co_spawn(io, hold(locks, {"/f", "/g"}, "w2", log, 1), asio::detached);
+  io.run();
+  CHECK(log == std::vector<std::string>{"+r1", "+r2", "-r2", "-r1", "+w", "-w", "+r3", "+r4", "-r3",
+                                        "-r4", "+w2", "-w2"});
+  CHECK(locks.size() == 0);
+}
+
 TEST_CASE("operations on different keys overlap") {
   asio::io_context io;
-  LockChains locks(io.get_executor());
+  LockChains locks;
   std::vector<std::string> log;
   asio::co_spawn(io, hold(locks, {"/x"}, "x", log, 5), asio::detached);
   asio::co_spawn(io, hold(locks, {"/y"}, "y", log, 1), asio::detached);
@@ -54,7 +77,7 @@ TEST_CASE("operations on different keys overlap") {
 
 TEST_CASE("multi-key holders keep arrival order on every key and never deadlock") {
   asio::io_context io;
-  LockChains locks(io.get_executor());
+  LockChains locks;
   std::vector<std::string> log;
   asio::co_spawn(io, hold(locks, {"/a"}, "first", log, 3), asio::detached);
   asio::co_spawn(io, hold(locks, {"/b", "/a"}, "both", log, 1), asio::detached);
@@ -69,7 +92,7 @@ TEST_CASE("multi-key holders keep arrival order on every key and never deadlock"
 
 TEST_CASE("idle chains are dropped") {
   asio::io_context io;
-  LockChains locks(io.get_executor());
+  LockChains locks;
   std::vector<std::string> log;
   for (int i = 0; i < 1000; ++i)
     asio::co_spawn(io, hold(locks, {"/file" + std::to_string(i)}, "n", log, 0), asio::detached);
@@ -80,10 +103,68 @@ TEST_CASE("idle chains are dropped") {
 
 TEST_CASE("a repeated key in one request is taken once") {
   asio::io_context io;
-  LockChains locks(io.get_executor());
+  LockChains locks;
   std::vector<std::string> log;
   asio::co_spawn(io, hold(locks, {"/a", "/a"}, "dup", log, 1), asio::detached);
   io.run();
   CHECK(log == std::vector<std::string>{"+dup", "-dup"});
+  CHECK(locks.size() == 0);
+}
+
+namespace {
+
+// Several threads, each running its own io_context, take overlapping sets of
+// keys: no two holders of one key at once, and each waiter resumes on its own
+// context's thread.
+struct Shared {
+  // Holders of /0, /1, /2: readers, and writers (exclusive).
+  std::array<std::atomic<int>, 3> readers{}, writers{};
+  std::atomic<int> overlaps{0}, foreign{0}, done{0};
+};
+
+asio::awaitable<void> contend(LockChains& locks, Shared& shared, std::thread::id home, int seed) {
+  for (int round = 0; round < 200; ++round) {
+    int pick = (seed * 7 + round * 3) % 7 + 1;  // a non-empty subset of three keys
+    std::vector<std::string> keys;
+    for (int k = 0; k < 3; ++k)
+      if (pick & (1 << k)) keys.push_back("/" + std::to_string(k));
+    const bool write = (seed + round) % 3 == 0;
+    LockChains::Guard g =
+        co_await locks.lock(keys, write ? LockChains::Mode::kExclusive : LockChains::Mode::kShared);
+    if (std::this_thread::get_id() != home) ++shared.foreign;
+    for (int k = 0; k < 3; ++k) {
+      if (!(pick & (1 << k))) continue;
+      if (write ? shared.writers[k]++ != 0 || shared.readers[k] != 0
+                : (++shared.readers[k], shared.writers[k] != 0))
+        ++shared.overlaps;
+    }
+    co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
+    for (int k = 0; k < 3; ++k)
+      if (pick & (1 << k)) --(write ? shared.writers[k] : shared.readers[k]);
+  }
+  ++shared.done;
+}
+
+}  // namespace
+
+TEST_CASE("holders on several threads: writers alone, readers together, each on its own thread") {
+  LockChains locks;
+  Shared shared;
+  constexpr int kThreads = 4, kPerThread = 3;
+  std::vector<std::unique_ptr<asio::io_context>> contexts;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) contexts.push_back(std::make_unique<asio::io_context>(1));
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i)
+        asio::co_spawn(*contexts[t],
+                       contend(locks, shared, std::this_thread::get_id(), t * kPerThread + i),
+                       asio::detached);
+      contexts[t]->run_for(std::chrono::seconds(60));  // a lost wake fails, not hangs
+    });
+  for (auto& th : threads) th.join();
+  CHECK(shared.done == kThreads * kPerThread);
+  CHECK(shared.overlaps == 0);
+  CHECK(shared.foreign == 0);
   CHECK(locks.size() == 0);
 }

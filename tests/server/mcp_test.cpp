@@ -18,7 +18,7 @@ struct Fixture {
   boost::asio::io_context io;
   boost::asio::thread_pool pool{1};
   ServerOptions options;
-  LockChains locks{io.get_executor()};
+  LockChains locks;
   Operations ops{options, locks, pool};
   Registry registry{ops};
 };

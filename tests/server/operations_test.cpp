@@ -26,7 +26,7 @@ struct Fixture {
   asio::io_context io;
   asio::thread_pool pool{2};
   ServerOptions options;
-  LockChains locks{io.get_executor()};
+  LockChains locks;
   Operations ops{options, locks, pool};
   MemoryBackend backend;
   RequestContext ctx() {
