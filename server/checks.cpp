@@ -1,5 +1,8 @@
 #include "server/checks.h"
 
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
 #include <spdlog/spdlog.h>
 
 #include "edit/fingerprint.h"
@@ -93,6 +96,20 @@ asio::awaitable<Checks::Run> Checks::run(std::size_t spec, const Target& t,
 
 asio::awaitable<Checks::Before> Checks::before(const Target& t,
                                                const std::optional<std::string>& bytes) {
+  if (!home_) co_return co_await before_here(t, bytes);
+  co_return co_await asio::co_spawn(*home_, before_here(t, bytes), asio::use_awaitable);
+}
+
+asio::awaitable<protocol::DiagnosticsReport> Checks::after(
+    const Target& t, Before before, const std::optional<std::string>& old_bytes,
+    const std::string& new_bytes) {
+  if (!home_) co_return co_await after_here(t, std::move(before), old_bytes, new_bytes);
+  co_return co_await asio::co_spawn(*home_, after_here(t, std::move(before), old_bytes, new_bytes),
+                                    asio::use_awaitable);
+}
+
+asio::awaitable<Checks::Before> Checks::before_here(const Target& t,
+                                                    const std::optional<std::string>& bytes) {
   Before b;
   for (std::size_t i = 0; i < specs_.size(); ++i) {
     if (!diagnostics::glob_matches(specs_[i].glob, t.shown)) continue;
@@ -108,7 +125,7 @@ asio::awaitable<Checks::Before> Checks::before(const Target& t,
   co_return b;
 }
 
-asio::awaitable<protocol::DiagnosticsReport> Checks::after(
+asio::awaitable<protocol::DiagnosticsReport> Checks::after_here(
     const Target& t, Before before, const std::optional<std::string>& old_bytes,
     const std::string& new_bytes) {
   protocol::DiagnosticsReport report;

@@ -9,8 +9,14 @@
 // that times out or cannot run is reported in the report's status, never as a
 // failed edit. Only files of the local backend are checked: an ACP client's
 // unsaved buffers are not on disk for a checker to read.
+//
+// Threading: the checks, their cache and the language servers live on one
+// executor, their home (set_home; else whichever runs them). before() and
+// after() may be called from any I/O thread: they run at home, and the caller
+// resumes on its own executor.
 #pragma once
 
+#include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
 #include <map>
@@ -52,10 +58,17 @@ class Checks {
   boost::asio::awaitable<protocol::DiagnosticsReport> after(
       const Target& t, Before before, const std::optional<std::string>& old_bytes,
       const std::string& new_bytes);
-  // Ends the language servers (editd is exiting).
+  // Ends the language servers (editd is exiting). Call at home.
   void stop();
+  // Where the checks run from now on: before the first check.
+  void set_home(boost::asio::any_io_executor home) { home_ = std::move(home); }
 
  private:
+  boost::asio::awaitable<Before> before_here(const Target& t,
+                                             const std::optional<std::string>& bytes);
+  boost::asio::awaitable<protocol::DiagnosticsReport> after_here(
+      const Target& t, Before before, const std::optional<std::string>& old_bytes,
+      const std::string& new_bytes);
   struct Run {
     std::string status = "ok";
     std::string detail;
@@ -63,6 +76,7 @@ class Checks {
   };
   boost::asio::awaitable<Run> run(std::size_t spec, const Target& t, const std::string& bytes);
 
+  std::optional<boost::asio::any_io_executor> home_;
   std::vector<diagnostics::Spec> specs_;
   std::string root_;
   std::chrono::milliseconds timeout_;

@@ -101,6 +101,9 @@ class Operations {
 
   // Ends what the checks keep running (language servers): editd is exiting.
   void stop_checks() { checks_.stop(); }
+  // The executor the checks and language servers live on (Checks::set_home),
+  // when several I/O threads run operations.
+  void run_checks_on(boost::asio::any_io_executor home) { checks_.set_home(std::move(home)); }
 
   using Awaitable = boost::asio::awaitable<Result<protocol::MutationResult>>;
 
