@@ -129,16 +129,18 @@ asio::awaitable<Result<json>> wait_answer(Pending* pending) {
 
 }  // namespace
 
-Connection::Connection(ServerContext& server, std::unique_ptr<Stream> stream, Settings settings)
+Connection::Connection(ServerContext& server, asio::io_context& io, std::unique_ptr<Stream> stream,
+                       Settings settings)
     : server_(server),
+      io_(io),
       stream_(std::move(stream)),
       settings_(settings),
       reply_estimate_(server.options().max_queued_bytes),
       last_progress_(std::chrono::steady_clock::now()),
-      out_signal_(server.io()),
-      slot_signal_(server.io()),
-      stall_timer_(server.io()),
-      idle_timer_(server.io()),
+      out_signal_(io),
+      slot_signal_(io),
+      stall_timer_(io),
+      idle_timer_(io),
       acp_(server, *this, [this](std::string method, json params) {
         notify(std::move(method), std::move(params));
       }) {
@@ -153,7 +155,7 @@ asio::awaitable<void> Connection::run() {
   using namespace asio::experimental::awaitable_operators;
   auto self = shared_from_this();
   spdlog::debug("connection {} opened", stream_->peer());
-  asio::co_spawn(server_.io(), trim_when_idle(),
+  asio::co_spawn(io_, trim_when_idle(),
                  [](std::exception_ptr e) { log_failure("trimming an idle connection", e); });
   // The watchers hold the connection until they see it finished, exception or not.
   auto finish = [this] {
@@ -198,7 +200,7 @@ void Connection::limit_stall(std::chrono::steady_clock::duration limit) {
   if (stall_limit_ || finished_) return;
   stall_limit_ = limit;
   last_progress_ = std::max(last_progress_, std::chrono::steady_clock::now());
-  asio::co_spawn(server_.io(), watch_stall(),
+  asio::co_spawn(io_, watch_stall(),
                  [](std::exception_ptr e) { log_failure("watching a connection's output", e); });
 }
 
@@ -288,7 +290,7 @@ asio::awaitable<void> Connection::read_loop() {
       auto h = std::move(*call->handler);
       call->handler.reset();
       Result<json> closed = Error(ErrorKind::kDelegateFailed, "the client connection closed");
-      asio::post(server_.io(), [h = std::move(h), closed]() mutable { std::move(h)(closed); });
+      asio::post(io_, [h = std::move(h), closed]() mutable { std::move(h)(closed); });
     }
   pending_.clear();
   // Let requests in flight (and parked ones) finish, then let the writer drain and stop.
@@ -327,7 +329,7 @@ void Connection::start_parked() {
     Incoming in = std::move(parked_.front());
     parked_.pop_front();
     ++inflight_;
-    asio::co_spawn(server_.io(), handle(std::move(in)),
+    asio::co_spawn(io_, handle(std::move(in)),
                    [](std::exception_ptr e) { log_failure("a request", e); });
   }
 }
@@ -592,7 +594,7 @@ asio::awaitable<Result<json>> Connection::call(std::string method, json params,
   send(protocol::make_request(id, method, std::move(params)));
   wake(slot_signal_);  // a reader held back by parked requests may read on (wait_for_slot)
 
-  asio::steady_timer timer(server_.io());
+  asio::steady_timer timer(io_);
   timer.expires_after(timeout);
   timer.async_wait([this, self, id, pending, method, timeout](boost::system::error_code ec) {
     if (ec || !pending->handler) return;

@@ -32,10 +32,13 @@
 // answer); an integer, or no initialize at all, means the plain methods and
 // ACP as above.
 //
-// Threading: everything here runs on the server's single I/O thread.
+// Threading: everything here runs on the connection's own I/O thread, the one
+// whose io_context it was given (server/server.h); other threads reach it by a
+// post there.
 #pragma once
 
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <chrono>
 #include <deque>
@@ -62,7 +65,9 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
     bool needs_auth = false;  // TCP: the first request must be initialize with authToken
   };
 
-  Connection(ServerContext& server, std::unique_ptr<Stream> stream, Settings settings);
+  // `io`: the context that runs the connection, the one its stream is on.
+  Connection(ServerContext& server, boost::asio::io_context& io, std::unique_ptr<Stream> stream,
+             Settings settings);
   ~Connection();
 
   // Serves until the input ends, stop() or shut_down(); then lets the requests
@@ -86,6 +91,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   // may then be cut short.
   void limit_stall(std::chrono::steady_clock::duration limit);
   std::string peer() const { return stream_->peer(); }
+  boost::asio::io_context& io() const { return io_; }
 
   // Calls a method on the client and waits for its answer (ACP reverse
   // requests, e.g. fs/read_text_file). timeout -> timeout error; a client error
@@ -131,6 +137,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   void wake(boost::asio::steady_timer& timer) { timer.cancel(); }
 
   ServerContext& server_;
+  boost::asio::io_context& io_;
   std::unique_ptr<Stream> stream_;
   Settings settings_;
 

@@ -42,6 +42,8 @@ const char* const kUsage =
     "  --delegate-timeout SECONDS time to wait for a client's fs/* answer (default: 30)\n"
     "  --approve never|ask        ask the ACP client before each mutation (default: never)\n"
     "  --threads N                file I/O threads (default: number of cores)\n"
+    "  --io-threads N             threads serving connections, with --listen (default:\n"
+    "                             the CPUs editd may run on)\n"
     "  --shutdown-grace SECONDS   SIGTERM/SIGINT: time before requests that have not begun\n"
     "                             writing are cancelled (default: 10)\n"
     "  --undo-history-entries N   mutations kept for undo, for all connections (default: 100;\n"
@@ -201,7 +203,8 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
         return usage_error("--log-level must be one of trace, debug, info, warn, error, off");
       o.log_level = v;
     } else if (flag == "--max-message-bytes" || flag == "--max-file-bytes" ||
-               flag == "--max-inflight" || flag == "--threads" || flag == "--max-queued-bytes") {
+               flag == "--max-inflight" || flag == "--threads" || flag == "--max-queued-bytes" ||
+               flag == "--io-threads") {
       EDITD_NEED(v);
       auto n = parse_number(flag, v);
       if (!n) return n.error();
@@ -211,6 +214,8 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       if (flag == "--max-inflight") o.max_inflight = *n;
       if (flag == "--max-queued-bytes") o.max_queued_bytes = *n;
       if (flag == "--threads") o.threads = static_cast<unsigned>(std::min<std::uint64_t>(*n, 256));
+      if (flag == "--io-threads")
+        o.io_threads = static_cast<unsigned>(std::min<std::uint64_t>(*n, 256));
     } else if (flag == "--undo-history-entries" || flag == "--undo-history-bytes") {
       EDITD_NEED(v);
       auto n = parse_number(flag, v);

@@ -37,6 +37,9 @@ struct ServerOptions {
   std::chrono::milliseconds delegate_timeout{30'000};
   std::string approve = "never";  // never | ask
   unsigned threads = 0;           // 0: the machine's hardware concurrency
+  // Threads that serve connections, each connection wholly on one of them.
+  // 0: the CPUs editd may run on with --listen, 1 for stdio (one connection).
+  unsigned io_threads = 0;
   // The undo history, shared by every connection (0 entries: no history).
   std::uint64_t undo_history_entries = 100;
   std::uint64_t undo_history_bytes = 64ull << 20;

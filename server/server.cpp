@@ -1,6 +1,8 @@
 #include "server/server.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -8,6 +10,7 @@
 
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/local/stream_protocol.hpp>
 #include <boost/asio/post.hpp>
@@ -34,14 +37,26 @@ namespace asio = boost::asio;
 // the exit back (Connection::limit_stall).
 constexpr std::chrono::seconds kFlushStall{10};
 
-ServerContext::ServerContext(ServerOptions options, asio::io_context& io, asio::thread_pool& pool,
-                             std::unique_ptr<FsBackend> local)
+ServerContext::ServerContext(ServerOptions options, std::vector<asio::io_context*> served,
+                             asio::thread_pool& pool, std::unique_ptr<FsBackend> local)
     : options_(std::move(options)),
-      io_(io),
+      served_(std::move(served)),
       pool_(pool),
       local_(std::move(local)),
       ops_(options_, locks_, pool_),
-      registry_(ops_) {}
+      registry_(ops_) {
+  // Language servers are processes with pipes: they stay on one context.
+  if (served_.size() > 1) ops_.run_checks_on(io().get_executor());
+}
+
+std::vector<std::shared_ptr<Connection>> ServerContext::connections() const {
+  std::lock_guard lock(connections_mutex_);
+  std::vector<std::shared_ptr<Connection>> out;
+  out.reserve(connections_.size());
+  for (const auto& [raw, weak] : connections_)
+    if (auto c = weak.lock()) out.push_back(std::move(c));
+  return out;
+}
 
 void log_failure(const char* what, std::exception_ptr e) {
   if (!e) return;
@@ -109,7 +124,7 @@ class Server {
   Result<void> start() {
     wait_signal();
     if (ctx_.options().listen.empty()) {
-      serve(make_stdio_stream(ctx_.io().get_executor()), {}, /*last=*/true);
+      serve(ctx_.io(), make_stdio_stream(ctx_.io().get_executor()), {}, /*last=*/true);
       return {};
     }
     for (const std::string& spec : ctx_.options().listen) {
@@ -131,23 +146,34 @@ class Server {
     if (!stopping_) {
       stopping_ = true;
       close_listeners();
-      for (Connection* c : ctx_.connections()) c->shut_down();
+      on_each_connection([](Connection& c) { c.shut_down(); });
       asio::co_spawn(ctx_.io(), drain(),
                      [](std::exception_ptr e) { log_failure("shutdown", e); });
     }
     if (cause == Cause::kSignal && !signalled_) {
       signalled_ = true;
-      for (Connection* c : ctx_.connections()) c->limit_stall(kFlushStall);
+      on_each_connection([](Connection& c) { c.limit_stall(kFlushStall); });
       grace_.expires_after(ctx_.options().shutdown_grace);
       grace_.async_wait([this](boost::system::error_code ec) {
-        if (ec || ctx_.connections().empty()) return;
+        if (ec || !ctx_.serving()) return;
         spdlog::info("shutdown grace over: cancelling the requests that have not begun writing");
-        for (Connection* c : ctx_.connections()) c->cancel_uncommitted();
+        on_each_connection([](Connection& c) { c.cancel_uncommitted(); });
       });
     }
   }
 
  private:
+  // Runs `f` on each connection, on the connection's own thread. The post
+  // holds the only extra reference, so a connection that has ended meanwhile
+  // is destroyed on its own thread too.
+  template <class F>
+  void on_each_connection(F f) {
+    for (auto& c : ctx_.connections()) {
+      asio::io_context& io = c->io();
+      asio::post(io, [c = std::move(c), f] { f(*c); });
+    }
+  }
+
   // SIGHUP is ignored: editd has nothing to reload, and a closed terminal or
   // a host's hangup must not kill requests in flight.
   void wait_signal() {
@@ -177,7 +203,7 @@ class Server {
   }
 
   asio::awaitable<void> drain() {
-    while (!ctx_.connections().empty()) {
+    while (ctx_.serving()) {
       drained_.expires_at(std::chrono::steady_clock::time_point::max());
       auto [ignored] = co_await drained_.async_wait(asio::as_tuple(asio::use_awaitable));
     }
@@ -186,14 +212,18 @@ class Server {
     signals_.cancel(ignored);
     ctx_.operations().stop_checks();
     // Completions already queued (the connections' last timers) run first.
+    // The other I/O threads end once their contexts run out of work
+    // (run_server).
     co_await asio::post(ctx_.io(), asio::use_awaitable);
     ctx_.io().stop();
   }
 
-  void serve(std::unique_ptr<Stream> stream, Connection::Settings settings, bool last) {
-    auto conn = std::make_shared<Connection>(ctx_, std::move(stream), settings);
+  // Serves `stream`, whose I/O objects are on `io`, on `io`'s thread.
+  void serve(asio::io_context& io, std::unique_ptr<Stream> stream, Connection::Settings settings,
+             bool last) {
+    auto conn = std::make_shared<Connection>(ctx_, io, std::move(stream), settings);
     ctx_.add(conn);
-    asio::co_spawn(ctx_.io(), conn->run(), [this, conn, last](std::exception_ptr e) {
+    asio::co_spawn(io, conn->run(), [this, conn, last](std::exception_ptr e) {
       if (e) {
         try {
           std::rethrow_exception(e);
@@ -202,9 +232,12 @@ class Server {
         }
       }
       ctx_.remove(conn.get());
-      drained_.cancel();
-      // In stdio mode the end of stdin ends the server.
-      if (last) shutdown(Cause::kEndOfInput);
+      // The server's own state is the main thread's.
+      asio::post(ctx_.io(), [this, last] {
+        drained_.cancel();
+        // In stdio mode the end of stdin ends the server.
+        if (last) shutdown(Cause::kEndOfInput);
+      });
     });
   }
 
@@ -255,7 +288,8 @@ class Server {
                                     std::string path, asio::steady_timer& pause) {
     AcceptBackoff backoff("unix:" + path);
     while (!stopping_) {
-      auto [ec, socket] = co_await acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
+      asio::io_context& io = ctx_.next_io();
+      auto [ec, socket] = co_await acceptor.async_accept(io, asio::as_tuple(asio::use_awaitable));
       if (stopping_ || ec == asio::error::operation_aborted) break;
       if (ec == asio::error::connection_aborted) continue;
       if (ec) {
@@ -264,7 +298,7 @@ class Server {
         continue;
       }
       backoff.succeeded();
-      serve(make_socket_stream(std::move(socket), "unix:" + path), {}, false);
+      serve(io, make_socket_stream(std::move(socket), "unix:" + path), {}, false);
     }
   }
 
@@ -306,7 +340,8 @@ class Server {
                                    asio::steady_timer& pause) {
     AcceptBackoff backoff(name);
     while (!stopping_) {
-      auto [ec, socket] = co_await acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
+      asio::io_context& io = ctx_.next_io();
+      auto [ec, socket] = co_await acceptor.async_accept(io, asio::as_tuple(asio::use_awaitable));
       if (stopping_ || ec == asio::error::operation_aborted) break;
       if (ec == asio::error::connection_aborted) continue;
       if (ec) {
@@ -321,7 +356,7 @@ class Server {
       std::string peer = "tcp:" + remote.address().to_string() + ":" + std::to_string(remote.port());
       Connection::Settings settings;
       settings.needs_auth = true;
-      serve(make_socket_stream(std::move(socket), peer), settings, false);
+      serve(io, make_socket_stream(std::move(socket), peer), settings, false);
     }
   }
 
@@ -350,12 +385,36 @@ Result<std::string> read_token(const std::string& path) {
   return token;
 }
 
+namespace {
+
+// The CPUs this process may run on (its affinity mask), at least 1.
+unsigned usable_cpus() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
+    return static_cast<unsigned>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+}  // namespace
+
 int run_server(const ServerOptions& options) {
   ::signal(SIGPIPE, SIG_IGN);
   // Until the server's signal set takes SIGHUP over, and after it gives it back.
   ::signal(SIGHUP, SIG_IGN);
   unsigned threads = options.threads ? options.threads : std::max(2u, std::thread::hardware_concurrency());
-  asio::io_context io(1);
+  // stdio is one connection: the main thread serves it alone.
+  unsigned io_threads = options.listen.empty() ? 1
+                        : options.io_threads ? options.io_threads
+                                             : usable_cpus();
+  // One context per I/O thread, the main thread's first.
+  std::vector<std::unique_ptr<asio::io_context>> contexts;
+  std::vector<asio::io_context*> served;
+  for (unsigned i = 0; i < io_threads; ++i) {
+    contexts.push_back(std::make_unique<asio::io_context>(1));
+    served.push_back(contexts.back().get());
+  }
+  asio::io_context& io = *contexts.front();
   asio::thread_pool pool(threads);
 
   auto backend = make_local_backend(local_backend_options(options), pool);
@@ -363,7 +422,7 @@ int run_server(const ServerOptions& options) {
     spdlog::critical("{}", backend.error().message);
     return 2;
   }
-  ServerContext ctx(options, io, pool, std::move(*backend));
+  ServerContext ctx(options, served, pool, std::move(*backend));
   if (options.token_file) {
     auto token = read_token(*options.token_file);
     if (!token) {
@@ -378,8 +437,26 @@ int run_server(const ServerOptions& options) {
       spdlog::critical("{}", r.error().message);
       return 2;
     }
-    spdlog::info("editd {} serving root {}", EDITD_VERSION, options.root);
+    spdlog::info("editd {} serving root {} ({} I/O thread{}, {} file thread{})", EDITD_VERSION,
+                 options.root, io_threads, io_threads == 1 ? "" : "s", threads,
+                 threads == 1 ? "" : "s");
+    // The other I/O threads run until shutdown has drained every connection
+    // (their work guards go then) and their contexts hold no more work.
+    using Guard = asio::executor_work_guard<asio::io_context::executor_type>;
+    std::vector<Guard> guards;
+    std::vector<std::thread> runners;
+    for (std::size_t i = 1; i < contexts.size(); ++i) {
+      guards.push_back(asio::make_work_guard(*contexts[i]));
+      runners.emplace_back([c = contexts[i].get(), i] {
+        // Named for top -H and the like: editd-io-1, editd-io-2, ...
+        std::string name = "editd-io-" + std::to_string(i);
+        ::pthread_setname_np(::pthread_self(), name.c_str());
+        c->run();
+      });
+    }
     io.run();
+    guards.clear();
+    for (std::thread& t : runners) t.join();
   }
   // Every reply is written: from here a signal must not turn the exit code 0
   // into a kill (the signal set restored the default actions).

@@ -1,9 +1,14 @@
 // The server: shared state, listeners, connections and graceful shutdown.
 //
-// One I/O thread runs every connection, the lock chains and the operations'
-// coroutines; a thread pool (sized to the machine) runs blocking file work.
-// stdio is served unless --listen is given; then each Unix or TCP connection is
-// its own session. Accepting backs off while descriptors or memory run out.
+// I/O threads (--io-threads) each run an io_context; a connection lives wholly
+// on one of them, chosen in turn as connections are accepted, with its
+// requests' coroutines. The first context, on the main thread, also holds the
+// listeners, the signals, the shutdown and the checks' language servers. The
+// lock chains and the undo history are shared under mutexes; a thread pool
+// (sized to the machine) runs blocking file work. stdio is served unless
+// --listen is given, by the main thread alone; then each Unix or TCP
+// connection is its own session. Accepting backs off while descriptors or
+// memory run out.
 //
 // At the end of stdin (stdio mode) every request received is answered, then
 // editd exits 0. SIGTERM/SIGINT: stop accepting and remove the Unix socket
@@ -16,10 +21,12 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <exception>
+#include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
-#include <set>
 #include <string>
+#include <vector>
 
 #include "backends/fs_backend.h"
 #include "server/registry.h"
@@ -33,11 +40,15 @@ class Connection;
 
 class ServerContext {
  public:
-  ServerContext(ServerOptions options, boost::asio::io_context& io,
+  // `served`: the contexts that serve connections, `io` (the main one) first.
+  ServerContext(ServerOptions options, std::vector<boost::asio::io_context*> served,
                 boost::asio::thread_pool& pool, std::unique_ptr<FsBackend> local);
 
   const ServerOptions& options() const { return options_; }
-  boost::asio::io_context& io() { return io_; }
+  // The main context: listeners, signals, shutdown, checks.
+  boost::asio::io_context& io() { return *served_.front(); }
+  // The context for the next connection, each in turn. Main thread only.
+  boost::asio::io_context& next_io() { return *served_[next_++ % served_.size()]; }
   FsBackend& local_backend() { return *local_; }
   LockChains& locks() { return locks_; }
   Operations& operations() { return ops_; }
@@ -46,20 +57,33 @@ class ServerContext {
   const std::optional<std::string>& token() const { return token_; }
   void set_token(std::string token) { token_ = std::move(token); }
 
-  void add(const std::shared_ptr<Connection>& c) { connections_.insert(c.get()); }
-  void remove(Connection* c) { connections_.erase(c); }
-  const std::set<Connection*>& connections() const { return connections_; }
+  // The connections being served; add, remove and look from any thread.
+  void add(const std::shared_ptr<Connection>& c) {
+    std::lock_guard lock(connections_mutex_);
+    connections_.emplace(c.get(), c);
+  }
+  void remove(Connection* c) {
+    std::lock_guard lock(connections_mutex_);
+    connections_.erase(c);
+  }
+  std::vector<std::shared_ptr<Connection>> connections() const;
+  bool serving() const {
+    std::lock_guard lock(connections_mutex_);
+    return !connections_.empty();
+  }
 
  private:
   ServerOptions options_;
-  boost::asio::io_context& io_;
+  std::vector<boost::asio::io_context*> served_;
+  std::size_t next_ = 0;
   boost::asio::thread_pool& pool_;
   std::unique_ptr<FsBackend> local_;
   LockChains locks_;
   Operations ops_;
   Registry registry_;
   std::optional<std::string> token_;
-  std::set<Connection*> connections_;
+  mutable std::mutex connections_mutex_;
+  std::map<Connection*, std::weak_ptr<Connection>> connections_;
 };
 
 // Runs the server until it is told to stop; returns the process exit code.

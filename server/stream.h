@@ -3,7 +3,7 @@
 // Contract: one reader and one writer at a time (a connection has exactly one
 // reader coroutine and one writer coroutine), so read_some calls never overlap
 // each other, nor do write_all calls; a read and a write may overlap. Every
-// call is made on the server's I/O thread.
+// call is made on the I/O thread of the stream's connection.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>

@@ -4,8 +4,11 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "support/socket_client.h"
@@ -114,7 +117,7 @@ TEST_CASE("TCP clients must initialize with the token; three failures close the 
 }
 
 TEST_CASE("no update is lost: read-increment-write loops with expectedFingerprint") {
-  UnixServer s;
+  UnixServer s({"--io-threads", "4"});
   s.root.write("counter.txt", "0\n");
   constexpr int kClients = 4, kIncrements = 25;
   std::atomic<int> successes{0}, conflicts{0};
@@ -149,7 +152,7 @@ TEST_CASE("no update is lost: read-increment-write loops with expectedFingerprin
 }
 
 TEST_CASE("no update is lost: parallel str_replace calls on distinct lines of one file") {
-  UnixServer s;
+  UnixServer s({"--io-threads", "4"});
   constexpr int kClients = 4, kLines = 30;
   std::string content;
   for (int t = 0; t < kClients; ++t)
@@ -175,6 +178,65 @@ TEST_CASE("no update is lost: parallel str_replace calls on distinct lines of on
   CHECK(std::count(after.begin(), after.end(), '\n') == kClients * kLines);
 }
 
+TEST_CASE("--io-threads N: connections are served by N threads") {
+  UnixServer s({"--io-threads", "3"});
+  auto a = s.client();
+  CHECK(a.call("read_text", {{"path", "."}}).has_value());
+  // The main thread and editd-io-1, editd-io-2 (the pool's threads are not named so).
+  std::set<std::string> names;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(s.process.pid()) + "/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name.starts_with("editd-io-")) names.insert(name);
+  }
+  CHECK(names == std::set<std::string>{"editd-io-1", "editd-io-2"});
+}
+
+TEST_CASE("pipelined edits of one file from connections on different threads all land in order") {
+  UnixServer s({"--io-threads", "4"});
+  s.root.write("log.txt", "");
+  constexpr int kClients = 4, kEdits = 50;
+  std::vector<SocketClient> clients;
+  for (int t = 0; t < kClients; ++t) clients.push_back(s.client());
+  // Every client sends all its edits before reading any answer: each puts its
+  // line first in the file, so the file ends with each client's lines in the
+  // reverse of the order it sent them, interleaved however the chains ran.
+  std::vector<std::thread> threads;
+  std::atomic<int> ok{0};
+  for (int t = 0; t < kClients; ++t)
+    threads.emplace_back([&, t] {
+      std::string batch;
+      for (int i = 0; i < kEdits; ++i)
+        batch += json{{"jsonrpc", "2.0"},
+                      {"id", i},
+                      {"method", "insert"},
+                      {"params",
+                       {{"path", "log.txt"},
+                        {"line", 0},
+                        {"text", "c" + std::to_string(t) + " " + std::to_string(i)}}}}
+                     .dump() +
+                 "\n";
+      if (!clients[t].send_raw(batch)) return;
+      for (int i = 0; i < kEdits; ++i) {
+        auto line = clients[t].read_line();
+        if (line && json::parse(*line).contains("result")) ++ok;
+      }
+    });
+  for (auto& th : threads) th.join();
+  CHECK(ok == kClients * kEdits);
+  std::istringstream after(s.root.read("log.txt"));
+  std::vector<int> last(kClients, kEdits);
+  int lines = 0;
+  for (std::string line; std::getline(after, line); ++lines) {
+    int t = line[1] - '0', i = std::stoi(line.substr(3));
+    CHECK_MESSAGE(i == last[t] - 1, line);
+    last[t] = i;
+  }
+  CHECK(lines == kClients * kEdits);
+}
+
 TEST_CASE("a chain of dependent edits sent pipelined lands in order") {
   TempDir root;
   root.write("v.txt", "v0\n");
@@ -194,13 +256,17 @@ TEST_CASE("reads pipelined between edits each see the edit sent before them") {
   auto p = spawn_editd(root);
   std::string batch;
   for (int i = 1; i <= 100; ++i) {
-    batch += json{{"jsonrpc", "2.0"}, {"id", 2 * i}, {"method", "write_text"},
+    batch += json{{"jsonrpc", "2.0"},
+                  {"id", 2 * i},
+                  {"method", "write_text"},
                   {"params", {{"path", "v.txt"}, {"content", "v" + std::to_string(i) + "\n"}}}}
                  .dump() +
              "\n";
     // Two reads each time: they may run together, never before the write.
     for (int r = 0; r < 2; ++r)
-      batch += json{{"jsonrpc", "2.0"}, {"id", std::to_string(i) + "." + std::to_string(r)}, {"method", "read_text"},
+      batch += json{{"jsonrpc", "2.0"},
+                    {"id", std::to_string(i) + "." + std::to_string(r)},
+                    {"method", "read_text"},
                     {"params", {{"path", "v.txt"}}}}
                    .dump() +
                "\n";
@@ -375,4 +441,41 @@ TEST_CASE("a costly edit of a small file from one client does not hold up anothe
   CHECK((*a_reply)["error"]["data"]["kind"] == "no_match");
   CHECK(b_at < a_at);
   CHECK(s.root.read("small.txt") == small);
+}
+
+TEST_CASE("checks and a language server answer connections served by different threads") {
+  UnixServer s({"--io-threads", "3", "--lsp", "*.py=pylsp", "--check",
+                "*.c=gcc -fsyntax-only {file}", "--check-timeout", "60"});
+  constexpr int kClients = 3;
+  for (int t = 0; t < kClients; ++t) {
+    s.root.write("m" + std::to_string(t) + ".py", "import os\n");
+    s.root.write("m" + std::to_string(t) + ".c", "int main(void) { return 0; }\n");
+  }
+  std::vector<SocketClient> clients;
+  for (int t = 0; t < kClients; ++t) clients.push_back(s.client());
+  std::vector<std::optional<json>> py(kClients), c(kClients);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kClients; ++t)
+    threads.emplace_back([&, t] {
+      std::string n = std::to_string(t);
+      py[t] = clients[t].call("str_replace", {{"path", "m" + n + ".py"},
+                                              {"oldText", "import os\n"},
+                                              {"newText", "import os\nprint(nope" + n + ")\n"}});
+      c[t] = clients[t].call("str_replace", {{"path", "m" + n + ".c"},
+                                             {"oldText", "return 0;"},
+                                             {"newText", "return undeclared" + n + ";"}});
+    });
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kClients; ++t) {
+    std::string n = std::to_string(t);
+    REQUIRE(py[t].has_value());
+    REQUIRE(c[t].has_value());
+    INFO((*py[t]).dump(), " ", (*c[t]).dump());
+    const json& pr = (*py[t])["result"];
+    const json& cr = (*c[t])["result"];
+    CHECK(pr["diagnosticsStatus"] == "ok");
+    CHECK(pr["introduced"].dump().find("undefined name 'nope" + n + "'") != std::string::npos);
+    CHECK(cr["diagnosticsStatus"] == "ok");
+    CHECK(cr["introduced"].dump().find("undeclared" + n) != std::string::npos);
+  }
 }
