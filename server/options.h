@@ -36,9 +36,9 @@ struct ServerOptions {
   std::string backend = "auto";  // auto | local | delegated
   std::chrono::milliseconds delegate_timeout{30'000};
   std::string approve = "never";  // never | ask
-  unsigned threads = 0;           // 0: the machine's hardware concurrency
+  unsigned threads = 0;           // 0: the CPUs editd may use (server/cpus.h), at least 2
   // Threads that serve connections, each connection wholly on one of them.
-  // 0: the CPUs editd may run on with --listen, 1 for stdio (one connection).
+  // 0: the CPUs editd may use with --listen, 1 for stdio (one connection).
   unsigned io_threads = 0;
   // The undo history, shared by every connection (0 entries: no history).
   std::uint64_t undo_history_entries = 100;

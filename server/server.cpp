@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -26,6 +25,7 @@
 
 #include "backends/local_backend.h"
 #include "server/connection.h"
+#include "server/cpus.h"
 #include "server/socket_stream.h"
 
 namespace editd {
@@ -385,28 +385,18 @@ Result<std::string> read_token(const std::string& path) {
   return token;
 }
 
-namespace {
-
-// The CPUs this process may run on (its affinity mask), at least 1.
-unsigned usable_cpus() {
-  cpu_set_t set;
-  CPU_ZERO(&set);
-  if (::sched_getaffinity(0, sizeof set, &set) == 0 && CPU_COUNT(&set) > 0)
-    return static_cast<unsigned>(CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
-}  // namespace
-
 int run_server(const ServerOptions& options) {
   ::signal(SIGPIPE, SIG_IGN);
   // Until the server's signal set takes SIGHUP over, and after it gives it back.
   ::signal(SIGHUP, SIG_IGN);
-  unsigned threads = options.threads ? options.threads : std::max(2u, std::thread::hardware_concurrency());
+  // Defaults from the CPUs editd may use (server/cpus.h): its affinity mask
+  // and its cgroup's quota.
+  const unsigned cpus = usable_cpus();
+  unsigned threads = options.threads ? options.threads : std::max(2u, cpus);
   // stdio is one connection: the main thread serves it alone.
   unsigned io_threads = options.listen.empty() ? 1
                         : options.io_threads ? options.io_threads
-                                             : usable_cpus();
+                                             : cpus;
   // One context per I/O thread, the main thread's first.
   std::vector<std::unique_ptr<asio::io_context>> contexts;
   std::vector<asio::io_context*> served;

@@ -1,7 +1,9 @@
 // Many clients at once: sockets, authentication, lost updates, cancellation,
 // back-pressure and shutdown, through the real binary.
 #include <doctest/doctest.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <filesystem>
@@ -477,5 +479,96 @@ TEST_CASE("checks and a language server answer connections served by different t
     CHECK(pr["introduced"].dump().find("undefined name 'nope" + n + "'") != std::string::npos);
     CHECK(cr["diagnosticsStatus"] == "ok");
     CHECK(cr["introduced"].dump().find("undeclared" + n) != std::string::npos);
+  }
+}
+
+namespace {
+
+// A cgroup with a CPU quota of one CPU, made for a test and removed after it:
+// v1's cpu controller or v2's cpu.max, whichever this machine lets root make.
+// Empty path when neither can be made here (not root, no cpu controller).
+struct OneCpuCgroup {
+  std::string dir;
+  OneCpuCgroup() {
+    const std::string name = "editd-test-" + std::to_string(::getpid());
+    auto write = [](const std::string& path, const std::string& text) {
+      std::ofstream out(path);
+      out << text;
+      out.flush();
+      return static_cast<bool>(out);
+    };
+    std::error_code ec;
+    if (std::filesystem::exists("/sys/fs/cgroup/cpu/cpu.cfs_quota_us")) {
+      std::string d = "/sys/fs/cgroup/cpu/" + name;
+      if (std::filesystem::create_directory(d, ec) && write(d + "/cpu.cfs_period_us", "100000") &&
+          write(d + "/cpu.cfs_quota_us", "100000"))
+        dir = d;
+      else
+        std::filesystem::remove(d, ec);
+    } else if (std::filesystem::exists("/sys/fs/cgroup/cgroup.controllers")) {
+      std::string d = "/sys/fs/cgroup/" + name;
+      if (std::filesystem::create_directory(d, ec) && write(d + "/cpu.max", "100000 100000"))
+        dir = d;
+      else
+        std::filesystem::remove(d, ec);
+    }
+  }
+  ~OneCpuCgroup() {
+    if (dir.empty()) return;
+    // Its processes have exited; an empty cgroup is removed with rmdir.
+    for (int i = 0; i < 200 && ::rmdir(dir.c_str()) != 0; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+};
+
+// The "(N I/O thread" of editd's start-up line, or -1.
+int logged_io_threads(Process& p) {
+  std::regex re("serving root .* \\(([0-9]+) I/O thread");
+  for (int i = 0; i < 2000; ++i) {
+    std::smatch m;
+    std::string err = p.stderr_text();
+    if (std::regex_search(err, m, re)) return std::stoi(m[1].str());
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("--io-threads defaults to the CPUs editd may use: its affinity, bounded by a quota") {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  REQUIRE(::sched_getaffinity(0, sizeof set, &set) == 0);
+  const int affinity = CPU_COUNT(&set);
+  TempDir root, run_dir;
+  int unbounded = -1;
+  {
+    Process p(EDITD_BINARY,
+              {"--root", root.str(), "--listen", "unix:" + (run_dir.path() / "a.sock").string()});
+    unbounded = logged_io_threads(p);
+    // Fewer when a quota already bounds the cgroup these tests run in.
+    CHECK(unbounded >= 1);
+    CHECK(unbounded <= affinity);
+    ::kill(p.pid(), SIGTERM);
+    CHECK(p.wait() == 0);
+  }
+  if (unbounded < 2) {
+    MESSAGE("one CPU for editd here: a quota of one CPU would change nothing; not tried");
+    return;
+  }
+  OneCpuCgroup cgroup;
+  if (cgroup.dir.empty()) {
+    MESSAGE("no cgroup with a CPU quota can be made here (root and a cpu controller needed)");
+    return;
+  }
+  {
+    // The shell joins the cgroup, then becomes editd.
+    std::string command = "echo $$ > " + cgroup.dir + "/cgroup.procs && exec " +
+                          std::string(EDITD_BINARY) + " --root " + root.str() +
+                          " --listen unix:" + (run_dir.path() / "b.sock").string();
+    Process p("/bin/sh", {"-c", command});
+    CHECK_MESSAGE(logged_io_threads(p) == 1, p.stderr_text());
+    ::kill(p.pid(), SIGTERM);
+    CHECK(p.wait() == 0);
   }
 }
