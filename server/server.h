@@ -5,7 +5,7 @@
 // requests' coroutines. The first context, on the main thread, also holds the
 // listeners, the signals, the shutdown and the checks' language servers. The
 // lock chains and the undo history are shared under mutexes; a thread pool
-// (sized to the machine) runs blocking file work. stdio is served unless
+// (sized to the CPUs editd may use, server/cpus.h) runs blocking file work. stdio is served unless
 // --listen is given, by the main thread alone; then each Unix or TCP
 // connection is its own session. Accepting backs off while descriptors or
 // memory run out.
