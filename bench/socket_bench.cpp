@@ -1,8 +1,9 @@
 // Scaling with I/O threads: several clients on a Unix socket, each keeping 64
-// read_text requests of a small file in flight, against editd started with
-// --io-threads 1, 2, ... Prints, per thread count, the requests answered per
-// second and the CPU time editd and the clients used, so that a figure can be
-// told from a machine with no core to spare. docs/performance.md records them
+// requests in flight (reads of a small file of its own, reads of one file,
+// edits of a file of its own), against editd started with --io-threads 1, 2,
+// ... and --durability none. Prints, per thread count, the requests answered
+// per second and the CPU time editd and the clients used, so that a figure can
+// be told from a machine with no core to spare. docs/performance.md records them
 // with the command that produced them.
 //
 // usage: socket_bench [EDITD_BINARY]
@@ -11,6 +12,7 @@
 //              SOCKET_BENCH_CLIENTS     connections (default: 4)
 //              SOCKET_BENCH_REQUESTS    requests per connection (default: 50000)
 //              SOCKET_BENCH_RUNS        runs of each thread count, in turns (default: 3)
+//              SOCKET_BENCH_ONLY        workloads to run: own, shared, edit (default: all)
 #include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -101,24 +103,37 @@ double own_cpu() {
   return s(u.ru_utime) + s(u.ru_stime);
 }
 
-std::string request(long id, const std::string& file) {
-  return "{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(id) +
-         ",\"method\":\"read_text\",\"params\":{\"path\":\"" + file + "\"}}\n";
+// What the clients send.
+enum class Workload {
+  kOwnReads,     // each client reads a file of its own
+  kSharedReads,  // all read one file
+  kOwnEdits,     // each client edits a file of its own, one str_replace after another
+};
+
+// The client's `n`th request (ids count from 0 over the warm-up and the run):
+// reads of `file`, or the edit of its "v<n>" line into "v<n+1>".
+std::string request(Workload w, long n, const std::string& file) {
+  std::string head = "{\"jsonrpc\":\"2.0\",\"id\":" + std::to_string(n) + ",\"method\":";
+  if (w != Workload::kOwnEdits)
+    return head + "\"read_text\",\"params\":{\"path\":\"" + file + "\"}}\n";
+  return head + "\"str_replace\",\"params\":{\"path\":\"" + file + "\",\"oldText\":\"v" +
+         std::to_string(n) + "\\n\",\"newText\":\"v" + std::to_string(n + 1) + "\\n\"}}\n";
 }
 
-// One connection: keeps kWindow requests in flight until `total` are answered.
-// Every reply must be a result.
-void drive(int fd, const std::string& file, int total, std::atomic<int>& errors) {
+// One connection: keeps kWindow requests in flight until `total` more are
+// answered, `next` being the number of the first. Every reply must be a result.
+void drive(int fd, Workload w, const std::string& file, long& next, int total,
+           std::atomic<int>& errors) {
   long sent = 0, answered = 0;
   std::string out, in;
   auto send_more = [&](long n) {
     out.clear();
-    for (long i = 0; i < n && sent < total; ++i) out += request(sent++, file);
+    for (long i = 0; i < n && sent < total; ++i, ++sent) out += request(w, next++, file);
     std::string_view rest(out);
     while (!rest.empty()) {
-      ssize_t w = ::send(fd, rest.data(), rest.size(), MSG_NOSIGNAL);
-      if (w <= 0) fail("send: " + std::string(std::strerror(errno)));
-      rest.remove_prefix(static_cast<std::size_t>(w));
+      ssize_t r = ::send(fd, rest.data(), rest.size(), MSG_NOSIGNAL);
+      if (r <= 0) fail("send: " + std::string(std::strerror(errno)));
+      rest.remove_prefix(static_cast<std::size_t>(r));
     }
   };
   send_more(kWindow);
@@ -147,27 +162,35 @@ struct Figure {
   double client_cpu;  // the same for this process's clients
 };
 
-// `shared`: every client reads one file; else each its own.
 Figure run(const std::string& binary, const fs::path& root, int io_threads, int clients,
-           int requests, bool shared) {
+           int requests, Workload w) {
   const std::string socket = (root / "s.sock").string();
   fs::remove(socket);
-  editd::bench::Child editd(
-      binary, root.string(),
-      {"--listen", "unix:" + socket, "--io-threads", std::to_string(io_threads)});
+  // Edits without fsync: what the I/O threads do, not what the disk does.
+  editd::bench::Child editd(binary, root.string(),
+                            {"--listen", "unix:" + socket, "--io-threads",
+                             std::to_string(io_threads), "--durability", "none"});
   std::vector<int> fds;
   for (int i = 0; i < clients; ++i) fds.push_back(connect_unix(socket));
   std::atomic<int> errors{0};
-  // Warm up each connection, then measure.
   auto file = [&](int i) {
-    return shared ? std::string("small.txt") : "small" + std::to_string(i) + ".txt";
+    if (w == Workload::kSharedReads) return std::string("small.txt");
+    if (w == Workload::kOwnReads) return "small" + std::to_string(i) + ".txt";
+    return "edit" + std::to_string(i) + "/v.txt";  // a directory each
   };
-  for (int i = 0; i < clients; ++i) drive(fds[i], file(i), 2000, errors);
+  for (int i = 0; i < clients; ++i)
+    if (w == Workload::kOwnEdits) {
+      fs::create_directories(root / ("edit" + std::to_string(i)));
+      std::ofstream(root / file(i)) << "v0\n";
+    }
+  // Warm up each connection, then measure.
+  std::vector<long> next(clients, 0);
+  for (int i = 0; i < clients; ++i) drive(fds[i], w, file(i), next[i], 2000, errors);
   const double editd_before = process_cpu(editd.pid()), own_before = own_cpu();
   const auto t0 = Clock::now();
   std::vector<std::thread> threads;
   for (int i = 0; i < clients; ++i)
-    threads.emplace_back([&, i] { drive(fds[i], file(i), requests, errors); });
+    threads.emplace_back([&, i] { drive(fds[i], w, file(i), next[i], requests, errors); });
   for (auto& t : threads) t.join();
   const double seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   const double editd_cpu = process_cpu(editd.pid()) - editd_before;
@@ -193,15 +216,22 @@ int main(int argc, char** argv) {
   for (int i = 0; i < clients; ++i)
     std::ofstream(root / ("small" + std::to_string(i) + ".txt")) << "alpha\nbeta\ngamma\n";
 
-  std::printf(
-      "%d connections, %d in flight each, %d read_text of a 3-line file each; %d runs in turns\n",
-      clients, kWindow, requests, runs);
-  for (bool shared : {false, true}) {
+  std::printf("%d connections, %d requests in flight each, %d each; %d runs in turns\n", clients,
+              kWindow, requests, runs);
+  const std::pair<Workload, const char*> workloads[] = {
+      {Workload::kOwnReads, "read_text of a 3-line file, each client its own:"},
+      {Workload::kSharedReads, "read_text of a 3-line file, all the same one:"},
+      {Workload::kOwnEdits,
+       "str_replace of a 1-line file (--durability none), each client its own:"}};
+  const char* only = std::getenv("SOCKET_BENCH_ONLY");
+  const char* names[] = {"own", "shared", "edit"};
+  for (const auto& [w, title] : workloads) {
+    if (only && *only && !std::strstr(only, names[static_cast<int>(w)])) continue;
     std::vector<std::vector<Figure>> figures(counts.size());
     for (int r = 0; r < runs; ++r)
       for (std::size_t i = 0; i < counts.size(); ++i)
-        figures[i].push_back(run(binary, root, counts[i], clients, requests, shared));
-    std::printf("%s\n", shared ? "all read one file:" : "each reads its own file:");
+        figures[i].push_back(run(binary, root, counts[i], clients, requests, w));
+    std::printf("%s\n", title);
     for (std::size_t i = 0; i < counts.size(); ++i) {
       std::printf("  --io-threads %-3d", counts[i]);
       for (const Figure& f : figures[i])
