@@ -154,7 +154,6 @@ Connection::~Connection() = default;
 asio::awaitable<void> Connection::run() {
   using namespace asio::experimental::awaitable_operators;
   auto self = shared_from_this();
-  spdlog::debug("connection {} opened", stream_->peer());
   asio::co_spawn(io_, trim_when_idle(),
                  [](std::exception_ptr e) { log_failure("trimming an idle connection", e); });
   // The watchers hold the connection until they see it finished, exception or not.
@@ -171,7 +170,6 @@ asio::awaitable<void> Connection::run() {
     throw;
   }
   finish();
-  spdlog::debug("connection {} closed", stream_->peer());
 }
 
 void Connection::stop() {

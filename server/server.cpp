@@ -44,17 +44,44 @@ ServerContext::ServerContext(ServerOptions options, std::vector<asio::io_context
       pool_(pool),
       local_(std::move(local)),
       ops_(options_, locks_, pool_),
-      registry_(ops_) {
+      registry_(ops_),
+      load_(served_.size(), 0) {
   // Language servers are processes with pipes: they stay on one context.
   if (served_.size() > 1) ops_.run_checks_on(io().get_executor());
+}
+
+std::size_t ServerContext::pick_io() {
+  std::lock_guard lock(connections_mutex_);
+  const std::size_t n = served_.size();
+  std::size_t best = next_ % n;
+  for (std::size_t k = 1; k < n; ++k) {
+    std::size_t i = (next_ + k) % n;
+    if (load_[i] < load_[best]) best = i;
+  }
+  next_ = best + 1;
+  return best;
+}
+
+void ServerContext::add(const std::shared_ptr<Connection>& c, std::size_t io_thread) {
+  std::lock_guard lock(connections_mutex_);
+  connections_.emplace(c.get(), Served{c, io_thread});
+  ++load_[io_thread];
+}
+
+void ServerContext::remove(Connection* c) {
+  std::lock_guard lock(connections_mutex_);
+  auto it = connections_.find(c);
+  if (it == connections_.end()) return;
+  --load_[it->second.io_thread];
+  connections_.erase(it);
 }
 
 std::vector<std::shared_ptr<Connection>> ServerContext::connections() const {
   std::lock_guard lock(connections_mutex_);
   std::vector<std::shared_ptr<Connection>> out;
   out.reserve(connections_.size());
-  for (const auto& [raw, weak] : connections_)
-    if (auto c = weak.lock()) out.push_back(std::move(c));
+  for (const auto& [raw, served] : connections_)
+    if (auto c = served.connection.lock()) out.push_back(std::move(c));
   return out;
 }
 
@@ -111,6 +138,32 @@ class AcceptBackoff {
   std::chrono::steady_clock::time_point since_;
 };
 
+// A socket accepted on the main context, handed to `io`, the context of the
+// I/O thread chosen for its connection (chosen once accepted, when the
+// server knows which connections are still open). nullopt, with a log line,
+// if the descriptor cannot be moved: the connection is dropped.
+template <class Socket>
+std::optional<Socket> move_to(Socket socket, asio::io_context& io,
+                              typename Socket::protocol_type protocol) {
+  if (&socket.get_executor().context() == &io) return socket;
+  boost::system::error_code ec;
+  auto fd = socket.release(ec);
+  if (ec) {
+    spdlog::warn("accepting a connection: {}", ec.message());
+    return std::nullopt;
+  }
+  try {
+    Socket moved(io);
+    moved.assign(protocol, fd, ec);
+    if (!ec) return moved;
+  } catch (const boost::system::system_error& e) {
+    ec = e.code();
+  }
+  ::close(fd);
+  spdlog::warn("accepting a connection: {}", ec.message());
+  return std::nullopt;
+}
+
 class Server {
  public:
   enum class Cause { kEndOfInput, kSignal };
@@ -124,7 +177,7 @@ class Server {
   Result<void> start() {
     wait_signal();
     if (ctx_.options().listen.empty()) {
-      serve(ctx_.io(), make_stdio_stream(ctx_.io().get_executor()), {}, /*last=*/true);
+      serve(0, make_stdio_stream(ctx_.io().get_executor()), {}, /*last=*/true);
       return {};
     }
     for (const std::string& spec : ctx_.options().listen) {
@@ -218,11 +271,14 @@ class Server {
     ctx_.io().stop();
   }
 
-  // Serves `stream`, whose I/O objects are on `io`, on `io`'s thread.
-  void serve(asio::io_context& io, std::unique_ptr<Stream> stream, Connection::Settings settings,
+  // Serves `stream`, whose I/O objects are on I/O thread `io_thread`'s
+  // context, on that thread.
+  void serve(std::size_t io_thread, std::unique_ptr<Stream> stream, Connection::Settings settings,
              bool last) {
+    asio::io_context& io = ctx_.io(io_thread);
     auto conn = std::make_shared<Connection>(ctx_, io, std::move(stream), settings);
-    ctx_.add(conn);
+    spdlog::debug("connection {} opened, on I/O thread {}", conn->peer(), io_thread);
+    ctx_.add(conn, io_thread);
     asio::co_spawn(io, conn->run(), [this, conn, last](std::exception_ptr e) {
       if (e) {
         try {
@@ -232,6 +288,7 @@ class Server {
         }
       }
       ctx_.remove(conn.get());
+      spdlog::debug("connection {} closed", conn->peer());
       // The server's own state is the main thread's.
       asio::post(ctx_.io(), [this, last] {
         drained_.cancel();
@@ -288,8 +345,7 @@ class Server {
                                     std::string path, asio::steady_timer& pause) {
     AcceptBackoff backoff("unix:" + path);
     while (!stopping_) {
-      asio::io_context& io = ctx_.next_io();
-      auto [ec, socket] = co_await acceptor.async_accept(io, asio::as_tuple(asio::use_awaitable));
+      auto [ec, socket] = co_await acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
       if (stopping_ || ec == asio::error::operation_aborted) break;
       if (ec == asio::error::connection_aborted) continue;
       if (ec) {
@@ -298,7 +354,10 @@ class Server {
         continue;
       }
       backoff.succeeded();
-      serve(io, make_socket_stream(std::move(socket), "unix:" + path), {}, false);
+      std::size_t io_thread = ctx_.pick_io();
+      auto moved = move_to(std::move(socket), ctx_.io(io_thread), asio::local::stream_protocol());
+      if (!moved) continue;
+      serve(io_thread, make_socket_stream(std::move(*moved), "unix:" + path), {}, false);
     }
   }
 
@@ -340,8 +399,7 @@ class Server {
                                    asio::steady_timer& pause) {
     AcceptBackoff backoff(name);
     while (!stopping_) {
-      asio::io_context& io = ctx_.next_io();
-      auto [ec, socket] = co_await acceptor.async_accept(io, asio::as_tuple(asio::use_awaitable));
+      auto [ec, socket] = co_await acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
       if (stopping_ || ec == asio::error::operation_aborted) break;
       if (ec == asio::error::connection_aborted) continue;
       if (ec) {
@@ -356,7 +414,10 @@ class Server {
       std::string peer = "tcp:" + remote.address().to_string() + ":" + std::to_string(remote.port());
       Connection::Settings settings;
       settings.needs_auth = true;
-      serve(io, make_socket_stream(std::move(socket), peer), settings, false);
+      std::size_t io_thread = ctx_.pick_io();
+      auto moved = move_to(std::move(socket), ctx_.io(io_thread), remote.protocol());
+      if (!moved) continue;
+      serve(io_thread, make_socket_stream(std::move(*moved), peer), settings, false);
     }
   }
 
@@ -403,6 +464,10 @@ int run_server(const ServerOptions& options) {
   for (unsigned i = 0; i < io_threads; ++i) {
     contexts.push_back(std::make_unique<asio::io_context>(1));
     served.push_back(contexts.back().get());
+    // Its reactor (epoll, timerfd, eventfd: three descriptors) is made with
+    // its first timer or socket: now, not with its first connection, which
+    // may come when descriptors have run out.
+    asio::steady_timer reactor_made(*contexts.back());
   }
   asio::io_context& io = *contexts.front();
   asio::thread_pool pool(threads);

@@ -1,8 +1,8 @@
 // The server: shared state, listeners, connections and graceful shutdown.
 //
 // I/O threads (--io-threads) each run an io_context; a connection lives wholly
-// on one of them, chosen in turn as connections are accepted, with its
-// requests' coroutines. The first context, on the main thread, also holds the
+// on one of them, with its requests' coroutines: the one serving the fewest
+// connections when it was accepted. The first context, on the main thread, also holds the
 // listeners, the signals, the shutdown and the checks' language servers. The
 // lock chains and the undo history are shared under mutexes; a thread pool
 // (sized to the CPUs editd may use, server/cpus.h) runs blocking file work. stdio is served unless
@@ -47,8 +47,11 @@ class ServerContext {
   const ServerOptions& options() const { return options_; }
   // The main context: listeners, signals, shutdown, checks.
   boost::asio::io_context& io() { return *served_.front(); }
-  // The context for the next connection, each in turn. Main thread only.
-  boost::asio::io_context& next_io() { return *served_[next_++ % served_.size()]; }
+  // I/O thread `i`'s context; 0 is the main one.
+  boost::asio::io_context& io(std::size_t i) { return *served_[i]; }
+  // The I/O thread for a new connection: the one serving the fewest now,
+  // the next in turn among equals. Main thread only.
+  std::size_t pick_io();
   FsBackend& local_backend() { return *local_; }
   LockChains& locks() { return locks_; }
   Operations& operations() { return ops_; }
@@ -57,15 +60,10 @@ class ServerContext {
   const std::optional<std::string>& token() const { return token_; }
   void set_token(std::string token) { token_ = std::move(token); }
 
-  // The connections being served; add, remove and look from any thread.
-  void add(const std::shared_ptr<Connection>& c) {
-    std::lock_guard lock(connections_mutex_);
-    connections_.emplace(c.get(), c);
-  }
-  void remove(Connection* c) {
-    std::lock_guard lock(connections_mutex_);
-    connections_.erase(c);
-  }
+  // The connections being served, each with its I/O thread; add, remove and
+  // look from any thread.
+  void add(const std::shared_ptr<Connection>& c, std::size_t io_thread);
+  void remove(Connection* c);
   std::vector<std::shared_ptr<Connection>> connections() const;
   bool serving() const {
     std::lock_guard lock(connections_mutex_);
@@ -75,15 +73,20 @@ class ServerContext {
  private:
   ServerOptions options_;
   std::vector<boost::asio::io_context*> served_;
-  std::size_t next_ = 0;
+  std::size_t next_ = 0;  // pick_io's turn among equals
   boost::asio::thread_pool& pool_;
   std::unique_ptr<FsBackend> local_;
   LockChains locks_;
   Operations ops_;
   Registry registry_;
   std::optional<std::string> token_;
-  mutable std::mutex connections_mutex_;
-  std::map<Connection*, std::weak_ptr<Connection>> connections_;
+  struct Served {
+    std::weak_ptr<Connection> connection;
+    std::size_t io_thread = 0;
+  };
+  mutable std::mutex connections_mutex_;  // guards connections_ and load_
+  std::map<Connection*, Served> connections_;
+  std::vector<std::size_t> load_;  // connections per I/O thread
 };
 
 // Runs the server until it is told to stop; returns the process exit code.

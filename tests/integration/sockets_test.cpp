@@ -196,6 +196,48 @@ TEST_CASE("--io-threads N: connections are served by N threads") {
   CHECK(names == std::set<std::string>{"editd-io-1", "editd-io-2"});
 }
 
+TEST_CASE("a new connection goes to the I/O thread serving the fewest, whatever closed before") {
+  UnixServer s({"--io-threads", "2", "--log-level", "debug"});
+  s.root.write("a.txt", "x\n");
+  // The I/O thread of each connection opened so far, in order, from the log.
+  auto threads_logged = [&](std::size_t want) {
+    std::vector<int> out;
+    std::regex re("connection unix:\\S+ opened, on I/O thread ([0-9]+)");
+    for (int i = 0; i < 2000; ++i) {
+      out.clear();
+      std::string err = s.process.stderr_text();
+      for (std::sregex_iterator it(err.begin(), err.end(), re), end; it != end; ++it)
+        out.push_back(std::stoi((*it)[1].str()));
+      if (out.size() >= want) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return out;
+  };
+  auto closed_logged = [&] {
+    for (int i = 0; i < 2000; ++i) {
+      if (s.process.stderr_text().find("connection unix:" + s.socket + " closed") !=
+          std::string::npos)
+        return true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return false;
+  };
+  auto a = s.client();
+  REQUIRE(a.call("read_text", {{"path", "a.txt"}}).has_value());
+  {
+    // A short connection, such as a health probe, opened and closed between two clients.
+    auto probe = s.client();
+    REQUIRE(probe.call("read_text", {{"path", "a.txt"}}).has_value());
+  }
+  REQUIRE(closed_logged());
+  auto b = s.client();
+  REQUIRE(b.call("read_text", {{"path", "a.txt"}}).has_value());
+  std::vector<int> placed = threads_logged(3);
+  REQUIRE(placed.size() == 3);
+  // In turn, b would have gone where a is.
+  CHECK(placed[0] != placed[2]);
+}
+
 TEST_CASE("pipelined edits of one file from connections on different threads all land in order") {
   UnixServer s({"--io-threads", "4"});
   s.root.write("log.txt", "");
