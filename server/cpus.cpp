@@ -26,7 +26,7 @@ std::optional<double> parse_positive(std::string_view text) {
 // container's own cgroup, whatever /proc/self/cgroup names).
 std::vector<std::string> cgroup_dirs(const std::string& mount, std::string relative) {
   std::vector<std::string> out;
-  while (!relative.empty() && relative != "/") {
+  while (relative.starts_with('/') && relative != "/") {
     out.push_back(mount + relative);
     relative.erase(relative.rfind('/'));
   }

@@ -33,6 +33,9 @@ TEST_CASE("without a cgroup quota, the affinity mask decides") {
   CHECK(usable_cpus(8, files({{"/proc/self/cgroup", "0::/\n"},
                               {"/sys/fs/cgroup/cpu.max", "max 100000\n"}})) == 8);
   CHECK(usable_cpus(0, files({})) == 1);
+  // Lines that are not what a kernel writes are skipped, not trusted.
+  CHECK(usable_cpus(4, files({{"/proc/self/cgroup", "garbage\n0::relative/x\n2:cpu:\n"},
+                              {"/sys/fs/cgroup/cpu.max", "max 100000\n"}})) == 4);
 }
 
 TEST_CASE("a cgroup v2 quota bounds the CPUs, rounded up, the tightest of the path winning") {
