@@ -217,7 +217,7 @@ asio::awaitable<void> Connection::watch_stall() {
       break;
     }
     stall_timer_.expires_at((queued_bytes_ > 0 ? last_progress_ : now) + *stall_limit_);
-    auto [ignored] = co_await stall_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+    co_await stall_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
   }
 }
 
@@ -243,7 +243,7 @@ asio::awaitable<void> Connection::trim_when_idle() {
     } else {
       idle_timer_.expires_at(std::max(last_progress_, now) + kIdleTrimDelay);
     }
-    auto [ignored] = co_await idle_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+    co_await idle_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
     if (trimmed && !idle_parked_) trimmed = false;
   }
 }
@@ -293,7 +293,7 @@ asio::awaitable<void> Connection::read_loop() {
   pending_.clear();
   // Let requests in flight (and parked ones) finish, then let the writer drain and stop.
   while (inflight_ > 0 || !parked_.empty()) {
-    auto [ignored] = co_await slot_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
+    co_await slot_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
   }
   closing_ = true;
   wake(out_signal_);
@@ -306,7 +306,7 @@ asio::awaitable<void> Connection::wait_for_slot() {
   const ServerOptions& o = server_.options();
   while (reading_ && (queued_bytes_ >= o.max_queued_bytes ||
                       (!parked_.empty() && (pending_.empty() || parked_.size() > o.max_inflight)))) {
-    auto [ignored] = co_await slot_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
+    co_await slot_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
   }
 }
 
@@ -372,7 +372,7 @@ asio::awaitable<void> Connection::write_loop() {
       continue;
     }
     if (closing_) break;
-    auto [ignored] = co_await out_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
+    co_await out_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
   }
 }
 

@@ -258,7 +258,7 @@ class Server {
   asio::awaitable<void> drain() {
     while (ctx_.serving()) {
       drained_.expires_at(std::chrono::steady_clock::time_point::max());
-      auto [ignored] = co_await drained_.async_wait(asio::as_tuple(asio::use_awaitable));
+      co_await drained_.async_wait(asio::as_tuple(asio::use_awaitable));
     }
     grace_.cancel();
     boost::system::error_code ignored;
@@ -350,7 +350,7 @@ class Server {
       if (ec == asio::error::connection_aborted) continue;
       if (ec) {
         pause.expires_after(backoff.failed(ec));
-        auto [ignored] = co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
+        co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
         continue;
       }
       backoff.succeeded();
@@ -404,7 +404,7 @@ class Server {
       if (ec == asio::error::connection_aborted) continue;
       if (ec) {
         pause.expires_after(backoff.failed(ec));
-        auto [ignored] = co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
+        co_await pause.async_wait(asio::as_tuple(asio::use_awaitable));
         continue;
       }
       backoff.succeeded();
