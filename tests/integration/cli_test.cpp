@@ -48,18 +48,6 @@ class FakeServer {
   std::thread thread_;
 };
 
-// The port a TCP server logged ("listening on tcp:127.0.0.1:PORT").
-int logged_port(Process& p) {
-  std::regex re("listening on tcp:[0-9.]+:([0-9]+)");
-  for (int i = 0; i < 2000; ++i) {
-    std::smatch m;
-    std::string err = p.stderr_text();
-    if (std::regex_search(err, m, re)) return std::stoi(m[1].str());
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return -1;
-}
-
 }  // namespace
 
 TEST_CASE("--version prints the version and the commit the binary was built from") {

@@ -20,18 +20,6 @@ void check_alive(Process& p, const TempDir& root) {
   CHECK(p.ok("read_text", {{"path", "alive.txt"}})["content"] == "still here\n");
 }
 
-// The port a TCP server logged ("listening on tcp:127.0.0.1:PORT").
-int logged_port(Process& p) {
-  const std::string marker = "listening on tcp:127.0.0.1:";
-  for (int i = 0; i < 2000; ++i) {
-    std::string err = p.stderr_text();
-    if (auto at = err.find(marker); at != std::string::npos)
-      return std::atoi(err.c_str() + at + marker.size());
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return -1;
-}
-
 }  // namespace
 
 TEST_CASE("a number beyond a double anywhere in a line is a parse error; the connection goes on") {

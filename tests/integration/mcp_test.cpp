@@ -399,16 +399,7 @@ TEST_CASE("MCP on a Unix socket and on TCP, where initialize carries the token")
   secrets.write("token", "s3cret-token\n");
   Process tcp(EDITD_BINARY, {"--root", root.str(), "--listen", "tcp:127.0.0.1:0", "--token-file",
                              (secrets.path() / "token").string()});
-  int port = -1;
-  std::regex re("listening on tcp:[0-9.]+:([0-9]+)");
-  for (int i = 0; i < 2000 && port < 0; ++i) {
-    std::smatch m;
-    std::string err = tcp.stderr_text();
-    if (std::regex_search(err, m, re))
-      port = std::stoi(m[1].str());
-    else
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
+  const int port = logged_port(tcp);
   REQUIRE(port > 0);
   auto bad = SocketClient::tcp(port);
   REQUIRE(bad);

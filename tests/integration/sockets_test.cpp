@@ -40,18 +40,6 @@ struct UnixServer {
   }
 };
 
-// The port a TCP server logged ("listening on tcp:127.0.0.1:PORT").
-int logged_port(Process& p) {
-  std::regex re("listening on tcp:[0-9.]+:([0-9]+)");
-  for (int i = 0; i < 2000; ++i) {
-    std::smatch m;
-    std::string err = p.stderr_text();
-    if (std::regex_search(err, m, re)) return std::stoi(m[1].str());
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return -1;
-}
-
 }  // namespace
 
 TEST_CASE("a Unix socket serves several connections, each its own session, with mode 0600") {
@@ -213,15 +201,6 @@ TEST_CASE("a new connection goes to the I/O thread serving the fewest, whatever 
     }
     return out;
   };
-  auto closed_logged = [&] {
-    for (int i = 0; i < 2000; ++i) {
-      if (s.process.stderr_text().find("connection unix:" + s.socket + " closed") !=
-          std::string::npos)
-        return true;
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-    return false;
-  };
   auto a = s.client();
   REQUIRE(a.call("read_text", {{"path", "a.txt"}}).has_value());
   {
@@ -229,7 +208,7 @@ TEST_CASE("a new connection goes to the I/O thread serving the fewest, whatever 
     auto probe = s.client();
     REQUIRE(probe.call("read_text", {{"path", "a.txt"}}).has_value());
   }
-  REQUIRE(closed_logged());
+  REQUIRE(s.process.await_log("connection unix:\\S+ closed").has_value());
   auto b = s.client();
   REQUIRE(b.call("read_text", {{"path", "a.txt"}}).has_value());
   std::vector<int> placed = threads_logged(3);
@@ -565,14 +544,8 @@ struct OneCpuCgroup {
 
 // The "(N I/O thread" of editd's start-up line, or -1.
 int logged_io_threads(Process& p) {
-  std::regex re("serving root .* \\(([0-9]+) I/O thread");
-  for (int i = 0; i < 2000; ++i) {
-    std::smatch m;
-    std::string err = p.stderr_text();
-    if (std::regex_search(err, m, re)) return std::stoi(m[1].str());
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return -1;
+  auto n = p.await_log("serving root .* \\(([0-9]+) I/O thread");
+  return n ? std::stoi(*n) : -1;
 }
 
 }  // namespace

@@ -21,8 +21,10 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <regex>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <vector>
 
 extern char** environ;
@@ -209,6 +211,18 @@ class Process {
     while ((n = ::read(stderr_, chunk, sizeof chunk)) > 0) err_.append(chunk, static_cast<std::size_t>(n));
     return err_;
   }
+  // Waits up to 10 s for `pattern` in what the process wrote to stderr: the
+  // first match's first group (the whole match if it has none), or nullopt.
+  std::optional<std::string> await_log(const std::string& pattern) {
+    const std::regex re(pattern);
+    for (int i = 0; i < 2000; ++i) {
+      std::smatch m;
+      const std::string err = stderr_text();
+      if (std::regex_search(err, m, re)) return m.size() > 1 ? m[1].str() : m[0].str();
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    return std::nullopt;
+  }
 
   std::vector<json> other;
 
@@ -243,6 +257,12 @@ inline Run run_editd(const std::vector<std::string>& args, const std::string& cw
 }
 
 // editd serving `root` on stdio.
+// The port a TCP server logged ("listening on tcp:127.0.0.1:PORT"), or -1.
+inline int logged_port(Process& p) {
+  auto port = p.await_log("listening on tcp:[0-9.]+:([0-9]+)");
+  return port ? std::stoi(*port) : -1;
+}
+
 inline Process spawn_editd(const TempDir& root, std::vector<std::string> extra = {}) {
   std::vector<std::string> args{"--root", root.str()};
   args.insert(args.end(), extra.begin(), extra.end());
