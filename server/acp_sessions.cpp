@@ -136,7 +136,7 @@ std::unique_ptr<FsBackend> AcpSessions::delegated_backend(const std::string& ses
 
 asio::awaitable<Result<json>> AcpSessions::run(const Method& m, const json& params,
                                                std::shared_ptr<CancelState> cancel,
-                                               KnownFingerprints* known) {
+                                               KnownFingerprints* known, Arrivals::Place* place) {
   Result<std::string> session = session_for(params);
   if (!session) co_return session.error();
   std::unique_ptr<FsBackend> delegated;
@@ -144,6 +144,7 @@ asio::awaitable<Result<json>> AcpSessions::run(const Method& m, const json& para
   FsBackend& backend = delegated ? *delegated : server_.local_backend();
   RequestContext ctx{backend, std::move(cancel), known, nullptr};
   if (delegated) ctx.scope = "delegated:" + id_prefix_;
+  ctx.place = place;
 
   const std::string tool_call_id = "editd-call-" + std::to_string(next_tool_call_++);
   const bool announce = !sessions_.empty() && m.mutates && !m.dry_run(params);

@@ -58,7 +58,8 @@ class AcpSessions {
   boost::asio::awaitable<Result<nlohmann::json>> run(const Method& method,
                                                      const nlohmann::json& params,
                                                      std::shared_ptr<CancelState> cancel,
-                                                     KnownFingerprints* known);
+                                                     KnownFingerprints* known,
+                                                     Arrivals::Place* place);
 
  private:
   // The session a request names (sessionId), else the latest, else our own id.

@@ -327,7 +327,7 @@ void Connection::start_parked() {
     Incoming in = std::move(parked_.front());
     parked_.pop_front();
     ++inflight_;
-    asio::co_spawn(io_, handle(std::move(in)),
+    asio::co_spawn(io_, handle(std::move(in), arrivals_->take()),
                    [](std::exception_ptr e) { log_failure("a request", e); });
   }
 }
@@ -472,7 +472,7 @@ void Connection::on_response(Incoming in) {
   std::move(h)(std::move(r));
 }
 
-asio::awaitable<void> Connection::handle(Incoming in) {
+asio::awaitable<void> Connection::handle(Incoming in, Arrivals::Place place) {
   auto self = shared_from_this();
   const auto started = std::chrono::steady_clock::now();
   auto cancel = std::make_shared<CancelState>();
@@ -480,7 +480,7 @@ asio::awaitable<void> Connection::handle(Incoming in) {
   auto entry = requests_.emplace(key, cancel);
   json reply;
   try {
-    Result<json> result = co_await dispatch(in, cancel);
+    Result<json> result = co_await dispatch(in, cancel, place);
     // MCP: a request the client cancelled gets no answer.
     const bool unanswered = dialect_ == Dialect::kMcp && !result && cancel->by_client &&
                             result.error().kind == ErrorKind::kCancelled;
@@ -513,7 +513,8 @@ void Connection::finish_request(const Incoming& in, const std::string& key, cons
 }
 
 asio::awaitable<Result<json>> Connection::dispatch(Incoming& in,
-                                                   std::shared_ptr<CancelState> cancel) {
+                                                   std::shared_ptr<CancelState> cancel,
+                                                   Arrivals::Place& place) {
   std::string_view method = Registry::bare_method(in.method);
   if (method == "initialize") co_return initialize(in.params);
   if (!authenticated_) {
@@ -527,17 +528,19 @@ asio::awaitable<Result<json>> Connection::dispatch(Incoming& in,
   if (dialect_ == Dialect::kMcp) {
     if (in.method == "ping") co_return json::object();
     if (in.method == "tools/list") co_return mcp::tools_list(server_.registry());
-    if (in.method == "tools/call") co_return co_await call_tool(in.params, std::move(cancel));
+    if (in.method == "tools/call")
+      co_return co_await call_tool(in.params, std::move(cancel), place);
     co_return method_not_found(in.method);
   }
   if (method == acp::kSessionNew) co_return acp_.new_session(in.params);
   const Method* m = server_.registry().find(method);
   if (!m) co_return method_not_found(in.method);
-  co_return co_await acp_.run(*m, in.params, std::move(cancel), &known_);
+  co_return co_await acp_.run(*m, in.params, std::move(cancel), &known_, &place);
 }
 
 asio::awaitable<Result<json>> Connection::call_tool(const json& params,
-                                                    std::shared_ptr<CancelState> cancel) {
+                                                    std::shared_ptr<CancelState> cancel,
+                                                    Arrivals::Place& place) {
   auto name = params.find("name");
   if (name == params.end() || !name->is_string()) co_return missing_tool_name();
   const Method* m = server_.registry().find(name->get_ref<const std::string&>());
@@ -546,7 +549,7 @@ asio::awaitable<Result<json>> Connection::call_tool(const json& params,
   const json arguments = params.contains("arguments") ? params["arguments"] : json();
   Result<json> prepared = mcp::prepare_arguments(*m, arguments);
   if (!prepared) co_return mcp::tool_result(*m, arguments, prepared);
-  Result<json> result = co_await acp_.run(*m, *prepared, cancel, &known_);
+  Result<json> result = co_await acp_.run(*m, *prepared, cancel, &known_, &place);
   if (!result && result.error().kind == ErrorKind::kCancelled && cancel->by_client)
     co_return result.error();
   if (result && m->paged) mcp::page(*result);

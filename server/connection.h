@@ -121,12 +121,16 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   void on_oversize(std::size_t limit);
   void on_response(protocol::Incoming in);
   void on_notification(const protocol::Incoming& in);
-  boost::asio::awaitable<void> handle(protocol::Incoming in);
+  // `place`: the request's among this connection's (server/lock_chain.h),
+  // taken as it starts.
+  boost::asio::awaitable<void> handle(protocol::Incoming in, Arrivals::Place place);
   boost::asio::awaitable<Result<nlohmann::json>> dispatch(protocol::Incoming& in,
-                                                          std::shared_ptr<CancelState> cancel);
+                                                          std::shared_ptr<CancelState> cancel,
+                                                          Arrivals::Place& place);
   // MCP's tools/call: a failed operation is a result with isError.
   boost::asio::awaitable<Result<nlohmann::json>> call_tool(const nlohmann::json& params,
-                                                           std::shared_ptr<CancelState> cancel);
+                                                           std::shared_ptr<CancelState> cancel,
+                                                           Arrivals::Place& place);
   // Checks the token (TCP), then answers in the dialect the params ask for.
   Result<nlohmann::json> initialize(const nlohmann::json& params);
   Result<void> authenticate(const std::optional<std::string>& token);
@@ -163,6 +167,8 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   // cancel_uncommitted(). A client may reuse an id.
   std::multimap<std::string, std::shared_ptr<CancelState>> requests_;
   KnownFingerprints known_;
+  // The order in which this connection's requests join the lock chains.
+  std::shared_ptr<Arrivals> arrivals_ = Arrivals::make();
 
   bool authenticated_ = false;
   int auth_failures_ = 0;

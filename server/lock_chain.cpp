@@ -41,6 +41,73 @@ boost::asio::awaitable<void> LockChains::wait_turn(Waiter* waiter) {
       Initiation{this, waiter}, boost::asio::use_awaitable);
 }
 
+Arrivals::Place& Arrivals::Place::operator=(Place&& o) noexcept {
+  if (this != &o) {
+    pass();
+    arrivals_ = std::move(o.arrivals_);
+    number_ = o.number_;
+  }
+  return *this;
+}
+
+void Arrivals::Place::pass() {
+  if (auto arrivals = std::move(arrivals_)) arrivals->pass(number_);
+}
+
+Arrivals::Place Arrivals::take() {
+  std::lock_guard lock(mutex_);
+  return Place(shared_from_this(), taken_++);
+}
+
+void Arrivals::pass(std::uint64_t number) {
+  std::optional<Waiting> next;
+  {
+    std::lock_guard lock(mutex_);
+    if (number != first_) {
+      passed_.insert(number);
+      return;
+    }
+    ++first_;
+    while (!passed_.empty() && *passed_.begin() == first_) {
+      passed_.erase(passed_.begin());
+      ++first_;
+    }
+    // At most one waits for the new first place: its own request.
+    if (auto it = waiting_.find(first_); it != waiting_.end()) {
+      next.emplace(std::move(it->second));
+      waiting_.erase(it);
+    }
+  }
+  if (next) boost::asio::post(next->executor, std::move(next->handler));
+}
+
+bool Arrivals::first(std::uint64_t number) {
+  std::lock_guard lock(mutex_);
+  return first_ == number;
+}
+
+// Not a coroutine (see LockChains::wait_turn).
+boost::asio::awaitable<void> Arrivals::turn(std::uint64_t number,
+                                            boost::asio::any_io_executor executor) {
+  struct Initiation {
+    Arrivals* arrivals;
+    std::uint64_t number;
+    boost::asio::any_io_executor executor;
+    void operator()(boost::asio::any_completion_handler<void()> handler) const {
+      {
+        std::lock_guard lock(arrivals->mutex_);
+        if (arrivals->first_ != number) {
+          arrivals->waiting_.emplace(number, Waiting{executor, std::move(handler)});
+          return;
+        }
+      }
+      boost::asio::post(executor, std::move(handler));
+    }
+  };
+  return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>, void()>(
+      Initiation{this, number, std::move(executor)}, boost::asio::use_awaitable);
+}
+
 LockChains::Guard& LockChains::Guard::operator=(Guard&& o) noexcept {
   if (this != &o) {
     release();
@@ -78,12 +145,14 @@ void take(Chain& chain, Mode mode) {
 
 }  // namespace
 
-boost::asio::awaitable<LockChains::Guard> LockChains::lock(std::vector<std::string> keys,
-                                                           Mode mode) {
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+boost::asio::awaitable<LockChains::Guard> LockChains::lock(std::vector<std::string> keys, Mode mode,
+                                                           Arrivals::Place* place) {
   auto waiter = std::make_shared<Waiter>();
   waiter->executor = co_await boost::asio::this_coro::executor;
+  if (place && !place->passed() && !place->arrivals_->first(place->number_))
+    co_await place->arrivals_->turn(place->number_, waiter->executor);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   waiter->mode = mode;
   bool wait = false;
   {
@@ -101,6 +170,8 @@ boost::asio::awaitable<LockChains::Guard> LockChains::lock(std::vector<std::stri
     }
     wait = waiter->missing > 0;
   }
+  // In the chains now: the requests after this one may join them.
+  if (place) place->pass();
   if (wait) co_await wait_turn(waiter.get());
   co_return Guard(this, std::move(keys), mode);
 }

@@ -11,22 +11,85 @@
 // exists only while someone holds or waits for it: idle chains are dropped, so
 // memory does not grow with the number of files ever touched.
 //
-// Threading: lock() and Guard destructions may come from any thread (each I/O
-// thread serves its own connections); one mutex guards the chains, held only
-// to queue or hand over. A waiter is resumed by a post to its own coroutine's
-// executor, never inside the release that woke it.
+// "Arrived" means: for requests of one connection, the order the connection
+// received them (Arrivals), even when one must wait before it knows its files
+// (apply_patch parses a big patch on the pool first); across connections, the
+// order they reach lock().
+//
+// Threading: lock(), Guard destructions and Arrivals may be used from any
+// thread (each I/O thread serves its own connections); one mutex guards the
+// chains, held only to queue or hand over. A waiter is resumed by a post to
+// its own coroutine's executor, never inside the release that woke it.
 #pragma once
 
+#include <boost/asio/any_completion_handler.hpp>
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <cstddef>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 namespace editd {
+
+// The order in which one connection's requests join the lock chains. Each
+// request takes a Place as it starts, in the order the requests arrived;
+// LockChains::lock() with a place first waits until every place taken before
+// it has been passed: its request has joined its chains, or ended without.
+// So a request that waits before it locks (or runs on another thread) keeps
+// its turn, and those after it wait for it rather than pass it.
+class Arrivals : public std::enable_shared_from_this<Arrivals> {
+ public:
+  class Place {
+   public:
+    Place() = default;
+    Place(Place&& o) noexcept : arrivals_(std::move(o.arrivals_)), number_(o.number_) {}
+    Place& operator=(Place&& o) noexcept;
+    Place(const Place&) = delete;
+    Place& operator=(const Place&) = delete;
+    ~Place() { pass(); }
+
+    // Lets the places after this one go on; once is enough.
+    void pass();
+    bool passed() const { return !arrivals_; }
+
+   private:
+    friend class Arrivals;
+    friend class LockChains;
+    Place(std::shared_ptr<Arrivals> arrivals, std::uint64_t number)
+        : arrivals_(std::move(arrivals)), number_(number) {}
+    std::shared_ptr<Arrivals> arrivals_;
+    std::uint64_t number_ = 0;
+  };
+
+  static std::shared_ptr<Arrivals> make() { return std::shared_ptr<Arrivals>(new Arrivals); }
+  // The next place, after every place taken so far.
+  Place take();
+
+ private:
+  friend class LockChains;
+  Arrivals() = default;
+  bool first(std::uint64_t number);
+  // Completes (by a post to `executor`, the caller's) once every place before
+  // `number` has been passed.
+  boost::asio::awaitable<void> turn(std::uint64_t number, boost::asio::any_io_executor executor);
+  void pass(std::uint64_t number);
+
+  struct Waiting {
+    boost::asio::any_io_executor executor;
+    boost::asio::any_completion_handler<void()> handler;
+  };
+  std::mutex mutex_;
+  std::uint64_t taken_ = 0;
+  std::uint64_t first_ = 0;         // the first place not passed yet
+  std::set<std::uint64_t> passed_;  // passed, after first_
+  std::map<std::uint64_t, Waiting> waiting_;
+};
 
 class LockChains {
  public:
@@ -56,7 +119,10 @@ class LockChains {
   };
 
   // Completes when every key is held by the caller in `mode`. Keys may repeat.
-  boost::asio::awaitable<Guard> lock(std::vector<std::string> keys, Mode mode = Mode::kExclusive);
+  // With a place not yet passed: joins the chains in its turn (Arrivals), and
+  // passes it.
+  boost::asio::awaitable<Guard> lock(std::vector<std::string> keys, Mode mode = Mode::kExclusive,
+                                     Arrivals::Place* place = nullptr);
 
   // Number of chains alive (held or waited for).
   std::size_t size() const {

@@ -178,10 +178,11 @@ Result<Operations::Change> Operations::compute(const Current& cur, const Transfo
   return change;
 }
 
-boost::asio::awaitable<LockChains::Guard> Operations::lock_one(const std::string& canonical,
+boost::asio::awaitable<LockChains::Guard> Operations::lock_one(const RequestContext& ctx,
+                                                               const std::string& canonical,
                                                                LockChains::Mode mode) {
   std::vector<std::string> keys(1, canonical);
-  return locks_.lock(std::move(keys), mode);
+  return locks_.lock(std::move(keys), mode, ctx.place);
 }
 
 Result<void> Operations::check_cancel(const RequestContext& ctx) const {
@@ -221,7 +222,7 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   if (options_.read_only) co_return read_only_error(p.path);
   auto canonical = ctx.backend.resolve(p.path);
   if (!canonical) co_return canonical.error();
-  LockChains::Guard guard = co_await lock_one(*canonical);
+  LockChains::Guard guard = co_await lock_one(ctx, *canonical);
   if (auto c = check_cancel(ctx); !c) co_return c.error();
   // Other processes on the same files wait from here until the write is done.
   auto held = co_await ctx.backend.lock(std::vector<std::string>(1, *canonical));
@@ -410,7 +411,7 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
     RequestContext& ctx, protocol::ReadTextParams p) {
   auto canonical = ctx.backend.resolve(p.path);
   if (!canonical) co_return canonical.error();
-  LockChains::Guard guard = co_await lock_one(*canonical, LockChains::Mode::kShared);
+  LockChains::Guard guard = co_await lock_one(ctx, *canonical, LockChains::Mode::kShared);
   if (auto c = check_cancel(ctx); !c) co_return c.error();
   auto bytes = co_await ctx.backend.read(*canonical);
   if (!bytes) co_return bytes.error();
@@ -464,7 +465,7 @@ boost::asio::awaitable<Result<protocol::FingerprintResult>> Operations::fingerpr
     RequestContext& ctx, protocol::FingerprintParams p) {
   auto canonical = ctx.backend.resolve(p.path);
   if (!canonical) co_return canonical.error();
-  LockChains::Guard guard = co_await lock_one(*canonical, LockChains::Mode::kShared);
+  LockChains::Guard guard = co_await lock_one(ctx, *canonical, LockChains::Mode::kShared);
   auto bytes = co_await ctx.backend.read(*canonical);
   if (!bytes) co_return bytes.error();
   co_return protocol::FingerprintResult{editd::fingerprint(*bytes), bytes->size()};

@@ -74,6 +74,9 @@ struct RequestContext {
   // Where the backend's files live, for the undo history: "local", or an id of
   // the delegated connection. An undo runs only in the scope that recorded it.
   std::string scope = "local";
+  // The request's place among its connection's: it joins the lock chains in
+  // that turn (server/lock_chain.h). Optional.
+  Arrivals::Place* place = nullptr;
 };
 
 // One file of a multi-file write (apply_patch, undo), with what undoing it needs.
@@ -232,9 +235,11 @@ class Operations {
   boost::asio::awaitable<protocol::ToolResultBlock> editor_view(
       RequestContext& ctx, const protocol::TextEditorParams& p);
 
-  // A read takes its file's chain shared, a mutation exclusive (lock_chain.h).
+  // A read takes its file's chain shared, a mutation exclusive (lock_chain.h),
+  // in the request's place among its connection's.
   boost::asio::awaitable<LockChains::Guard> lock_one(
-      const std::string& canonical, LockChains::Mode mode = LockChains::Mode::kExclusive);
+      const RequestContext& ctx, const std::string& canonical,
+      LockChains::Mode mode = LockChains::Mode::kExclusive);
   Result<void> check_cancel(const RequestContext& ctx) const;
   // --require-read: whether this connection knows the file as it is
   // (`current_fp`); a file that does not exist (`exists` false) passes.

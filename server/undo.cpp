@@ -135,7 +135,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
   for (const KeptFile& f : entry->files) keys.push_back(f.canonical);
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  LockChains::Guard guard = co_await locks_.lock(keys);
+  LockChains::Guard guard = co_await locks_.lock(keys, LockChains::Mode::kExclusive, ctx.place);
   if (auto c = check_cancel(ctx); !c) co_return c.error();
   auto held = co_await ctx.backend.lock(std::move(keys));
   if (!held) co_return held.error();

@@ -8,6 +8,7 @@
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -303,6 +304,55 @@ TEST_CASE("reads pipelined between edits each see the edit sent before them") {
       CHECK(m["result"]["content"] == "v" + id.substr(0, id.find('.')) + "\n");
     }
   }
+}
+
+TEST_CASE(
+    "requests sent after an apply_patch that parses on the pool wait for it to take its files") {
+  TempDir root;
+  root.write("a.txt", "old\n");
+  // Over 64 KiB: the patch is parsed on the pool before it knows its files.
+  std::string patch =
+      "*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+new\n*** Add File: big.txt\n";
+  for (int i = 0; i < 2000; ++i)
+    patch += "+line " + std::to_string(i) + " of a new file, padded to some length\n";
+  patch += "*** End Patch\n";
+  REQUIRE(patch.size() > 64 * 1024);
+  auto p = spawn_editd(root);
+  // Small replies first, so that what follows may run together (the first
+  // requests of a connection run alone).
+  for (int i = 0; i < 8; ++i)
+    p.send({{"jsonrpc", "2.0"},
+            {"id", "warm" + std::to_string(i)},
+            {"method", "fingerprint"},
+            {"params", {{"path", "a.txt"}}}});
+  for (int i = 0; i < 8; ++i) REQUIRE(p.read_message().contains("result"));
+  p.write_raw(json{{"jsonrpc", "2.0"},
+                   {"id", "patch"},
+                   {"method", "apply_patch"},
+                   {"params", {{"patch", patch}}}}
+                  .dump() +
+              "\n" +
+              json{{"jsonrpc", "2.0"},
+                   {"id", "read"},
+                   {"method", "read_text"},
+                   {"params", {{"path", "a.txt"}}}}
+                  .dump() +
+              "\n" +
+              json{{"jsonrpc", "2.0"},
+                   {"id", "edit"},
+                   {"method", "str_replace"},
+                   {"params", {{"path", "a.txt"}, {"oldText", "new"}, {"newText", "third"}}}}
+                  .dump() +
+              "\n");
+  std::map<std::string, json> replies;
+  for (int i = 0; i < 3; ++i) {
+    json m = p.read_message();
+    replies[m["id"].get<std::string>()] = m;
+  }
+  CHECK_MESSAGE(replies["patch"].contains("result"), replies["patch"].dump().substr(0, 300));
+  CHECK(replies["read"]["result"]["content"] == "new\n");
+  CHECK_MESSAGE(replies["edit"].contains("result"), replies["edit"].dump().substr(0, 300));
+  CHECK(root.read("a.txt") == "third\n");
 }
 
 TEST_CASE("$/cancel_request cancels a queued request, which changes nothing") {

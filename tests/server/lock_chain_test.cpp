@@ -2,13 +2,14 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
+#include <atomic>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <array>
-#include <atomic>
 #include <memory>
 #include <string>
 #include <thread>
@@ -109,6 +110,77 @@ TEST_CASE("a repeated key in one request is taken once") {
   io.run();
   CHECK(log == std::vector<std::string>{"+dup", "-dup"});
   CHECK(locks.size() == 0);
+}
+
+namespace {
+
+// Like hold(), in a place among its connection's, after `delay` yields
+// before it locks (apply_patch parsing a big patch on the pool).
+asio::awaitable<void> hold_in_place(LockChains& locks, Arrivals::Place place, int delay,
+                                    std::vector<std::string> keys, std::string name,
+                                    std::vector<std::string>& log, LockChains::Mode mode) {
+  for (int i = 0; i < delay; ++i)
+    co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
+  LockChains::Guard g = co_await locks.lock(std::move(keys), mode, &place);
+  log.push_back("+" + name);
+  co_await asio::post(co_await asio::this_coro::executor, asio::use_awaitable);
+  log.push_back("-" + name);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a connection's requests join the chains in the order they arrived, even when the first waits "
+    "before it locks") {
+  asio::io_context io;
+  LockChains locks;
+  auto arrivals = Arrivals::make();
+  std::vector<std::string> log;
+  constexpr auto kShared = LockChains::Mode::kShared;
+  constexpr auto kExclusive = LockChains::Mode::kExclusive;
+  // The patch waits five turns before it locks; the read and the edit after
+  // it would lock at once.
+  asio::co_spawn(io,
+                 hold_in_place(locks, arrivals->take(), 5, {"/f", "/g"}, "patch", log, kExclusive),
+                 asio::detached);
+  asio::co_spawn(io, hold_in_place(locks, arrivals->take(), 0, {"/f"}, "read", log, kShared),
+                 asio::detached);
+  asio::co_spawn(io, hold_in_place(locks, arrivals->take(), 0, {"/g"}, "edit", log, kExclusive),
+                 asio::detached);
+  io.run();
+  // The read and the edit then run together: they share no key.
+  REQUIRE(log.size() == 6);
+  CHECK(std::vector<std::string>(log.begin(), log.begin() + 2) ==
+        std::vector<std::string>{"+patch", "-patch"});
+  std::vector<std::string> rest(log.begin() + 2, log.end());
+  std::sort(rest.begin(), rest.end());
+  CHECK(rest == std::vector<std::string>{"+edit", "+read", "-edit", "-read"});
+  CHECK(locks.size() == 0);
+}
+
+TEST_CASE("a place passed without locking lets the next request go on, in any order of passing") {
+  asio::io_context io;
+  LockChains locks;
+  auto arrivals = Arrivals::make();
+  std::vector<std::string> log;
+  Arrivals::Place first = arrivals->take(), second = arrivals->take();
+  asio::co_spawn(
+      io,
+      hold_in_place(locks, arrivals->take(), 0, {"/f"}, "third", log, LockChains::Mode::kExclusive),
+      asio::detached);
+  io.poll();
+  CHECK(log.empty());  // two places before it are not passed
+  second.pass();
+  io.poll();
+  CHECK(log.empty());
+  first.pass();  // both passed now
+  io.run();
+  CHECK(log == std::vector<std::string>{"+third", "-third"});
+  // Places taken later, and passing twice, change nothing.
+  Arrivals::Place fourth = arrivals->take();
+  fourth.pass();
+  fourth.pass();
+  CHECK(fourth.passed());
 }
 
 namespace {
