@@ -481,6 +481,9 @@ asio::awaitable<void> Connection::handle(Incoming in, Arrivals::Place place) {
   json reply;
   try {
     Result<json> result = co_await dispatch(in, cancel, place);
+    // A request that took no chain lets the next go on now, not when its
+    // reply is queued (finish_request may start the next).
+    place.pass();
     // MCP: a request the client cancelled gets no answer.
     const bool unanswered = dialect_ == Dialect::kMcp && !result && cancel->by_client &&
                             result.error().kind == ErrorKind::kCancelled;
