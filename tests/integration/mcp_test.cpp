@@ -3,6 +3,7 @@
 // cancellation, and MCP over stdio, a Unix socket and TCP.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <regex>
 #include <set>
 #include <thread>
@@ -381,6 +382,45 @@ TEST_CASE(
   CHECK(after.contains("result"));
   CHECK(p.other.empty());
   CHECK(root.read("big.txt").find("changed") == std::string::npos);
+}
+
+TEST_CASE("tools/call keeps arrival order behind an apply_patch that parses on the pool") {
+  TempDir root;
+  root.write("a.txt", "old\n");
+  // Over 64 KiB: the patch is parsed on the pool before it knows its files.
+  std::string patch =
+      "*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+new\n*** Add File: big.txt\n";
+  for (int i = 0; i < 2000; ++i)
+    patch += "+line " + std::to_string(i) + " of a new file, padded to some length\n";
+  patch += "*** End Patch\n";
+  REQUIRE(patch.size() > 64 * 1024);
+  auto p = spawn_editd(root);
+  mcp_initialize(p);
+  auto tool_call = [](const std::string& id, const char* tool, json args) {
+    return json{{"jsonrpc", "2.0"},
+                {"id", id},
+                {"method", "tools/call"},
+                {"params", {{"name", tool}, {"arguments", std::move(args)}}}}
+               .dump() +
+           "\n";
+  };
+  // Small replies first, so that what follows may run together.
+  for (int i = 0; i < 8; ++i)
+    p.write_raw(tool_call("warm" + std::to_string(i), "fingerprint", {{"path", "a.txt"}}));
+  for (int i = 0; i < 8; ++i) REQUIRE(p.read_message().contains("result"));
+  p.write_raw(tool_call("patch", "apply_patch", {{"patch", patch}}) +
+              tool_call("edit", "str_replace",
+                        {{"path", "a.txt"}, {"oldText", "new"}, {"newText", "third"}}));
+  std::map<std::string, json> replies;
+  for (int i = 0; i < 2; ++i) {
+    json m = p.read_message();
+    replies[m["id"].get<std::string>()] = m;
+  }
+  CHECK_MESSAGE(replies["patch"]["result"]["isError"] == false,
+                replies["patch"].dump().substr(0, 300));
+  CHECK_MESSAGE(replies["edit"]["result"]["isError"] == false,
+                replies["edit"].dump().substr(0, 300));
+  CHECK(root.read("a.txt") == "third\n");
 }
 
 TEST_CASE("MCP on a Unix socket and on TCP, where initialize carries the token") {
