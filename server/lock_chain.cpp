@@ -43,16 +43,79 @@ boost::asio::awaitable<void> LockChains::wait_turn(Waiter* waiter) {
 
 Arrivals::Place& Arrivals::Place::operator=(Place&& o) noexcept {
   if (this != &o) {
-    pass();
+    end();
     arrivals_ = std::move(o.arrivals_);
     number_ = o.number_;
+    passed_ = o.passed_;
   }
   return *this;
 }
 
 void Arrivals::Place::pass() {
-  if (auto arrivals = std::move(arrivals_)) arrivals->pass(number_);
+  if (passed_ || !arrivals_) return;
+  passed_ = true;
+  arrivals_->pass(number_);
 }
+
+void Arrivals::Place::end() {
+  pass();
+  if (auto arrivals = std::move(arrivals_)) arrivals->end(number_);
+}
+
+bool Arrivals::Frontier::mark(std::uint64_t number) {
+  if (number != first) {
+    beyond.insert(number);
+    return false;
+  }
+  ++first;
+  while (!beyond.empty() && *beyond.begin() == first) {
+    beyond.erase(beyond.begin());
+    ++first;
+  }
+  return true;
+}
+
+namespace {
+
+// The waiter for `frontier`'s new first place, if any, out of `waiting`.
+template <class Map>
+std::optional<typename Map::mapped_type> take_waiter(Map& waiting, std::uint64_t first) {
+  auto it = waiting.find(first);
+  if (it == waiting.end()) return std::nullopt;
+  auto w = std::move(it->second);
+  waiting.erase(it);
+  return w;
+}
+
+// Not a coroutine (see LockChains::wait_turn): completes, by a post to
+// `executor`, once `ready` holds; else leaves its handler in `waiting`.
+template <class Ready, class Map>
+boost::asio::awaitable<void> wait_until(std::mutex& mutex, Ready ready, Map& waiting,
+                                        std::uint64_t number,
+                                        boost::asio::any_io_executor executor) {
+  struct Initiation {
+    std::mutex* mutex;
+    Ready ready;
+    Map* waiting;
+    std::uint64_t number;
+    boost::asio::any_io_executor executor;
+    void operator()(boost::asio::any_completion_handler<void()> handler) const {
+      {
+        std::lock_guard lock(*mutex);
+        if (!ready()) {
+          waiting->emplace(number, typename Map::mapped_type{executor, std::move(handler)});
+          return;
+        }
+      }
+      boost::asio::post(executor, std::move(handler));
+    }
+  };
+  return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>, void()>(
+      Initiation{&mutex, std::move(ready), &waiting, number, std::move(executor)},
+      boost::asio::use_awaitable);
+}
+
+}  // namespace
 
 Arrivals::Place Arrivals::take() {
   std::lock_guard lock(mutex_);
@@ -63,49 +126,46 @@ void Arrivals::pass(std::uint64_t number) {
   std::optional<Waiting> next;
   {
     std::lock_guard lock(mutex_);
-    if (number != first_) {
-      passed_.insert(number);
-      return;
-    }
-    ++first_;
-    while (!passed_.empty() && *passed_.begin() == first_) {
-      passed_.erase(passed_.begin());
-      ++first_;
-    }
     // At most one waits for the new first place: its own request.
-    if (auto it = waiting_.find(first_); it != waiting_.end()) {
-      next.emplace(std::move(it->second));
-      waiting_.erase(it);
-    }
+    if (passed_.mark(number)) next = take_waiter(waiting_, passed_.first);
+  }
+  if (next) boost::asio::post(next->executor, std::move(next->handler));
+}
+
+void Arrivals::end(std::uint64_t number) {
+  std::optional<Waiting> next;
+  {
+    std::lock_guard lock(mutex_);
+    if (ended_.mark(number)) next = take_waiter(waiting_ended_, ended_.first);
   }
   if (next) boost::asio::post(next->executor, std::move(next->handler));
 }
 
 bool Arrivals::first(std::uint64_t number) {
   std::lock_guard lock(mutex_);
-  return first_ == number;
+  return passed_.first == number;
 }
 
-// Not a coroutine (see LockChains::wait_turn).
 boost::asio::awaitable<void> Arrivals::turn(std::uint64_t number,
                                             boost::asio::any_io_executor executor) {
-  struct Initiation {
-    Arrivals* arrivals;
-    std::uint64_t number;
-    boost::asio::any_io_executor executor;
-    void operator()(boost::asio::any_completion_handler<void()> handler) const {
-      {
-        std::lock_guard lock(arrivals->mutex_);
-        if (arrivals->first_ != number) {
-          arrivals->waiting_.emplace(number, Waiting{executor, std::move(handler)});
-          return;
-        }
-      }
-      boost::asio::post(executor, std::move(handler));
-    }
-  };
-  return boost::asio::async_initiate<const boost::asio::use_awaitable_t<>, void()>(
-      Initiation{this, number, std::move(executor)}, boost::asio::use_awaitable);
+  return wait_until(
+      mutex_, [this, number] { return passed_.first == number; }, waiting_, number,
+      std::move(executor));
+}
+
+boost::asio::awaitable<void> Arrivals::Place::after_earlier() {
+  if (!arrivals_) co_return;
+  Arrivals& a = *arrivals_;
+  const std::uint64_t number = number_;
+  {
+    std::lock_guard lock(a.mutex_);
+    if (a.ended_.first == number) co_return;
+  }
+  auto executor = co_await boost::asio::this_coro::executor;
+  // Named, not a temporary in the co_await expression (GCC 12 coroutines).
+  auto ready = [&a, number] { return a.ended_.first == number; };
+  auto wait = wait_until(a.mutex_, ready, a.waiting_ended_, number, std::move(executor));
+  co_await std::move(wait);
 }
 
 LockChains::Guard& LockChains::Guard::operator=(Guard&& o) noexcept {

@@ -42,29 +42,39 @@ namespace editd {
 // LockChains::lock() with a place first waits until every place taken before
 // it has been passed: its request has joined its chains, or ended without.
 // So a request that waits before it locks (or runs on another thread) keeps
-// its turn, and those after it wait for it rather than pass it.
+// its turn, and those after it wait for it rather than pass it. A request
+// that reads no file through the chains (a directory listing) waits instead
+// until every request before it has ended (Place::after_earlier()): what
+// they changed is then on disk.
 class Arrivals : public std::enable_shared_from_this<Arrivals> {
  public:
   class Place {
    public:
     Place() = default;
-    Place(Place&& o) noexcept : arrivals_(std::move(o.arrivals_)), number_(o.number_) {}
+    Place(Place&& o) noexcept
+        : arrivals_(std::move(o.arrivals_)), number_(o.number_), passed_(o.passed_) {}
     Place& operator=(Place&& o) noexcept;
     Place(const Place&) = delete;
     Place& operator=(const Place&) = delete;
-    ~Place() { pass(); }
+    // Ends the request's turn: passed, and ended.
+    ~Place() { end(); }
 
     // Lets the places after this one go on; once is enough.
     void pass();
-    bool passed() const { return !arrivals_; }
+    bool passed() const { return passed_; }
+    // Completes once every request that took a place before this one has
+    // ended (its place destroyed).
+    boost::asio::awaitable<void> after_earlier();
 
    private:
     friend class Arrivals;
     friend class LockChains;
     Place(std::shared_ptr<Arrivals> arrivals, std::uint64_t number)
         : arrivals_(std::move(arrivals)), number_(number) {}
-    std::shared_ptr<Arrivals> arrivals_;
+    void end();
+    std::shared_ptr<Arrivals> arrivals_;  // null once ended
     std::uint64_t number_ = 0;
+    bool passed_ = false;
   };
 
   static std::shared_ptr<Arrivals> make() { return std::shared_ptr<Arrivals>(new Arrivals); }
@@ -79,16 +89,26 @@ class Arrivals : public std::enable_shared_from_this<Arrivals> {
   // `number` has been passed.
   boost::asio::awaitable<void> turn(std::uint64_t number, boost::asio::any_io_executor executor);
   void pass(std::uint64_t number);
+  void end(std::uint64_t number);
 
+  // Places passed (or ended) out of order wait in a set until the frontier
+  // reaches them; at most one waiter waits for each frontier value.
+  struct Frontier {
+    std::uint64_t first = 0;         // the first place not there yet
+    std::set<std::uint64_t> beyond;  // there, after first
+    // Marks `number`; whether `first` moved.
+    bool mark(std::uint64_t number);
+  };
   struct Waiting {
     boost::asio::any_io_executor executor;
     boost::asio::any_completion_handler<void()> handler;
   };
   std::mutex mutex_;
   std::uint64_t taken_ = 0;
-  std::uint64_t first_ = 0;         // the first place not passed yet
-  std::set<std::uint64_t> passed_;  // passed, after first_
-  std::map<std::uint64_t, Waiting> waiting_;
+  Frontier passed_;
+  Frontier ended_;
+  std::map<std::uint64_t, Waiting> waiting_;        // for their turn to join
+  std::map<std::uint64_t, Waiting> waiting_ended_;  // for the places before them to end
 };
 
 class LockChains {

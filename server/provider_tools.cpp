@@ -163,6 +163,13 @@ boost::asio::awaitable<Result<protocol::ToolResultBlock>> Operations::text_edito
 
 boost::asio::awaitable<protocol::ToolResultBlock> Operations::editor_view(
     RequestContext& ctx, const protocol::TextEditorParams& p) {
+  // A directory's listing reads no file through the lock chains, and a
+  // file's stat comes before its chain: both first wait for what the
+  // connection sent before to be done (a file created just before is there).
+  if (ctx.place) {
+    auto earlier = ctx.place->after_earlier();
+    co_await std::move(earlier);
+  }
   auto canonical = ctx.backend.resolve(p.path);
   if (!canonical) co_return editor_error(canonical.error());
   auto st = co_await ctx.backend.stat(*canonical);

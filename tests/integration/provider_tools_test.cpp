@@ -3,6 +3,8 @@
 // and answering with the documented result shapes and texts.
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include "support/process.h"
 
 using namespace editd::test;
@@ -138,6 +140,39 @@ TEST_CASE("text editor: create, both insert spellings, view_range and a director
   CHECK(dir["content"] ==
         "Files and directories up to 2 levels deep in ., excluding hidden items:\n"
         "pkg/\npkg/new.py\nsrc/\nsrc/a.c\nsrc/deep/\nw.txt");
+}
+
+TEST_CASE("text editor: a view pipelined after creates sees the new files, listed and viewed") {
+  TempDir root;
+  root.write("d/old.txt", "o\n");
+  auto p = spawn_editd(root);
+  auto line = [](const std::string& id, const char* method, json params) {
+    return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}}
+               .dump() +
+           "\n";
+  };
+  // Small replies first, so that what follows may run together (the first
+  // requests of a connection run alone).
+  for (int i = 0; i < 8; ++i)
+    p.write_raw(line("warm" + std::to_string(i), "fingerprint", {{"path", "d/old.txt"}}));
+  for (int i = 0; i < 8; ++i) REQUIRE(p.read_message().contains("result"));
+  // Each create waits for its fsyncs on the pool; the views come right after.
+  p.write_raw(
+      line("c1", "create", {{"path", "d/new.txt"}, {"content", "x\n"}}) +
+      line("list", "anthropic_text_editor", {{"command", "view"}, {"path", "d"}}) +
+      line("c2", "create", {{"path", "d/e/deep.txt"}, {"content", "y\n"}}) +
+      line("view", "anthropic_text_editor", {{"command", "view"}, {"path", "d/e/deep.txt"}}));
+  std::map<std::string, json> replies;
+  for (int i = 0; i < 4; ++i) {
+    json m = p.read_message();
+    replies[m["id"].get<std::string>()] = m;
+  }
+  CHECK(replies["c1"].contains("result"));
+  CHECK(replies["c2"].contains("result"));
+  CHECK_MESSAGE(
+      replies["list"]["result"]["content"].get<std::string>().find("new.txt") != std::string::npos,
+      replies["list"].dump());
+  CHECK_MESSAGE(replies["view"]["result"]["content"] == "1: y", replies["view"].dump());
 }
 
 TEST_CASE("text editor: a long file is viewed a page at a time, and says how to read on") {

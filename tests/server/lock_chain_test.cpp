@@ -183,6 +183,32 @@ TEST_CASE("a place passed without locking lets the next request go on, in any or
   CHECK(fourth.passed());
 }
 
+TEST_CASE("after_earlier waits until every earlier request has ended, not only joined") {
+  asio::io_context io;
+  auto arrivals = Arrivals::make();
+  auto first = std::make_unique<Arrivals::Place>(arrivals->take());
+  auto second = std::make_unique<Arrivals::Place>(arrivals->take());
+  Arrivals::Place third = arrivals->take();
+  bool done = false;
+  asio::co_spawn(
+      io,
+      [](Arrivals::Place& place, bool& done) -> asio::awaitable<void> {
+        co_await place.after_earlier();
+        done = true;
+      }(third, done),
+      asio::detached);
+  first->pass();
+  second->pass();
+  io.poll();
+  CHECK_FALSE(done);  // both joined, neither ended
+  second.reset();
+  io.poll();
+  CHECK_FALSE(done);
+  first.reset();  // both ended now
+  io.run();
+  CHECK(done);
+}
+
 namespace {
 
 // Several threads, each running its own io_context, take overlapping sets of
