@@ -62,22 +62,16 @@ void Arrivals::Place::end() {
   if (auto arrivals = std::move(arrivals_)) arrivals->end(number_);
 }
 
-bool Arrivals::Frontier::mark(std::uint64_t number) {
-  if (number != first) {
-    beyond.insert(number);
-    return false;
-  }
-  ++first;
-  while (!beyond.empty() && *beyond.begin() == first) {
-    beyond.erase(beyond.begin());
-    ++first;
-  }
-  return true;
+std::optional<std::uint64_t> Arrivals::Frontier::mark(std::uint64_t number) {
+  const bool was_first = first(number);
+  open.erase(number);
+  if (!was_first || open.empty()) return std::nullopt;
+  return *open.begin();
 }
 
 namespace {
 
-// The waiter for `frontier`'s new first place, if any, out of `waiting`.
+// The waiter for the new first open place, if any, out of `waiting`.
 template <class Map>
 std::optional<typename Map::mapped_type> take_waiter(Map& waiting, std::uint64_t first) {
   auto it = waiting.find(first);
@@ -119,7 +113,10 @@ boost::asio::awaitable<void> wait_until(std::mutex& mutex, Ready ready, Map& wai
 
 Arrivals::Place Arrivals::take() {
   std::lock_guard lock(mutex_);
-  return Place(shared_from_this(), taken_++);
+  const std::uint64_t number = taken_++;
+  passed_.open.insert(passed_.open.end(), number);
+  ended_.open.insert(ended_.open.end(), number);
+  return Place(shared_from_this(), number);
 }
 
 void Arrivals::pass(std::uint64_t number) {
@@ -127,7 +124,7 @@ void Arrivals::pass(std::uint64_t number) {
   {
     std::lock_guard lock(mutex_);
     // At most one waits for the new first place: its own request.
-    if (passed_.mark(number)) next = take_waiter(waiting_, passed_.first);
+    if (auto first = passed_.mark(number)) next = take_waiter(waiting_, *first);
   }
   if (next) boost::asio::post(next->executor, std::move(next->handler));
 }
@@ -136,20 +133,20 @@ void Arrivals::end(std::uint64_t number) {
   std::optional<Waiting> next;
   {
     std::lock_guard lock(mutex_);
-    if (ended_.mark(number)) next = take_waiter(waiting_ended_, ended_.first);
+    if (auto first = ended_.mark(number)) next = take_waiter(waiting_ended_, *first);
   }
   if (next) boost::asio::post(next->executor, std::move(next->handler));
 }
 
 bool Arrivals::first(std::uint64_t number) {
   std::lock_guard lock(mutex_);
-  return passed_.first == number;
+  return passed_.first(number);
 }
 
 boost::asio::awaitable<void> Arrivals::turn(std::uint64_t number,
                                             boost::asio::any_io_executor executor) {
   return wait_until(
-      mutex_, [this, number] { return passed_.first == number; }, waiting_, number,
+      mutex_, [this, number] { return passed_.first(number); }, waiting_, number,
       std::move(executor));
 }
 
@@ -159,11 +156,11 @@ boost::asio::awaitable<void> Arrivals::Place::after_earlier() {
   const std::uint64_t number = number_;
   {
     std::lock_guard lock(a.mutex_);
-    if (a.ended_.first == number) co_return;
+    if (a.ended_.first(number)) co_return;
   }
   auto executor = co_await boost::asio::this_coro::executor;
   // Named, not a temporary in the co_await expression (GCC 12 coroutines).
-  auto ready = [&a, number] { return a.ended_.first == number; };
+  auto ready = [&a, number] { return a.ended_.first(number); };
   auto wait = wait_until(a.mutex_, ready, a.waiting_ended_, number, std::move(executor));
   co_await std::move(wait);
 }

@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -80,6 +81,11 @@ class Arrivals : public std::enable_shared_from_this<Arrivals> {
   static std::shared_ptr<Arrivals> make() { return std::shared_ptr<Arrivals>(new Arrivals); }
   // The next place, after every place taken so far.
   Place take();
+  // Places tracked: those not yet passed and those not yet ended.
+  std::size_t tracked() {
+    std::lock_guard lock(mutex_);
+    return passed_.open.size() + ended_.open.size();
+  }
 
  private:
   friend class LockChains;
@@ -91,14 +97,16 @@ class Arrivals : public std::enable_shared_from_this<Arrivals> {
   void pass(std::uint64_t number);
   void end(std::uint64_t number);
 
-  // Places passed (or ended) out of order wait in a set until the frontier
-  // reaches them; at most one waiter waits for each frontier value.
+  // The places not yet passed (or not yet ended): no more than the requests
+  // in flight, however long one of them takes.
   struct Frontier {
-    std::uint64_t first = 0;         // the first place not there yet
-    std::set<std::uint64_t> beyond;  // there, after first
-    // Marks `number`; whether `first` moved.
-    bool mark(std::uint64_t number);
+    std::set<std::uint64_t> open;
+    // Whether every place before `number`, which is open, is there.
+    bool first(std::uint64_t number) const { return !open.empty() && *open.begin() == number; }
+    // Marks `number` there: the new first open place, if `number` was the first.
+    std::optional<std::uint64_t> mark(std::uint64_t number);
   };
+
   struct Waiting {
     boost::asio::any_io_executor executor;
     boost::asio::any_completion_handler<void()> handler;

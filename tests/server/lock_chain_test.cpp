@@ -209,6 +209,14 @@ TEST_CASE("after_earlier waits until every earlier request has ended, not only j
   CHECK(done);
 }
 
+TEST_CASE("a request that never ends keeps only itself tracked, however many end after it") {
+  auto arrivals = Arrivals::make();
+  Arrivals::Place pending = arrivals->take();  // e.g. waiting for an approval
+  pending.pass();
+  for (int i = 0; i < 1000; ++i) arrivals->take();  // taken, passed and ended at once
+  CHECK(arrivals->tracked() == 1);                  // `pending`, not yet ended
+}
+
 namespace {
 
 // Several threads, each running its own io_context, take overlapping sets of
