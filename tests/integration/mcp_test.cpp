@@ -27,6 +27,16 @@ void mcp_initialize(Process& p) {
   p.send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
 }
 
+// A tools/call request as the line that carries it.
+std::string tool_call(const std::string& id, const char* tool, json arguments) {
+  return json{{"jsonrpc", "2.0"},
+              {"id", id},
+              {"method", "tools/call"},
+              {"params", {{"name", tool}, {"arguments", std::move(arguments)}}}}
+             .dump() +
+         "\n";
+}
+
 json call(Process& p, const std::string& tool, json arguments) {
   return p.ok("tools/call", {{"name", tool}, {"arguments", std::move(arguments)}});
 }
@@ -355,14 +365,6 @@ TEST_CASE(
   auto p = spawn_editd(root);
   mcp_initialize(p);
   std::string big(8 << 20, 'x');
-  auto tool_call = [](const char* id, const char* tool, json args) {
-    return json{{"jsonrpc", "2.0"},
-                {"id", id},
-                {"method", "tools/call"},
-                {"params", {{"name", tool}, {"arguments", std::move(args)}}}}
-               .dump() +
-           "\n";
-  };
   std::string lines =
       tool_call("w", "write_text", {{"path", "big.txt"}, {"content", big + "\nstart\n"}}) +
       tool_call("e", "str_replace",
@@ -387,23 +389,10 @@ TEST_CASE(
 TEST_CASE("tools/call keeps arrival order behind an apply_patch that parses on the pool") {
   TempDir root;
   root.write("a.txt", "old\n");
-  // Over 64 KiB: the patch is parsed on the pool before it knows its files.
-  std::string patch =
-      "*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+new\n*** Add File: big.txt\n";
-  for (int i = 0; i < 2000; ++i)
-    patch += "+line " + std::to_string(i) + " of a new file, padded to some length\n";
-  patch += "*** End Patch\n";
+  const std::string patch = large_patch_old_to_new();
   REQUIRE(patch.size() > 64 * 1024);
   auto p = spawn_editd(root);
   mcp_initialize(p);
-  auto tool_call = [](const std::string& id, const char* tool, json args) {
-    return json{{"jsonrpc", "2.0"},
-                {"id", id},
-                {"method", "tools/call"},
-                {"params", {{"name", tool}, {"arguments", std::move(args)}}}}
-               .dump() +
-           "\n";
-  };
   // Small replies first, so that what follows may run together.
   for (int i = 0; i < 8; ++i)
     p.write_raw(tool_call("warm" + std::to_string(i), "fingerprint", {{"path", "a.txt"}}));

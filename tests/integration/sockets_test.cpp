@@ -310,12 +310,7 @@ TEST_CASE(
     "requests sent after an apply_patch that parses on the pool wait for it to take its files") {
   TempDir root;
   root.write("a.txt", "old\n");
-  // Over 64 KiB: the patch is parsed on the pool before it knows its files.
-  std::string patch =
-      "*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+new\n*** Add File: big.txt\n";
-  for (int i = 0; i < 2000; ++i)
-    patch += "+line " + std::to_string(i) + " of a new file, padded to some length\n";
-  patch += "*** End Patch\n";
+  const std::string patch = large_patch_old_to_new();
   REQUIRE(patch.size() > 64 * 1024);
   auto p = spawn_editd(root);
   // Small replies first, so that what follows may run together (the first

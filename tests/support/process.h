@@ -263,6 +263,17 @@ inline int logged_port(Process& p) {
   return port ? std::stoi(*port) : -1;
 }
 
+// A patch over 64 KiB, which editd parses on its pool before it knows the
+// files: it changes a.txt's line "old" to "new" and adds big.txt.
+inline std::string large_patch_old_to_new() {
+  std::string patch =
+      "*** Begin Patch\n*** Update File: a.txt\n@@\n-old\n+new\n*** Add File: big.txt\n";
+  for (int i = 0; i < 2000; ++i)
+    patch += "+line " + std::to_string(i) + " of a new file, padded to some length\n";
+  patch += "*** End Patch\n";
+  return patch;
+}
+
 inline Process spawn_editd(const TempDir& root, std::vector<std::string> extra = {}) {
   std::vector<std::string> args{"--root", root.str()};
   args.insert(args.end(), extra.begin(), extra.end());
