@@ -1,6 +1,7 @@
 #include "edit/splice.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <unordered_map>
 
@@ -171,14 +172,17 @@ FinalBreak final_break(const text::Document& doc, std::string_view norm,
 }
 
 // Removes the new body's last line break (a CRLF whole) from `splices`.
-void strip_final_break(std::string_view body, std::vector<Splice>& splices) {
+// `breaks[i]` is the length of the line break that splices[i].bytes end with as
+// written (0 when they end otherwise): a CR before an LF that the edit wrote as
+// "a line break" in an LF file is content, not part of that break.
+void strip_final_break(std::string_view body, std::vector<Splice>& splices,
+                       const std::vector<std::uint8_t>& breaks) {
   std::size_t end = body.size();
   std::size_t chain = splices.size();  // first splice of the run that reaches `end`
   for (std::size_t i = splices.size(); i-- > 0 && splices[i].end == end;) {
     std::string& bytes = splices[i].bytes;
     if (!bytes.empty()) {
-      if (bytes.back() == '\n') bytes.pop_back();
-      if (!bytes.empty() && bytes.back() == '\r') bytes.pop_back();
+      bytes.resize(bytes.size() - breaks[i]);
       return;
     }
     end = splices[i].begin;
@@ -203,6 +207,7 @@ std::vector<Splice> plan(const text::Document& doc, std::string_view norm, std::
   const std::string_view eol = text::eol_bytes(doc.dominant_eol());
   OffsetMap map(doc);
   std::vector<Splice> splices;
+  std::vector<std::uint8_t> breaks;  // per splice, for strip_final_break
   std::vector<Change> changes;
   for (const Edit& e : edits) {
     changes.clear();
@@ -213,6 +218,10 @@ std::vector<Splice> plan(const text::Document& doc, std::string_view norm, std::
       s.end = map.to_body(c.oe);
       render(e, c.rb, c.re, eol, s.bytes);
       if (s.begin == s.end && s.bytes.empty()) continue;
+      const bool ends_in_break = c.re > c.rb && e.text[c.re - 1] == '\n';
+      breaks.push_back(!ends_in_break                 ? 0
+                       : literal_newline(e, c.re - 1) ? 2
+                                                      : static_cast<std::uint8_t>(eol.size()));
       splices.push_back(std::move(s));
     }
   }
@@ -221,7 +230,7 @@ std::vector<Splice> plan(const text::Document& doc, std::string_view norm, std::
     if (splices.empty() || splices.back().end != end) splices.push_back({end, end, ""});
     splices.back().bytes.append(eol);
   } else if (fix == FinalBreak::kStrip) {
-    strip_final_break(doc.body(), splices);
+    strip_final_break(doc.body(), splices, breaks);
     while (!splices.empty() && splices.back().begin == splices.back().end &&
            splices.back().bytes.empty())
       splices.pop_back();

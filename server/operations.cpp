@@ -486,8 +486,11 @@ Operations::Awaitable Operations::write_text(RequestContext& ctx, protocol::Writ
         }
         auto doc = text::Document::decode(*cur.bytes);
         if (!doc) return doc.error();
+        // A U+FEFF starting the content is a copy of the BOM, unless the body
+        // itself starts with one (read_text showed it): then it is that one.
         std::string_view content = p.content;
-        if (doc->bom() && content.starts_with(text::kBom)) content.remove_prefix(text::kBom.size());
+        if (doc->bom() && !doc->body().starts_with(text::kBom) && content.starts_with(text::kBom))
+          content.remove_prefix(text::kBom.size());
         const std::string normalized_content = text::normalize_eol(content);
         splice::Options options;
         options.final_newline = normalized_content.ends_with('\n');

@@ -97,6 +97,13 @@ TEST_CASE("a file without a final newline keeps lacking one") {
   CHECK(edited("a\r\nb", {{2, 3, ""}}) == "a");
   // An empty last line: the break the edit wrote last is removed, once.
   CHECK(edited("x", {{0, 1, "a\n\n"}}) == "a\n");
+  // Only the break: a CR before it is content in an LF file, part of it in a
+  // CRLF file, and part of a CRLF the edit writes literally.
+  CHECK(edited("a\nb", {{2, 3, "c\r\n"}}) == "a\nc\r");
+  CHECK(edited("a\nb", {{3, 3, "\nx\r\n"}}) == "a\nb\nx\r");
+  CHECK(edited("a\r\nb", {{2, 3, "c\r\n"}}) == "a\r\nc\r");
+  CHECK(edited("a\nb", {{2, 3, "c\r\n", true}}) == "a\nc");
+  CHECK(edited("a\nb", {{2, 3, "c\r\r\n", true}}) == "a\nc\r");
 }
 
 TEST_CASE("a file with a final newline keeps it when newText drops it") {

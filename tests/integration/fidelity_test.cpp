@@ -98,3 +98,48 @@ TEST_CASE("an edit of a big file returns a diff of the changed window only") {
         " row 149999\n-row 150000\n+ROW\n row 150001\n row 150002\n row 150003\n");
   CHECK(r["lines"] == json::array({{{"startLine", 150000}, {"endLine", 150000}}}));
 }
+
+TEST_CASE("removing the final line break leaves a CR that is content in an LF file") {
+  TempDir root;
+  root.write("lf.txt", "a\nb");
+  root.write("lf2.txt", "a\nb");
+  root.write("crlf.txt", "a\r\nb");
+  auto p = spawn_editd(root);
+  // newText "c\r\r\n": a CR, then a line break; the file has no final newline.
+  p.ok("str_replace", {{"path", "lf.txt"}, {"oldText", "b"}, {"newText", "c\r\r\n"}});
+  CHECK(root.read("lf.txt") == "a\nc\r");
+  p.ok("insert", {{"path", "lf2.txt"}, {"line", 2}, {"text", "x\r\r\n"}});
+  CHECK(root.read("lf2.txt") == "a\nb\nx\r");
+  p.ok("str_replace", {{"path", "crlf.txt"}, {"oldText", "b"}, {"newText", "c\r\r\n"}});
+  CHECK(root.read("crlf.txt") == "a\r\nc\r");
+}
+
+TEST_CASE(
+    "write_text of what read_text returned leaves a file whose body starts with U+FEFF as it was") {
+  TempDir root;
+  const std::string bom = "\xEF\xBB\xBF";
+  root.write("two.txt", bom + bom + "x\r\n\n");
+  root.write("one.txt", bom + "x\n");
+  auto p = spawn_editd(root);
+  json two = p.ok("read_text", {{"path", "two.txt"}});
+  CHECK(two["content"] == bom + "x\r\n\n");
+  json r = p.ok("write_text", {{"path", "two.txt"}, {"content", two["content"]}});
+  CHECK(root.read("two.txt") == bom + bom + "x\r\n\n");
+  CHECK(r["added"] == 0);
+  CHECK(r["removed"] == 0);
+  // Where the body does not start with one, a U+FEFF starting the content is
+  // the BOM copied, and is not doubled.
+  p.ok("write_text", {{"path", "one.txt"}, {"content", bom + "y\n"}});
+  CHECK(root.read("one.txt") == bom + "y\n");
+}
+
+TEST_CASE("text inserted into an empty file is whole lines") {
+  TempDir root;
+  root.write("empty.txt", "");
+  root.write("bom.txt", "\xEF\xBB\xBF");
+  auto p = spawn_editd(root);
+  p.ok("insert", {{"path", "empty.txt"}, {"line", 0}, {"text", "x"}});
+  CHECK(root.read("empty.txt") == "x\n");
+  p.ok("insert", {{"path", "bom.txt"}, {"line", 0}, {"text", "x"}});
+  CHECK(root.read("bom.txt") == "\xEF\xBB\xBFx\n");
+}
