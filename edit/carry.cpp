@@ -267,7 +267,17 @@ std::optional<std::string> carry_line(std::string_view file_line, std::string_vi
     regions.push_back(r);
   }
 
-  std::string out = without_feff(new_line.substr(0, n.content_begin));
+  // Blanks around the content: newText's, except where the model left
+  // oldText's as they were and the file's fold like them (no-break spaces
+  // where the model wrote spaces): those the model did not change.
+  auto blanks = [&](std::string_view file_part, std::string_view old_part,
+                    std::string_view new_part) {
+    return new_part == old_part && folded(file_part) == folded(old_part) ? std::string(file_part)
+                                                                         : without_feff(new_part);
+  };
+  std::string out =
+      blanks(file_line.substr(0, f.content_begin), old_line.substr(0, o.content_begin),
+             new_line.substr(0, n.content_begin));
   std::size_t pos = f.content_begin;
   for (const Region& r : regions) {
     const std::size_t ob = o.raw(r.c0), oe = o.raw(r.c1);
@@ -283,7 +293,8 @@ std::optional<std::string> carry_line(std::string_view file_line, std::string_vi
     pos = fe;
   }
   out.append(file_line.substr(pos, f.content_end - pos));
-  out += without_feff(new_line.substr(n.content_end));
+  out += blanks(file_line.substr(f.content_end), old_line.substr(o.content_end),
+                new_line.substr(n.content_end));
   // The result must say what the model's line says, character for folded character.
   if (chars::fold(out) != chars::fold(new_line)) return std::nullopt;
   return out;

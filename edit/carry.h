@@ -40,11 +40,12 @@ inline constexpr std::size_t kMaxDiffCodePoints = 4096;
 // `file_line` with the change from `old_line` to `new_line` made character by
 // character, where `file_line` and `old_line` fold alike (chars::fold): the
 // result has `new_line`'s leading and trailing blanks (re-indented by the
-// caller), and in between the file's characters wherever the model kept its
-// own. A change whose edge falls inside one folded character (the file's `…`
-// against the model's `...`) is widened to that whole character, and then keeps
-// the file's bytes if the model's text there folds as the file's does. U+FEFF in
-// what the model writes is dropped. nullopt when the lines do not fold alike.
+// caller; the file's where `new_line`'s are `old_line`'s and the file's fold
+// like them: no-break spaces the model wrote as spaces), and in between the file's characters
+// wherever the model kept its own. A change whose edge falls inside one folded character (the
+// file's `…` against the model's `...`) is widened to that whole character, and then keeps the
+// file's bytes if the model's text there folds as the file's does. U+FEFF in what the model writes
+// is dropped. nullopt when the lines do not fold alike.
 std::optional<std::string> carry_line(std::string_view file_line, std::string_view old_line,
                                       std::string_view new_line);
 

@@ -139,6 +139,31 @@ void fold_unicode(std::string_view in, std::string& out) {
   }
 }
 
+std::size_t folded_blank_size(std::string_view s, bool* zero_width) {
+  if (s.size() < 2 || static_cast<unsigned char>(s[0]) < 0x80) return 0;
+  std::string folded;
+  const std::size_t size = static_cast<unsigned char>(s[0]) < 0xE0 ? 2 : 3;
+  if (s.size() < size) return 0;
+  fold_unicode(s.substr(0, size), folded);
+  if (folded != " " && !folded.empty()) return 0;
+  if (zero_width) *zero_width = folded.empty();
+  return size;
+}
+
+std::string_view leading_folded_ws(std::string_view s) {
+  std::size_t n = 0;
+  while (n < s.size()) {
+    if (is_blank_char(s[n])) {
+      ++n;
+    } else if (std::size_t k = folded_blank_size(s.substr(n))) {
+      n += k;
+    } else {
+      break;
+    }
+  }
+  return s.substr(0, n);
+}
+
 std::string fold(std::string_view line) {
   std::string out;
   out.reserve(line.size());

@@ -105,6 +105,15 @@ void fold_unicode(std::string_view in, std::string& out);
 // `line` folded, then trimmed.
 std::string fold(std::string_view line);
 
+// The size in bytes of the code point that starts `s` when fold_unicode()
+// makes it a space (U+00A0 and the other special spaces) or nothing (U+200B,
+// U+FEFF); 0 for any other start. `zero_width` says which.
+std::size_t folded_blank_size(std::string_view s, bool* zero_width = nullptr);
+
+// The blanks that start `s`, the code points fold_unicode() makes blank
+// included: the indentation of a line as the unicode tier sees it.
+std::string_view leading_folded_ws(std::string_view s);
+
 // ---- Implementation -------------------------------------------------------
 
 namespace detail {

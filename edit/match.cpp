@@ -660,11 +660,13 @@ class Ladder {
   }
 
   // The replacement for the window at `start`: lines that newText keeps from
-  // oldText keep the file's bytes; changed lines are newText's, re-indented,
-  // and with `carry` made on the file's lines character by character (carry.h).
+  // oldText keep the file's bytes; changed lines are newText's, re-indented
+  // (with `folded_blanks`, special spaces are indentation too: the window
+  // matched under the unicode fold), and with `carry` made on the file's lines
+  // character by character (carry.h).
   Hit replace_window(std::size_t start, const Lines& o, const Lines& n,
-                     const std::vector<diff::Block>& blocks, bool old_nl, bool new_nl,
-                     bool carry = false) {
+                     const std::vector<diff::Block>& blocks, bool old_nl, bool new_nl, bool carry,
+                     bool folded_blanks) {
     const Lines& lines = file_.lines();
     const std::size_t k = o.size();
     Lines f(lines.begin() + static_cast<std::ptrdiff_t>(start),
@@ -673,7 +675,7 @@ class Ladder {
     hit.begin = file_.offset(start);
     hit.end = file_.line_end(start + k - 1);
     hit.line = start + 1;
-    auto added = reindent(Window{lines, start, o}, n, blocks);
+    auto added = reindent(Window{lines, start, o, folded_blanks}, n, blocks);
     if (!added) {
       hit.refusal = std::make_shared<const Error>(std::move(added.error()));
       return hit;
@@ -733,7 +735,7 @@ class Ladder {
       auto blocks = diff::diff_lines(o, n);
       for (std::size_t s : starts)
         r.hits.push_back(replace_window(s, o, n, blocks, old_text.ends_with('\n'),
-                                        new_text.ends_with('\n'), carry));
+                                        new_text.ends_with('\n'), carry, norm == Norm::kUnicode));
     }
     if (also_exact && file_.may_hold(old_text))
       merge_verbatim(r, find_readings(file_.text(), old_text, new_text));
@@ -871,8 +873,8 @@ class Ladder {
         return r;
       }
     }
-    r.hits.push_back(
-        replace_window(s, o, n, blocks, old_text.ends_with('\n'), new_text.ends_with('\n')));
+    r.hits.push_back(replace_window(s, o, n, blocks, old_text.ends_with('\n'),
+                                    new_text.ends_with('\n'), false, false));
     return r;
   }
 

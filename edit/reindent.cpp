@@ -11,15 +11,39 @@ namespace editd::match {
 namespace {
 
 using Lines = std::vector<std::string_view>;
-using chars::is_blank;
-using chars::leading_ws;
 
 // An increase of one column is alignment (the " * " of a C comment), not a step.
 constexpr long kMinStep = 2;
 
+// What a window counts as indentation (Window::folded_blanks).
+struct Blanks {
+  bool folded = false;
+
+  std::string_view lead(std::string_view line) const {
+    return folded ? chars::leading_folded_ws(line) : chars::leading_ws(line);
+  }
+  bool blank(std::string_view line) const {
+    return folded ? lead(line).size() == line.size() : chars::is_blank(line);
+  }
+};
+
+// Columns of indentation `ws`: a tab reaches the next tab stop, a special space
+// is one column, a zero-width one none.
 long columns(std::string_view ws) {
   long c = 0;
-  for (char ch : ws) c = ch == '\t' ? (c / static_cast<long>(kTabWidth) + 1) * kTabWidth : c + 1;
+  for (std::size_t i = 0; i < ws.size();) {
+    bool zero_width = false;
+    if (ws[i] == '\t') {
+      c = (c / static_cast<long>(kTabWidth) + 1) * kTabWidth;
+      ++i;
+    } else if (std::size_t k = chars::folded_blank_size(ws.substr(i), &zero_width)) {
+      c += zero_width ? 0 : 1;
+      i += k;
+    } else {
+      ++c;
+      ++i;
+    }
+  }
   return c;
 }
 
@@ -35,11 +59,13 @@ std::string tabs_and_spaces(long cols) {
 // between consecutive non-blank lines.
 class StepCounter {
  public:
+  explicit StepCounter(Blanks blanks) : blanks_(blanks) {}
+
   void add(const Lines& lines, std::size_t begin, std::size_t end) {
     std::optional<long> previous;
     for (std::size_t i = begin; i < end; ++i) {
-      if (is_blank(lines[i])) continue;
-      const long w = columns(leading_ws(lines[i]));
+      if (blanks_.blank(lines[i])) continue;
+      const long w = columns(blanks_.lead(lines[i]));
       if (previous && w - *previous >= kMinStep) ++counts_[w - *previous];
       previous = w;
     }
@@ -63,6 +89,7 @@ class StepCounter {
   }
 
  private:
+  Blanks blanks_;
   std::map<long, std::size_t> counts_;
 };
 
@@ -77,6 +104,7 @@ class Surroundings {
  public:
   explicit Surroundings(const Window& w)
       : w_(w),
+        blanks_{w.folded_blanks},
         begin_(w.start > kIndentContextLines ? w.start - kIndentContextLines : 0),
         end_(std::min(w.file.size(), w.start + w.old_lines.size() + kIndentContextLines)) {}
 
@@ -95,10 +123,10 @@ class Surroundings {
     std::optional<std::string_view> best;
     std::size_t best_distance = 0;
     for (std::size_t i = begin_; i < end_; ++i) {
-      if (is_blank(w_.file[i]) || columns(leading_ws(w_.file[i])) != cols) continue;
+      if (blanks_.blank(w_.file[i]) || columns(blanks_.lead(w_.file[i])) != cols) continue;
       const std::size_t d = i < w_.start ? w_.start - i : i - w_.start;
       if (!best || d < best_distance) {
-        best = leading_ws(w_.file[i]);
+        best = blanks_.lead(w_.file[i]);
         best_distance = d;
       }
     }
@@ -107,20 +135,20 @@ class Surroundings {
 
  private:
   std::optional<long> find_step() const {
-    StepCounter counter;
+    StepCounter counter(blanks_);
     counter.add(w_.file, begin_, end_);
     if (auto s = counter.step()) return s;
     // No step near the match: the nearest shallower line above encloses it.
     long shallowest = -1;
     for (std::size_t j = 0; j < w_.old_lines.size(); ++j) {
       std::string_view l = w_.file[w_.start + j];
-      if (is_blank(l)) continue;
-      const long c = columns(leading_ws(l));
+      if (blanks_.blank(l)) continue;
+      const long c = columns(blanks_.lead(l));
       if (shallowest < 0 || c < shallowest) shallowest = c;
     }
     for (std::size_t i = w_.start; i-- > 0 && w_.start - i <= kIndentEnclosingLines;) {
-      if (is_blank(w_.file[i])) continue;
-      const long c = columns(leading_ws(w_.file[i]));
+      if (blanks_.blank(w_.file[i])) continue;
+      const long c = columns(blanks_.lead(w_.file[i]));
       if (shallowest - c >= kMinStep) return shallowest - c;
     }
     return std::nullopt;
@@ -141,8 +169,8 @@ class Surroundings {
   Style style_of(std::size_t begin, std::size_t end) const {
     bool any = false, tab_led = false, wide_spaces = false;
     for (std::size_t i = begin; i < end; ++i) {
-      if (is_blank(w_.file[i])) continue;
-      std::string_view ws = leading_ws(w_.file[i]);
+      if (blanks_.blank(w_.file[i])) continue;
+      std::string_view ws = blanks_.lead(w_.file[i]);
       if (ws.empty()) continue;
       any = true;
       if (ws.find_first_not_of(" \t") != std::string_view::npos) return Style::kMixed;
@@ -162,12 +190,14 @@ class Surroundings {
 
   bool deep_line_in(std::size_t begin, std::size_t end) const {
     for (std::size_t i = begin; i < end; ++i)
-      if (!is_blank(w_.file[i]) && columns(leading_ws(w_.file[i])) >= static_cast<long>(kTabWidth))
+      if (!blanks_.blank(w_.file[i]) &&
+          columns(blanks_.lead(w_.file[i])) >= static_cast<long>(kTabWidth))
         return true;
     return false;
   }
 
   const Window& w_;
+  Blanks blanks_;
   std::size_t begin_, end_;
   std::optional<std::optional<long>> step_;
   std::optional<Style> style_;
@@ -183,13 +213,14 @@ struct Pair {
 
 class Reindenter {
  public:
-  Reindenter(const Window& w, const Lines& new_lines) : w_(w), new_(new_lines), around_(w) {
+  Reindenter(const Window& w, const Lines& new_lines)
+      : w_(w), blanks_{w.folded_blanks}, new_(new_lines), around_(w) {
     for (std::size_t i = 0; i < w.old_lines.size(); ++i) {
       std::string_view o = w.old_lines[i], f = w.file[w.start + i];
-      if (is_blank(o) || is_blank(f)) continue;
-      pairs_.push_back({i, columns(leading_ws(o)), columns(leading_ws(f)), leading_ws(f)});
+      if (blanks_.blank(o) || blanks_.blank(f)) continue;
+      pairs_.push_back({i, columns(blanks_.lead(o)), columns(blanks_.lead(f)), blanks_.lead(f)});
     }
-    StepCounter model;
+    StepCounter model(blanks_);
     model.add(w.old_lines, 0, w.old_lines.size());
     model.add(new_lines, 0, new_lines.size());
     model_step_ = model.step();
@@ -201,8 +232,8 @@ class Reindenter {
 
   Result<std::string> line(const diff::Block& b, std::size_t j) {
     std::string_view l = new_[j];
-    if (is_blank(l) || mode_ == Mode::kVerbatim) return std::string(l);
-    std::string_view ws = leading_ws(l);
+    if (blanks_.blank(l) || mode_ == Mode::kVerbatim) return std::string(l);
+    std::string_view ws = blanks_.lead(l);
     const long w = columns(ws);
     std::string out;
     if (mode_ == Mode::kMapped) {
@@ -371,6 +402,7 @@ class Reindenter {
   }
 
   const Window& w_;
+  Blanks blanks_;
   const Lines& new_;
   Surroundings around_;
   std::vector<Pair> pairs_;

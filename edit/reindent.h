@@ -37,6 +37,9 @@ struct Window {
   const std::vector<std::string_view>& file;  // every line of the file
   std::size_t start;                          // 0-based
   const std::vector<std::string_view>& old_lines;
+  // Matched under the unicode fold: the special spaces that fold to a space
+  // (one column each) or to nothing are indentation too, on every line.
+  bool folded_blanks = false;
 };
 
 // The lines that `blocks` (the line diff old_lines -> new_lines) put into the

@@ -371,6 +371,35 @@ TEST_CASE("makefile: recipe lines written with spaces are written with a tab") {
         "\trm -f app *.o\n");
 }
 
+// --- Special spaces the unicode tier folds are indentation too.
+
+TEST_CASE("python indented with no-break spaces keeps them on the lines the edit changes") {
+  const std::string nbsp4 = "\u00a0\u00a0\u00a0\u00a0";
+  const std::string file = "def f():\n" + nbsp4 + "a = 1\n" + nbsp4 + "return a\n";
+  auto p = plan(file, "def f():\n    a = 1\n    return a", "def f():\n    a = 2\n    return a");
+  REQUIRE(p.has_value());
+  CHECK(p->tier == "unicode");
+  CHECK(splice::apply_edits(file, p->edits) ==
+        "def f():\n" + nbsp4 + "a = 2\n" + nbsp4 + "return a\n");
+  // A line added at a depth the match shows is indented as the file's line of that depth.
+  CHECK(edited(file, "def f():\n    a = 1\n    return a",
+               "def f():\n    a = 1\n    b = a\n    return b") ==
+        "def f():\n" + nbsp4 + "a = 1\n" + nbsp4 + "b = a\n" + nbsp4 + "return b\n");
+  // A depth no line near the match has, with oldText at the file's own depths:
+  // as deep as newText says, written as the model wrote it.
+  CHECK(edited(file, "def f():\n    a = 1\n    return a",
+               "def f():\n    a = 1\n    if a:\n        return a") ==
+        "def f():\n" + nbsp4 + "a = 1\n" + nbsp4 + "if a:\n        return a\n");
+}
+
+TEST_CASE("markdown: a list indented with ideographic spaces keeps them on a changed item") {
+  const std::string sp = "\u3000\u3000";
+  const std::string file = "Steps:\n" + sp + "- open the valve\n" + sp + "- close the door\n";
+  CHECK(edited(file, "Steps:\n  - open the valve\n  - close the door",
+               "Steps:\n  - open the valve slowly\n  - close the door") ==
+        "Steps:\n" + sp + "- open the valve slowly\n" + sp + "- close the door\n");
+}
+
 // --- Where the map is unknown, the edit is refused.
 
 TEST_CASE("no step anywhere near a shifted match: a deeper line is refused") {

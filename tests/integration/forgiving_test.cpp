@@ -33,6 +33,24 @@ TEST_CASE("a change matched by folding typography keeps the file's characters") 
   CHECK(root.read("run.sh") == "#!/bin/sh\ncurl -sS -X PUT \"$URL\"\n");
 }
 
+TEST_CASE("a file indented with no-break spaces keeps them where the model wrote spaces") {
+  TempDir root;
+  const std::string nbsp4 = "\u00a0\u00a0\u00a0\u00a0";
+  const std::string before = "def f():\n" + nbsp4 + "a = 1\n" + nbsp4 + "return a\n";
+  root.write("edit.py", before);
+  root.write("patch.py", before);
+  auto p = spawn_editd(root);
+  json r = p.ok("str_replace", {{"path", "edit.py"},
+                                {"oldText", "def f():\n    a = 1\n    return a"},
+                                {"newText", "def f():\n    a = 2\n    return a"}});
+  CHECK(r["matchedBy"] == "unicode");
+  CHECK(root.read("edit.py") == "def f():\n" + nbsp4 + "a = 2\n" + nbsp4 + "return a\n");
+  p.ok("apply_patch", {{"patch",
+                        "*** Begin Patch\n*** Update File: patch.py\n def f():\n-    a = 1\n"
+                        "+    a = 2\n     return a\n*** End Patch\n"}});
+  CHECK(root.read("patch.py") == "def f():\n" + nbsp4 + "a = 2\n" + nbsp4 + "return a\n");
+}
+
 TEST_CASE("repeated lines read in overlapping ways are ambiguous, even with replaceAll") {
   TempDir root;
   const std::string table =
