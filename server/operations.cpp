@@ -415,7 +415,9 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
   if (auto c = check_cancel(ctx); !c) co_return c.error();
   auto bytes = co_await ctx.backend.read(*canonical);
   if (!bytes) co_return bytes.error();
-  guard.release();
+  // The chain is held until the read is recorded as known (--require-read):
+  // an edit sent after it must find it there, and not have its own record
+  // overwritten by this one's.
 
   auto run = [&]() -> Result<protocol::ReadTextResult> {
     protocol::ReadTextResult r;
@@ -458,6 +460,7 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
   else
     result = run();
   if (result && ctx.known) (*ctx.known)[*canonical] = result->fingerprint;
+  guard.release();
   co_return result;
 }
 

@@ -350,6 +350,44 @@ TEST_CASE(
   CHECK(root.read("a.txt") == "third\n");
 }
 
+TEST_CASE("with --require-read, an edit sent right after a read of a big file finds it read") {
+  // A read of a file over 64 KiB renders it on the pool; an edit sent after it
+  // on the same connection must find the file known, however long that takes.
+  TempDir root;
+  std::string big;
+  for (int i = 0; i < 100000; ++i) big += "line " + std::to_string(i) + " of a big file\n";
+  REQUIRE(big.size() > 2 * 1024 * 1024);
+  for (int f = 0; f < 3; ++f) root.write("big" + std::to_string(f) + ".txt", big);
+  auto p = spawn_editd(root, {"--require-read"});
+  for (int i = 0; i < 8; ++i)
+    p.send({{"jsonrpc", "2.0"},
+            {"id", "warm" + std::to_string(i)},
+            {"method", "fingerprint"},
+            {"params", {{"path", "big0.txt"}}}});
+  for (int i = 0; i < 8; ++i) REQUIRE(p.read_message().contains("result"));
+  for (int f = 0; f < 3; ++f) {
+    const std::string path = "big" + std::to_string(f) + ".txt";
+    CAPTURE(path);
+    auto request = [](const std::string& id, const std::string& method, json params) {
+      return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump() +
+             "\n";
+    };
+    p.write_raw(request("read", "read_text", {{"path", path}, {"format", "hashline"}}) +
+                request("edit", "str_replace",
+                        {{"path", path}, {"oldText", "line 5 of"}, {"newText", "line five of"}}) +
+                request("again", "str_replace",
+                        {{"path", path}, {"oldText", "line 7 of"}, {"newText", "line seven of"}}));
+    std::map<std::string, json> replies;
+    for (int i = 0; i < 3; ++i) {
+      json m = p.read_message();
+      replies[m["id"].get<std::string>()] = m;
+    }
+    CHECK(replies["read"].contains("result"));
+    CHECK_MESSAGE(replies["edit"].contains("result"), replies["edit"].dump().substr(0, 300));
+    CHECK_MESSAGE(replies["again"].contains("result"), replies["again"].dump().substr(0, 300));
+  }
+}
+
 TEST_CASE("$/cancel_request cancels a queued request, which changes nothing") {
   TempDir root;
   root.write("big.txt", "start\n");
