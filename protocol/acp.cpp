@@ -1,5 +1,7 @@
 #include "protocol/acp.h"
 
+#include "protocol/params.h"
+
 namespace editd::acp {
 namespace {
 
@@ -48,6 +50,7 @@ Result<NewSessionParams> decode_new_session(const json& params) {
     return invalid_param("cwd", "missing (an absolute path is required)");
   const std::string& dir = cwd->get_ref<const std::string&>();
   if (dir.empty() || dir.front() != '/') return invalid_param("cwd", "must be an absolute path");
+  if (auto problem = protocol::path_problem(dir)) return invalid_param("cwd", *problem);
   if (auto m = params.find("mcpServers"); m != params.end() && !m->is_array() && !m->is_null())
     return invalid_param("mcpServers", "must be an array");
   return NewSessionParams{dir};

@@ -157,6 +157,12 @@ Result<ApplyPatchParams> decode_apply_patch(const json& p) {
   d.string("patch", r.patch);
   d.optional_bool("dryRun", r.dry_run);
   d.optional_string_map("expectedFingerprints", r.expected_fingerprints);
+  for (const auto& [path, fingerprint] : r.expected_fingerprints) {
+    if (auto problem = path_problem(path)) {
+      d.fail(invalid_param("expectedFingerprints", "a key (a path) " + *problem));
+      break;
+    }
+  }
   d.optional_string("sessionId", r.session_id);
   return d.finish(std::move(r));
 }

@@ -30,6 +30,9 @@ void ParamDecoder::optional_string(const char* name, std::optional<std::string>&
 std::optional<std::string> path_problem(std::string_view path) {
   if (path.empty()) return "must not be empty";
   if (path.find('\0') != std::string_view::npos) return "must not contain a NUL byte";
+  if (path.size() > kMaxPathBytes)
+    return "must be at most " + std::to_string(kMaxPathBytes) + " bytes, not " +
+           std::to_string(path.size());
   return std::nullopt;
 }
 

@@ -16,9 +16,14 @@
 
 namespace editd::protocol {
 
+// The longest path a request may give, in bytes: Linux's PATH_MAX. No longer
+// one names a file, and every step of resolving one is bounded by it.
+inline constexpr std::size_t kMaxPathBytes = 4096;
+
 // Why `path` cannot name a file, as the end of an invalid_params message ("must
-// not be empty", "must not contain a NUL byte"); nullopt when it can. Every
-// path a request gives, in a param or inside a patch, passes this check.
+// not be empty", "must not contain a NUL byte", "must be at most 4096 bytes");
+// nullopt when it can. Every path a request gives, in a param, as a key of
+// expectedFingerprints or inside a patch, passes this check.
 std::optional<std::string> path_problem(std::string_view path);
 
 class ParamDecoder {

@@ -209,6 +209,41 @@ TEST_CASE("a patch path with a NUL byte is refused and nothing is touched") {
   CHECK(root.read("a.txt") == "keep\n");
 }
 
+TEST_CASE("a path over 4096 bytes is refused before it is resolved, wherever it is given") {
+  // Resolving such a path took time quadratic in its length (seconds at a few
+  // hundred KB, holding a file thread); no longer path names a file on Linux.
+  TempDir root;
+  root.write("a.txt", "keep\n");
+  auto p = spawn_editd(root);
+  std::string long_path;
+  while (long_path.size() <= 200000) long_path += "a/";
+  long_path += "a.txt";
+  json e = p.fails("read_text", {{"path", long_path}});
+  CHECK(e["data"]["kind"] == "invalid_params");
+  CHECK(e["data"]["param"] == "path");
+  CHECK(e["message"].get<std::string>().find("at most 4096 bytes") != std::string::npos);
+  e = p.fails("write_text", {{"path", std::string(4097, 'x')}, {"content", "x"}});
+  CHECK(e["data"]["kind"] == "invalid_params");
+  for (const auto& [key, why] : {std::pair{long_path, "at most 4096 bytes"},
+                                 std::pair{std::string(), "must not be empty"}}) {
+    e = p.fails("apply_patch",
+                {{"patch", "*** Begin Patch\n*** Delete File: a.txt\n*** End Patch\n"},
+                 {"expectedFingerprints", {{key, "xxh3:0000000000000000"}}}});
+    CHECK(e["data"]["kind"] == "invalid_params");
+    CHECK(e["data"]["param"] == "expectedFingerprints");
+    CHECK(e["message"].get<std::string>().find(why) != std::string::npos);
+  }
+  e = p.fails("apply_patch",
+              {{"patch", "*** Begin Patch\n*** Add File: " + long_path + "\n+x\n*** End Patch\n"}});
+  CHECK(e["data"]["kind"] == "patch_parse");
+  // A path of exactly 4096 bytes is judged by the file system.
+  e = p.fails("read_text", {{"path", std::string(4096, 'x')}});
+  CHECK(e["data"]["kind"] == "io");
+  CHECK(e["data"]["errno"] == "ENAMETOOLONG");
+  CHECK(root.files() == std::vector<std::string>{"a.txt"});
+  CHECK(p.ok("read_text", {{"path", "a.txt"}})["content"] == "keep\n");
+}
+
 TEST_CASE("a + line with a NUL byte refuses the whole patch as not_text before any write") {
   TempDir root;
   root.write("a.txt", "one\n");
