@@ -171,6 +171,13 @@ Incoming classify(json msg) {
   } else if (params->is_object()) {
     in.params = std::move(*params);
   } else if (params->is_array()) {
+    // A well-formed notification whose params editd cannot use gets no
+    // answer, as every notification (JSON-RPC 2.0); it is read as one
+    // without params, which none of editd's notifications acts on.
+    if (!has_id) {
+      in.params = json::object();
+      return in;
+    }
     Incoming bad = invalid(ErrorKind::kInvalidParams,
                            "params must be an object with named members, not an array", id);
     bad.error->data["param"] = "params";

@@ -87,6 +87,10 @@ TEST_CASE("unknown methods, notifications and unknown params") {
   CHECK(e["data"]["kind"] == "method_not_found");
   // A notification gets no reply: the next reply is for the following request.
   p.send({{"jsonrpc", "2.0"}, {"method", "read_text"}, {"params", {{"path", "a.txt"}}}});
+  // Nor does one whose params are an array (a JSON-RPC request may have them;
+  // editd's methods take named params).
+  for (const char* method : {"read_text", "$/cancel_request", "notifications/cancelled"})
+    p.send({{"jsonrpc", "2.0"}, {"method", method}, {"params", json::array({1})}});
   json r = p.ok("read_text", {{"path", "a.txt"}, {"sessionId", "s1"}, {"_meta", {{"x", 1}}}});
   CHECK(r["content"] == "x\n");
   CHECK(p.other.empty());
