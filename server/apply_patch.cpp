@@ -211,10 +211,18 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   if (!parsed) co_return parsed.error();
 
   std::map<std::string, std::string> canonical;  // display path -> canonical
-  if (auto r = normalise_paths(ctx.backend, *parsed, canonical); !r) co_return r.error();
+  if (auto r = normalise_paths(ctx.backend, *parsed, canonical); !r) {
+    // Judged in its turn (resolve_in_turn): again, once the requests before
+    // it have ended. Paths already normalised resolve to themselves.
+    if (ctx.place) co_await ctx.place->after_earlier();
+    canonical.clear();
+    if (auto again = normalise_paths(ctx.backend, *parsed, canonical); !again)
+      co_return again.error();
+  }
   std::map<std::string, std::string> expected;  // display path -> fingerprint
   for (const auto& [key, fp] : p.expected_fingerprints) {
     auto c = ctx.backend.resolve(key);
+    if (!c) c = co_await resolve_in_turn(ctx, key, std::move(c));
     if (!c) co_return c.error();
     std::string shown = ctx.backend.display_path(*c);
     if (!canonical.count(shown)) co_return untouched_expectation(key);

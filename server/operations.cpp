@@ -178,6 +178,14 @@ Result<Operations::Change> Operations::compute(const Current& cur, const Transfo
   return change;
 }
 
+boost::asio::awaitable<Result<std::string>> Operations::resolve_in_turn(const RequestContext& ctx,
+                                                                        const std::string& path,
+                                                                        Result<std::string> first) {
+  if (first || !ctx.place) co_return first;
+  co_await ctx.place->after_earlier();
+  co_return ctx.backend.resolve(path);
+}
+
 boost::asio::awaitable<LockChains::Guard> Operations::lock_one(const RequestContext& ctx,
                                                                const std::string& canonical,
                                                                LockChains::Mode mode) {
@@ -221,6 +229,7 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
                                          const Transform& transform) {
   if (options_.read_only) co_return read_only_error(p.path);
   auto canonical = ctx.backend.resolve(p.path);
+  if (!canonical) canonical = co_await resolve_in_turn(ctx, p.path, std::move(canonical));
   if (!canonical) co_return canonical.error();
   LockChains::Guard guard = co_await lock_one(ctx, *canonical);
   if (auto c = check_cancel(ctx); !c) co_return c.error();
@@ -410,6 +419,7 @@ boost::asio::awaitable<std::pair<Result<void>, std::vector<Fd>>> Operations::wri
 boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
     RequestContext& ctx, protocol::ReadTextParams p) {
   auto canonical = ctx.backend.resolve(p.path);
+  if (!canonical) canonical = co_await resolve_in_turn(ctx, p.path, std::move(canonical));
   if (!canonical) co_return canonical.error();
   LockChains::Guard guard = co_await lock_one(ctx, *canonical, LockChains::Mode::kShared);
   if (auto c = check_cancel(ctx); !c) co_return c.error();
@@ -467,6 +477,7 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
 boost::asio::awaitable<Result<protocol::FingerprintResult>> Operations::fingerprint(
     RequestContext& ctx, protocol::FingerprintParams p) {
   auto canonical = ctx.backend.resolve(p.path);
+  if (!canonical) canonical = co_await resolve_in_turn(ctx, p.path, std::move(canonical));
   if (!canonical) co_return canonical.error();
   LockChains::Guard guard = co_await lock_one(ctx, *canonical, LockChains::Mode::kShared);
   auto bytes = co_await ctx.backend.read(*canonical);

@@ -235,6 +235,15 @@ class Operations {
   boost::asio::awaitable<protocol::ToolResultBlock> editor_view(
       RequestContext& ctx, const protocol::TextEditorParams& p);
 
+  // `path` resolved again once the requests sent before this one on its
+  // connection have ended, when resolving it at once failed (`first`): a file
+  // they delete or move may stand where this path needs a directory, and the
+  // path must be judged as the tree will be in its turn. Resolving succeeds at
+  // once in every other case, and that result holds: the backend walks the
+  // path again when it opens it.
+  boost::asio::awaitable<Result<std::string>> resolve_in_turn(const RequestContext& ctx,
+                                                              const std::string& path,
+                                                              Result<std::string> first);
   // A read takes its file's chain shared, a mutation exclusive (lock_chain.h),
   // in the request's place among its connection's.
   boost::asio::awaitable<LockChains::Guard> lock_one(

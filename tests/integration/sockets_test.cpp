@@ -350,6 +350,49 @@ TEST_CASE(
   CHECK(root.read("a.txt") == "third\n");
 }
 
+TEST_CASE(
+    "a path is judged in its turn: a file deleted or moved just before may become a directory") {
+  TempDir root;
+  root.write("p", "a file where a directory will be\n");
+  root.write("m", "moved away\n");
+  root.write("a.txt", "x\n");
+  auto p = spawn_editd(root);
+  for (int i = 0; i < 8; ++i)
+    p.send({{"jsonrpc", "2.0"},
+            {"id", "warm" + std::to_string(i)},
+            {"method", "fingerprint"},
+            {"params", {{"path", "a.txt"}}}});
+  for (int i = 0; i < 8; ++i) REQUIRE(p.read_message().contains("result"));
+  auto request = [](const std::string& id, const std::string& method, json params) {
+    return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump() +
+           "\n";
+  };
+  p.write_raw(
+      request("delete", "apply_patch",
+              {{"patch", "*** Begin Patch\n*** Delete File: p\n*** End Patch\n"}}) +
+      request("write", "write_text", {{"path", "p/g.txt"}, {"content", "g\n"}}) +
+      request("read", "read_text", {{"path", "p/g.txt"}}) +
+      request("move", "apply_patch",
+              {{"patch",
+                "*** Begin Patch\n*** Update File: m\n*** Move to: m2\n@@\n-moved away\n+moved\n"
+                "*** End Patch\n"}}) +
+      request("create", "create", {{"path", "m/inner.txt"}, {"content", "in\n"}}) +
+      request("patch", "apply_patch",
+              {{"patch", "*** Begin Patch\n*** Add File: m/other.txt\n+o\n*** End Patch\n"}}));
+  std::map<std::string, json> replies;
+  for (int i = 0; i < 6; ++i) {
+    json m = p.read_message();
+    replies[m["id"].get<std::string>()] = m;
+  }
+  for (const char* id : {"delete", "write", "read", "move", "create", "patch"})
+    CHECK_MESSAGE(replies[id].contains("result"), id, ": ", replies[id].dump().substr(0, 300));
+  CHECK(replies["read"]["result"]["content"] == "g\n");
+  CHECK(root.read("p/g.txt") == "g\n");
+  CHECK(root.read("m2") == "moved\n");
+  CHECK(root.read("m/inner.txt") == "in\n");
+  CHECK(root.read("m/other.txt") == "o\n");
+}
+
 TEST_CASE("with --require-read, an edit sent right after a read of a big file finds it read") {
   // A read of a file over 64 KiB renders it on the pool; an edit sent after it
   // on the same connection must find the file known, however long that takes.
