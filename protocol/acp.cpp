@@ -113,6 +113,16 @@ json tool_call_failed(const std::string& session_id, const std::string& tool_cal
                                      {"rawOutput", {{"error", std::move(raw)}}}});
 }
 
+json tool_call_failed(const std::string& session_id, const std::string& tool_call_id,
+                      const std::string& text, const json& result) {
+  json content = {{"type", "content"}, {"content", {{"type", "text"}, {"text", text}}}};
+  return session_update(session_id, {{"sessionUpdate", "tool_call_update"},
+                                     {"toolCallId", tool_call_id},
+                                     {"status", "failed"},
+                                     {"content", json::array({std::move(content)})},
+                                     {"rawOutput", result}});
+}
+
 json permission_params(const std::string& session_id, const std::string& tool_call_id,
                        const std::string& shown, const Diff& diff) {
   json tool_call = {{"toolCallId", tool_call_id},

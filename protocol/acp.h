@@ -83,6 +83,10 @@ json tool_call_completed(const std::string& session_id, const std::string& tool_
                          const json& result, const std::vector<Diff>& diffs);
 json tool_call_failed(const std::string& session_id, const std::string& tool_call_id,
                       const Error& error);
+// Failed, for a method whose result says it failed (a provider's tool result):
+// `text` as content, the result as rawOutput.
+json tool_call_failed(const std::string& session_id, const std::string& tool_call_id,
+                      const std::string& text, const json& result);
 
 // session/request_permission for one write: the tool call (titled "edit
 // <shown>", the diff as content) and the options allow_once, allow_always and

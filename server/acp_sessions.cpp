@@ -66,8 +66,11 @@ json tool_call_started(const std::string& session, const std::string& tool_call_
 }
 
 json tool_call_finished(const std::string& session, const std::string& tool_call_id,
-                        const Result<json>& result, const std::vector<FileChange>& changes) {
+                        const Method& m, const Result<json>& result,
+                        const std::vector<FileChange>& changes) {
   if (!result) return acp::tool_call_failed(session, tool_call_id, result.error());
+  if (auto text = m.failure_in(*result))
+    return acp::tool_call_failed(session, tool_call_id, *text, *result);
   std::vector<acp::Diff> diffs;
   diffs.reserve(changes.size());
   for (const FileChange& c : changes) diffs.push_back(to_diff(c));
@@ -147,7 +150,7 @@ asio::awaitable<Result<json>> AcpSessions::run(const Method& m, const json& para
   ctx.place = place;
 
   const std::string tool_call_id = "editd-call-" + std::to_string(next_tool_call_++);
-  const bool announce = !sessions_.empty() && m.mutates && !m.dry_run(params);
+  const bool announce = !sessions_.empty() && !m.writes_nothing(params);
   std::vector<FileChange> changes;
   if (announce) {
     ctx.changes = &changes;
@@ -158,7 +161,7 @@ asio::awaitable<Result<json>> AcpSessions::run(const Method& m, const json& para
   Result<json> result = co_await m.run(ctx, params);
   if (announce)
     notify_(std::string(acp::kSessionUpdate),
-            tool_call_finished(*session, tool_call_id, result, changes));
+            tool_call_finished(*session, tool_call_id, m, result, changes));
   co_return result;
 }
 

@@ -128,6 +128,24 @@ bool Method::dry_run(const json& params) const {
   return it != params.end() && it->is_boolean() && it->get<bool>();
 }
 
+bool Method::writes_nothing(const json& params) const {
+  if (!mutates || dry_run(params)) return true;
+  if (name != "anthropic_text_editor" || !params.is_object()) return false;
+  auto command = params.find("command");
+  return command != params.end() && *command == "view";
+}
+
+std::optional<std::string> Method::failure_in(const json& result) const {
+  if (!provider_native || !result.is_object()) return std::nullopt;
+  auto text = [&](const char* key) {
+    auto it = result.find(key);
+    return it != result.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (auto e = result.find("is_error"); e != result.end() && *e == true) return text("content");
+  if (auto s = result.find("status"); s != result.end() && *s == "failed") return text("output");
+  return std::nullopt;
+}
+
 template <class Params, class R>
 boost::asio::awaitable<Result<json>> Registry::invoke(
     Result<Params> (*decode)(const json&),

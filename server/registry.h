@@ -15,6 +15,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,6 +52,12 @@ struct Method {
 
   // A mutation asked to write nothing (`dryRun: true`).
   bool dry_run(const nlohmann::json& params) const;
+  // A call that will write nothing: a dry run, or the text editor's `view`.
+  bool writes_nothing(const nlohmann::json& params) const;
+  // The text a provider-native result gives when it reports a failure (the
+  // text editor's is_error, apply_patch_call_output's status "failed");
+  // nullopt for any other result.
+  std::optional<std::string> failure_in(const nlohmann::json& result) const;
 };
 
 class Registry {

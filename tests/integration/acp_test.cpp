@@ -413,6 +413,34 @@ TEST_CASE(
   ed.ok("read_text", {{"path", "a.txt"}});
   ed.ok("write_text", {{"path", "a.txt"}, {"content", "x\n"}, {"dryRun", true}});
   CHECK(ed.updates.empty());  // reads and dry runs are not announced
+  ed.ok("anthropic_text_editor", {{"command", "view"}, {"path", "a.txt"}});
+  CHECK(ed.updates.empty());  // the text editor's view is a read
+
+  // A provider's tool reports its failures in its result: announced as failed.
+  json out =
+      ed.ok("openai_apply_patch",
+            {{"operation",
+              {{"type", "update_file"}, {"path", "a.txt"}, {"diff", "@@\n-no such line\n+y\n"}}}});
+  REQUIRE(out["status"] == "failed");
+  REQUIRE(ed.updates.size() == 2);
+  CHECK(ed.updates[1]["update"]["status"] == "failed");
+  CHECK(ed.updates[1]["update"]["rawOutput"] == out);
+  CHECK(ed.updates[1]["update"]["content"][0]["content"]["text"] == out["output"]);
+  ed.updates.clear();
+  out = ed.ok("anthropic_text_editor", {{"command", "str_replace"},
+                                        {"path", "a.txt"},
+                                        {"old_str", "no such line"},
+                                        {"new_str", "y"}});
+  REQUIRE(out["is_error"] == true);
+  REQUIRE(ed.updates.size() == 2);
+  CHECK(ed.updates[1]["update"]["status"] == "failed");
+  CHECK(ed.updates[1]["update"]["content"][0]["content"]["text"] == out["content"]);
+  ed.updates.clear();
+  out = ed.ok("anthropic_text_editor",
+              {{"command", "str_replace"}, {"path", "a.txt"}, {"old_str", "A"}, {"new_str", "y"}});
+  CHECK_FALSE(out.contains("is_error"));
+  REQUIRE(ed.updates.size() == 2);
+  CHECK(ed.updates[1]["update"]["status"] == "completed");
 }
 
 TEST_CASE("editd ends promptly when the client goes away while editd waits for its answer") {
