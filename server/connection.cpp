@@ -358,6 +358,10 @@ asio::awaitable<void> Connection::write_loop() {
       co_await stream_->write_all(batch, ec);
       if (output_failed_) continue;
       if (ec) {
+        // The client going away is routine; any other failure loses replies.
+        if (ec != boost::asio::error::broken_pipe && ec != boost::asio::error::connection_reset)
+          spdlog::warn("connection {}: replies cannot be written: {}", stream_->peer(),
+                       ec.message());
         fail_output("write: " + ec.message());
         continue;
       }

@@ -1,9 +1,11 @@
 // editd: the file-editing JSON-RPC server for AI agents and editors.
+#include <fcntl.h>
 #include <malloc.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <iostream>
 
@@ -14,8 +16,26 @@
 #include "server/server.h"
 #include "server/tools_command.h"
 
+namespace {
+
+// Started with stdin, stdout or stderr closed, editd's first descriptors
+// would take their numbers: stdio would read the root directory, and replies
+// or log lines would be written into whatever file was opened next (a temp
+// file of an atomic write). Each closed one is /dev/null instead: a closed
+// stdin reads as the end of input.
+void open_standard_descriptors() {
+  for (int fd = 0; fd <= 2; ++fd) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int got = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+    if (got != fd) std::_Exit(2);  // a lower number was free: cannot happen
+  }
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   using namespace editd;
+  open_standard_descriptors();
   // One malloc arena: a file-sized buffer freed by a pool thread is reused by
   // the next request, whichever thread runs it. With an arena per thread each
   // kept its own freed buffers, and peak memory grew with the thread count

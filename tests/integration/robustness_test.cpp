@@ -296,6 +296,18 @@ TEST_CASE("out of descriptors, accepting backs off with two log lines and resume
   CHECK(s.process.wait() == 0);
 }
 
+TEST_CASE("started with stdin closed, editd reads the end of input and exits 0") {
+  // Its own descriptors took the number 0, and stdio waited on one of them.
+  TempDir root;
+  root.write("a.txt", "a\n");
+  Process p("/bin/sh",
+            {"-c", "exec 0<&- 2>&-; exec \"$0\" --root \"$1\"", EDITD_BINARY, root.str()});
+  CHECK(p.wait(std::chrono::milliseconds(10000)) == 0);
+  CHECK_FALSE(p.read_line().has_value());
+  CHECK(root.files() == std::vector<std::string>{"a.txt"});
+  CHECK(root.read("a.txt") == "a\n");
+}
+
 TEST_CASE("SIGHUP is ignored on stdio: editd goes on serving, then ends at EOF with 0") {
   TempDir root;
   root.write("a.txt", "a\n");
