@@ -1,5 +1,8 @@
 #include "protocol/methods.h"
 
+#include <cmath>
+#include <cstdint>
+
 #include "protocol/params.h"
 
 namespace editd::protocol {
@@ -189,13 +192,24 @@ std::optional<std::string> lenient_string(const json& p, const char* key,
   return std::nullopt;
 }
 
+// The integer at `key`, when it is one from -2^63 to 2^63 - 1 (2.0 is 2);
+// `problem` says what is wrong with any other value there.
 std::optional<std::int64_t> lenient_integer(const json& p, const char* key,
                                             std::optional<std::string>& problem) {
   auto it = p.find(key);
   if (it == p.end() || it->is_null()) return std::nullopt;
+  constexpr double kLimit = 9223372036854775808.0;  // 2^63
+  if (it->is_number_unsigned() &&
+      it->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+    if (!problem)
+      problem = std::string("Parameter `") + key + "` must be at most " + std::to_string(INT64_MAX);
+    return std::nullopt;
+  }
   if (it->is_number_integer()) return it->get<std::int64_t>();
-  if (it->is_number_float() && it->get<double>() == static_cast<double>(static_cast<std::int64_t>(it->get<double>())))
-    return static_cast<std::int64_t>(it->get<double>());
+  if (it->is_number_float()) {
+    const double v = it->get<double>();
+    if (v >= -kLimit && v < kLimit && v == std::trunc(v)) return static_cast<std::int64_t>(v);
+  }
   if (!problem) problem = std::string("Parameter `") + key + "` must be an integer";
   return std::nullopt;
 }
@@ -219,8 +233,12 @@ Result<TextEditorParams> decode_text_editor(const json& p) {
     else
       r.insert_line = static_cast<std::uint64_t>(*line);
   }
-  if (auto m = lenient_integer(p, "max_characters", problem); m && *m > 0)
-    r.max_characters = static_cast<std::uint64_t>(*m);
+  if (auto m = lenient_integer(p, "max_characters", problem)) {
+    if (*m < 1)
+      problem = problem.value_or("Parameter `max_characters` must be 1 or more");
+    else
+      r.max_characters = static_cast<std::uint64_t>(*m);
+  }
   if (auto range = p.find("view_range"); range != p.end() && !range->is_null()) {
     if (!range->is_array() || range->size() != 2 || !(*range)[0].is_number_integer() ||
         !(*range)[1].is_number_integer())

@@ -549,7 +549,8 @@ asio::awaitable<Result<json>> Connection::call_tool(const json& params,
                                                     std::shared_ptr<CancelState> cancel,
                                                     Arrivals::Place& place) {
   auto name = params.find("name");
-  if (name == params.end() || !name->is_string()) co_return missing_tool_name();
+  if (name == params.end() || name->is_null()) co_return missing_tool_name();
+  if (!name->is_string()) co_return invalid_param("name", "must be a string (a tool's name)");
   const Method* m = server_.registry().find(name->get_ref<const std::string&>());
   if (!m || m->name != name->get_ref<const std::string&>())
     co_return unknown_tool(name->get<std::string>());

@@ -286,6 +286,11 @@ TEST_CASE(
   json unknown = p.request("tools/call", {{"name", "frobnicate"}, {"arguments", json::object()}});
   CHECK(unknown["error"]["code"] == -32602);
   replies.push_back(unknown);
+  json mistyped = p.request("tools/call", {{"name", 5}, {"arguments", json::object()}});
+  CHECK(mistyped["error"]["code"] == -32602);
+  CHECK(mistyped["error"]["message"].get<std::string>().find("must be a string") !=
+        std::string::npos);
+  replies.push_back(mistyped);
   // Plain methods are not MCP methods; editd's own codes never go out.
   json plain = p.request("read_text", {{"path", "calc.js"}});
   CHECK(plain["error"]["code"] == -32601);

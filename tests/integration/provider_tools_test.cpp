@@ -106,6 +106,23 @@ TEST_CASE("text editor: documented errors first, then editd's hints; nothing wri
   CHECK(bad["content"].get<std::string>().find("insert_line") != std::string::npos);
   json no_path = editor(p, {{"command", "view"}});
   CHECK(no_path["is_error"] == true);
+  // Integers out of range are named, whatever JSON number holds them.
+  for (const char* v : {"0", "-1", "9223372036854775808", "18446744073709551615", "1e300"}) {
+    CAPTURE(v);
+    json input = {{"command", "view"}, {"path", "primes.py"}};
+    input["max_characters"] = json::parse(v);
+    json r = editor(p, input);
+    CHECK(r["is_error"] == true);
+    CHECK(r["content"].get<std::string>().find("max_characters") != std::string::npos);
+  }
+  json far = editor(p, {{"command", "insert"},
+                        {"path", "primes.py"},
+                        {"insert_line", json::parse("9223372036854775808")},
+                        {"insert_text", "x"}});
+  CHECK(far["content"].get<std::string>().find("must be at most 9223372036854775807") !=
+        std::string::npos);
+  CHECK(editor(p, {{"command", "view"}, {"path", "primes.py"}, {"max_characters", 2.0}})
+            .value("is_error", false) == false);
   CHECK(root.read("primes.py") == kPrimes);
 }
 
