@@ -140,11 +140,14 @@ Incoming classify(json msg) {
       return invalid(ErrorKind::kInvalidRequest, "'id' must be a string or a number");
     }
   }
+  const bool has_method = msg.contains("method");
   auto version = msg.find("jsonrpc");
-  if (version == msg.end() || *version != "2.0")
-    return invalid(ErrorKind::kInvalidRequest, "'jsonrpc' must be \"2.0\"", id);
+  if (version == msg.end() || *version != "2.0") {
+    Incoming bad = invalid(ErrorKind::kInvalidRequest, "'jsonrpc' must be \"2.0\"", id);
+    bad.no_method = !has_method;
+    return bad;
+  }
 
-  bool has_method = msg.contains("method");
   if (!has_method && (msg.contains("result") || msg.contains("error"))) {
     Incoming in;
     in.type = Incoming::Type::kResponse;
@@ -158,8 +161,11 @@ Incoming classify(json msg) {
     }
     return in;
   }
-  if (!has_method || !msg["method"].is_string())
-    return invalid(ErrorKind::kInvalidRequest, "'method' must be a string", id);
+  if (!has_method || !msg["method"].is_string()) {
+    Incoming bad = invalid(ErrorKind::kInvalidRequest, "'method' must be a string", id);
+    bad.no_method = !has_method;
+    return bad;
+  }
 
   Incoming in;
   in.type = has_id ? Incoming::Type::kRequest : Incoming::Type::kNotification;

@@ -28,6 +28,9 @@ struct Incoming {
   json params;              // request / notification: an object (empty if absent)
   json result;              // response
   std::optional<Error> error;  // invalid: what to answer; response: the client's error
+  // invalid: the message has no method, so it may be a malformed answer to a
+  // call of editd's (no result nor error, no jsonrpc) rather than a request.
+  bool no_method = false;
 };
 
 // The deepest nesting of arrays and objects a message may have; the message

@@ -420,6 +420,19 @@ void Connection::on_line(std::string line) {
   Incoming in = protocol::parse_message(line);
   switch (in.type) {
     case Incoming::Type::kInvalid:
+      // A malformed answer to one of editd's calls fails that call; it is
+      // not a request to answer.
+      if (in.no_method && in.id.is_number_integer() &&
+          pending_.count(in.id.get<std::int64_t>()) != 0) {
+        Incoming answer;
+        answer.type = Incoming::Type::kResponse;
+        answer.id = in.id;
+        answer.error =
+            Error(ErrorKind::kDelegateFailed,
+                  "the client's answer is not a JSON-RPC response: " + in.error->message);
+        on_response(std::move(answer));
+        break;
+      }
       send(error_reply(in.id, *in.error));
       break;
     case Incoming::Type::kResponse:

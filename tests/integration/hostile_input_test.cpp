@@ -147,6 +147,33 @@ TEST_CASE("a client's error with a non-integer code fails only the call that wai
   CHECK(p.response_to(id)["result"]["content"] == "ok\n");
 }
 
+TEST_CASE("a client's answer with neither result nor error, or without jsonrpc, fails its call") {
+  TempDir root;
+  auto p = spawn_editd(root, {"--backend", "delegated"});
+  p.ok("initialize",
+       {{"protocolVersion", 1},
+        {"clientCapabilities", {{"fs", {{"readTextFile", true}, {"writeTextFile", true}}}}}});
+  std::int64_t id = 100;
+  for (const std::string& answer :
+       {R"({"jsonrpc":"2.0","id":ID})"s, R"({"id":ID,"result":{"content":"x\n"}})"s,
+        R"({"jsonrpc":"1.0","id":ID,"result":{"content":"x\n"}})"s}) {
+    CAPTURE(answer);
+    p.send(
+        {{"jsonrpc", "2.0"}, {"id", id}, {"method", "read_text"}, {"params", {{"path", "a.txt"}}}});
+    json call = p.read_message();
+    REQUIRE(call["method"] == "fs/read_text_file");
+    std::string line = answer;
+    line.replace(line.find("ID"), 2, call["id"].dump());
+    p.write_raw(line + "\n");
+    json r = p.response_to(id++);
+    CHECK(r["error"]["data"]["kind"] == "delegate_failed");
+    CHECK(r["error"]["message"].get<std::string>().find("not a JSON-RPC response") !=
+          std::string::npos);
+  }
+  // The malformed answers were not answered as requests.
+  CHECK(p.other.empty());
+}
+
 TEST_CASE("integer params far out of range are invalid_params naming the param") {
   TempDir root;
   root.write("a.txt", "one\ntwo\n");
