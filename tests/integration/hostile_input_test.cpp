@@ -15,6 +15,13 @@ std::string nested(std::size_t depth) { return std::string(depth, '[') + std::st
 // A JSON string literal of `s` (NUL and all).
 std::string quoted(const std::string& s) { return json(s).dump(); }
 
+// Initializes `p` (--backend delegated) as a client that offers fs.
+void initialize_with_fs(Process& p) {
+  p.ok("initialize",
+       {{"protocolVersion", 1},
+        {"clientCapabilities", {{"fs", {{"readTextFile", true}, {"writeTextFile", true}}}}}});
+}
+
 void check_alive(Process& p, const TempDir& root) {
   root.write("alive.txt", "still here\n");
   CHECK(p.ok("read_text", {{"path", "alive.txt"}})["content"] == "still here\n");
@@ -118,9 +125,7 @@ TEST_CASE("an unauthenticated TCP client sending deep nesting gets an error and 
 TEST_CASE("a client's error with a non-integer code fails only the call that waited for it") {
   TempDir root;
   auto p = spawn_editd(root, {"--backend", "delegated"});
-  p.ok("initialize",
-       {{"protocolVersion", 1},
-        {"clientCapabilities", {{"fs", {{"readTextFile", true}, {"writeTextFile", true}}}}}});
+  initialize_with_fs(p);
   std::int64_t id = 100;
   for (const char* code : {R"("boom")", "1.5", "1e300", "null", "{}"}) {
     p.send(
@@ -150,9 +155,7 @@ TEST_CASE("a client's error with a non-integer code fails only the call that wai
 TEST_CASE("a client's answer with neither result nor error, or without jsonrpc, fails its call") {
   TempDir root;
   auto p = spawn_editd(root, {"--backend", "delegated"});
-  p.ok("initialize",
-       {{"protocolVersion", 1},
-        {"clientCapabilities", {{"fs", {{"readTextFile", true}, {"writeTextFile", true}}}}}});
+  initialize_with_fs(p);
   std::int64_t id = 100;
   for (const std::string& answer :
        {R"({"jsonrpc":"2.0","id":ID})"s, R"({"id":ID,"result":{"content":"x\n"}})"s,

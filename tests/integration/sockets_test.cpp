@@ -41,6 +41,34 @@ struct UnixServer {
   }
 };
 
+// One request as a line, for several sent in one write.
+std::string request_line(const std::string& id, const std::string& method, json params) {
+  return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}}
+             .dump() +
+         "\n";
+}
+
+// Small replies first, so that the requests sent next may run together (the
+// first requests of a connection run alone).
+void warm_up(Process& p, const std::string& path) {
+  for (int i = 0; i < 8; ++i)
+    p.send({{"jsonrpc", "2.0"},
+            {"id", "warm" + std::to_string(i)},
+            {"method", "fingerprint"},
+            {"params", {{"path", path}}}});
+  for (int i = 0; i < 8; ++i) REQUIRE(p.read_message().contains("result"));
+}
+
+// The next `n` replies, by their (string) ids.
+std::map<std::string, json> replies_by_id(Process& p, int n) {
+  std::map<std::string, json> replies;
+  for (int i = 0; i < n; ++i) {
+    json m = p.read_message();
+    replies[m["id"].get<std::string>()] = m;
+  }
+  return replies;
+}
+
 }  // namespace
 
 TEST_CASE("a Unix socket serves several connections, each its own session, with mode 0600") {
@@ -313,37 +341,12 @@ TEST_CASE(
   const std::string patch = large_patch_old_to_new();
   REQUIRE(patch.size() > 64 * 1024);
   auto p = spawn_editd(root);
-  // Small replies first, so that what follows may run together (the first
-  // requests of a connection run alone).
-  for (int i = 0; i < 8; ++i)
-    p.send({{"jsonrpc", "2.0"},
-            {"id", "warm" + std::to_string(i)},
-            {"method", "fingerprint"},
-            {"params", {{"path", "a.txt"}}}});
-  for (int i = 0; i < 8; ++i) REQUIRE(p.read_message().contains("result"));
-  p.write_raw(json{{"jsonrpc", "2.0"},
-                   {"id", "patch"},
-                   {"method", "apply_patch"},
-                   {"params", {{"patch", patch}}}}
-                  .dump() +
-              "\n" +
-              json{{"jsonrpc", "2.0"},
-                   {"id", "read"},
-                   {"method", "read_text"},
-                   {"params", {{"path", "a.txt"}}}}
-                  .dump() +
-              "\n" +
-              json{{"jsonrpc", "2.0"},
-                   {"id", "edit"},
-                   {"method", "str_replace"},
-                   {"params", {{"path", "a.txt"}, {"oldText", "new"}, {"newText", "third"}}}}
-                  .dump() +
-              "\n");
-  std::map<std::string, json> replies;
-  for (int i = 0; i < 3; ++i) {
-    json m = p.read_message();
-    replies[m["id"].get<std::string>()] = m;
-  }
+  warm_up(p, "a.txt");
+  p.write_raw(request_line("patch", "apply_patch", {{"patch", patch}}) +
+              request_line("read", "read_text", {{"path", "a.txt"}}) +
+              request_line("edit", "str_replace",
+                           {{"path", "a.txt"}, {"oldText", "new"}, {"newText", "third"}}));
+  std::map<std::string, json> replies = replies_by_id(p, 3);
   CHECK_MESSAGE(replies["patch"].contains("result"), replies["patch"].dump().substr(0, 300));
   CHECK(replies["read"]["result"]["content"] == "new\n");
   CHECK_MESSAGE(replies["edit"].contains("result"), replies["edit"].dump().substr(0, 300));
@@ -357,33 +360,21 @@ TEST_CASE(
   root.write("m", "moved away\n");
   root.write("a.txt", "x\n");
   auto p = spawn_editd(root);
-  for (int i = 0; i < 8; ++i)
-    p.send({{"jsonrpc", "2.0"},
-            {"id", "warm" + std::to_string(i)},
-            {"method", "fingerprint"},
-            {"params", {{"path", "a.txt"}}}});
-  for (int i = 0; i < 8; ++i) REQUIRE(p.read_message().contains("result"));
-  auto request = [](const std::string& id, const std::string& method, json params) {
-    return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump() +
-           "\n";
-  };
+  warm_up(p, "a.txt");
   p.write_raw(
-      request("delete", "apply_patch",
-              {{"patch", "*** Begin Patch\n*** Delete File: p\n*** End Patch\n"}}) +
-      request("write", "write_text", {{"path", "p/g.txt"}, {"content", "g\n"}}) +
-      request("read", "read_text", {{"path", "p/g.txt"}}) +
-      request("move", "apply_patch",
-              {{"patch",
-                "*** Begin Patch\n*** Update File: m\n*** Move to: m2\n@@\n-moved away\n+moved\n"
-                "*** End Patch\n"}}) +
-      request("create", "create", {{"path", "m/inner.txt"}, {"content", "in\n"}}) +
-      request("patch", "apply_patch",
-              {{"patch", "*** Begin Patch\n*** Add File: m/other.txt\n+o\n*** End Patch\n"}}));
-  std::map<std::string, json> replies;
-  for (int i = 0; i < 6; ++i) {
-    json m = p.read_message();
-    replies[m["id"].get<std::string>()] = m;
-  }
+      request_line("delete", "apply_patch",
+                   {{"patch", "*** Begin Patch\n*** Delete File: p\n*** End Patch\n"}}) +
+      request_line("write", "write_text", {{"path", "p/g.txt"}, {"content", "g\n"}}) +
+      request_line("read", "read_text", {{"path", "p/g.txt"}}) +
+      request_line(
+          "move", "apply_patch",
+          {{"patch",
+            "*** Begin Patch\n*** Update File: m\n*** Move to: m2\n@@\n-moved away\n+moved\n"
+            "*** End Patch\n"}}) +
+      request_line("create", "create", {{"path", "m/inner.txt"}, {"content", "in\n"}}) +
+      request_line("patch", "apply_patch",
+                   {{"patch", "*** Begin Patch\n*** Add File: m/other.txt\n+o\n*** End Patch\n"}}));
+  std::map<std::string, json> replies = replies_by_id(p, 6);
   for (const char* id : {"delete", "write", "read", "move", "create", "patch"})
     CHECK_MESSAGE(replies[id].contains("result"), id, ": ", replies[id].dump().substr(0, 300));
   CHECK(replies["read"]["result"]["content"] == "g\n");
@@ -402,29 +393,17 @@ TEST_CASE("with --require-read, an edit sent right after a read of a big file fi
   REQUIRE(big.size() > 2 * 1024 * 1024);
   for (int f = 0; f < 3; ++f) root.write("big" + std::to_string(f) + ".txt", big);
   auto p = spawn_editd(root, {"--require-read"});
-  for (int i = 0; i < 8; ++i)
-    p.send({{"jsonrpc", "2.0"},
-            {"id", "warm" + std::to_string(i)},
-            {"method", "fingerprint"},
-            {"params", {{"path", "big0.txt"}}}});
-  for (int i = 0; i < 8; ++i) REQUIRE(p.read_message().contains("result"));
+  warm_up(p, "big0.txt");
   for (int f = 0; f < 3; ++f) {
     const std::string path = "big" + std::to_string(f) + ".txt";
     CAPTURE(path);
-    auto request = [](const std::string& id, const std::string& method, json params) {
-      return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump() +
-             "\n";
-    };
-    p.write_raw(request("read", "read_text", {{"path", path}, {"format", "hashline"}}) +
-                request("edit", "str_replace",
-                        {{"path", path}, {"oldText", "line 5 of"}, {"newText", "line five of"}}) +
-                request("again", "str_replace",
-                        {{"path", path}, {"oldText", "line 7 of"}, {"newText", "line seven of"}}));
-    std::map<std::string, json> replies;
-    for (int i = 0; i < 3; ++i) {
-      json m = p.read_message();
-      replies[m["id"].get<std::string>()] = m;
-    }
+    p.write_raw(
+        request_line("read", "read_text", {{"path", path}, {"format", "hashline"}}) +
+        request_line("edit", "str_replace",
+                     {{"path", path}, {"oldText", "line 5 of"}, {"newText", "line five of"}}) +
+        request_line("again", "str_replace",
+                     {{"path", path}, {"oldText", "line 7 of"}, {"newText", "line seven of"}}));
+    std::map<std::string, json> replies = replies_by_id(p, 3);
     CHECK(replies["read"].contains("result"));
     CHECK_MESSAGE(replies["edit"].contains("result"), replies["edit"].dump().substr(0, 300));
     CHECK_MESSAGE(replies["again"].contains("result"), replies["again"].dump().substr(0, 300));
