@@ -192,26 +192,30 @@ std::optional<std::string> lenient_string(const json& p, const char* key,
   return std::nullopt;
 }
 
-// The integer at `key`, when it is one from -2^63 to 2^63 - 1 (2.0 is 2);
-// `problem` says what is wrong with any other value there.
+// `v`, when it is an integer from -2^63 to 2^63 - 1 (2.0 is 2); `problem`
+// says what is wrong with any other value, naming it `name`.
+std::optional<std::int64_t> integer_value(const json& v, const std::string& name,
+                                          std::optional<std::string>& problem) {
+  constexpr double kLimit = 9223372036854775808.0;  // 2^63
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+    if (!problem) problem = "Parameter `" + name + "` must be at most " + std::to_string(INT64_MAX);
+    return std::nullopt;
+  }
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (d >= -kLimit && d < kLimit && d == std::trunc(d)) return static_cast<std::int64_t>(d);
+  }
+  if (!problem) problem = "Parameter `" + name + "` must be an integer";
+  return std::nullopt;
+}
+
+// The integer at `key` (integer_value), nullopt when absent or null.
 std::optional<std::int64_t> lenient_integer(const json& p, const char* key,
                                             std::optional<std::string>& problem) {
   auto it = p.find(key);
   if (it == p.end() || it->is_null()) return std::nullopt;
-  constexpr double kLimit = 9223372036854775808.0;  // 2^63
-  if (it->is_number_unsigned() &&
-      it->get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
-    if (!problem)
-      problem = std::string("Parameter `") + key + "` must be at most " + std::to_string(INT64_MAX);
-    return std::nullopt;
-  }
-  if (it->is_number_integer()) return it->get<std::int64_t>();
-  if (it->is_number_float()) {
-    const double v = it->get<double>();
-    if (v >= -kLimit && v < kLimit && v == std::trunc(v)) return static_cast<std::int64_t>(v);
-  }
-  if (!problem) problem = std::string("Parameter `") + key + "` must be an integer";
-  return std::nullopt;
+  return integer_value(*it, key, problem);
 }
 
 }  // namespace
@@ -240,13 +244,17 @@ Result<TextEditorParams> decode_text_editor(const json& p) {
       r.max_characters = static_cast<std::uint64_t>(*m);
   }
   if (auto range = p.find("view_range"); range != p.end() && !range->is_null()) {
-    if (!range->is_array() || range->size() != 2 || !(*range)[0].is_number_integer() ||
-        !(*range)[1].is_number_integer())
+    if (!range->is_array() || range->size() != 2 || !(*range)[0].is_number() ||
+        !(*range)[1].is_number()) {
       problem = problem.value_or(
           "Parameter `view_range` must be two integers [start, end] (end -1: to the end)");
-    else {
-      r.view_start = (*range)[0].get<std::int64_t>();
-      r.view_end = (*range)[1].get<std::int64_t>();
+    } else {
+      auto start = integer_value((*range)[0], "view_range[0]", problem);
+      auto end = integer_value((*range)[1], "view_range[1]", problem);
+      if (start && end) {
+        r.view_start = start;
+        r.view_end = end;
+      }
     }
   }
   if (!problem && r.command.empty()) problem = "Parameter `command` is required";

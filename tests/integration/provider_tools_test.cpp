@@ -123,6 +123,17 @@ TEST_CASE("text editor: documented errors first, then editd's hints; nothing wri
         std::string::npos);
   CHECK(editor(p, {{"command", "view"}, {"path", "primes.py"}, {"max_characters", 2.0}})
             .value("is_error", false) == false);
+  // view_range's elements too: 2^64-1 is not read as -1 (the whole file).
+  for (const char* range : {"[1, 18446744073709551615]", "[9223372036854775808, -1]",
+                            "[1, 1e300]"}) {
+    CAPTURE(range);
+    json r = editor(p, {{"command", "view"}, {"path", "primes.py"},
+                        {"view_range", json::parse(range)}});
+    CHECK(r["is_error"] == true);
+    CHECK(r["content"].get<std::string>().find("view_range") != std::string::npos);
+  }
+  CHECK(editor(p, {{"command", "view"}, {"path", "primes.py"}, {"view_range", {1.0, 2.0}}})
+            .value("is_error", false) == false);
   CHECK(root.read("primes.py") == kPrimes);
 }
 
