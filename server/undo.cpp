@@ -47,14 +47,29 @@ Error other_scope(const std::string& id) {
                {{"undoId", id}, {"param", "undoId"}, {"reason", "other_backend"}});
 }
 
+// What stands at a file's path now, when it is not a file (or nothing).
+enum class Standing { kFileOrNothing, kDirectory, kOther };
+
+// Whether a read's failure says the path holds something else than a regular
+// file now: a link put in its place (which no method follows), a FIFO, a
+// socket or a device. Such a path is not what the mutation left, for good:
+// an undo of it is a conflict, not a failure to retry.
+bool replaced_by_other(const Error& e) {
+  if (e.kind == ErrorKind::kNotText) return true;
+  return e.kind == ErrorKind::kIo && e.data.is_object() && e.data.value("errno", "") == "ELOOP";
+}
+
 // `expected`: the fingerprint the mutation left, nullopt for a file it removed;
 // `current`: the fingerprint of the file now, nullopt when it is missing.
 Error changed_since(const std::string& id, const std::string& shown,
                     const std::optional<std::string>& expected,
-                    const std::optional<std::string>& current, bool directory) {
+                    const std::optional<std::string>& current, Standing standing) {
   json exp = expected ? json(*expected) : json(nullptr);
   json cur = current ? json(*current) : json(nullptr);
-  std::string what = directory   ? " is a directory now"
+  std::string what = standing == Standing::kDirectory ? " is a directory now"
+                     : standing == Standing::kOther
+                         ? " is no longer a regular file (a link, FIFO, socket or device stands "
+                           "there now)"
                      : !current  ? " no longer exists"
                      : !expected ? " exists again"
                                  : " changed";
@@ -145,18 +160,20 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
   for (const KeptFile& f : entry->files) {
     Result<std::string> bytes = co_await ctx.backend.read(f.canonical);
     std::optional<std::string>& now = current.emplace_back();
-    bool directory = false;
+    Standing standing = Standing::kFileOrNothing;
     if (bytes)
       now = std::move(*bytes);
     else if (bytes.error().kind == ErrorKind::kIsDirectory)
-      directory = true;
+      standing = Standing::kDirectory;
+    else if (replaced_by_other(bytes.error()))
+      standing = Standing::kOther;
     else if (bytes.error().kind != ErrorKind::kNotFound)
       co_return bytes.error();
     const std::optional<std::string> now_fp =
         now ? std::optional(editd::fingerprint(*now)) : std::nullopt;
-    if (directory || now_fp != f.after_fingerprint)
+    if (standing != Standing::kFileOrNothing || now_fp != f.after_fingerprint)
       co_return changed_since(p.undo_id, ctx.backend.display_path(f.canonical), f.after_fingerprint,
-                              now_fp, directory);
+                              now_fp, standing);
   }
 
   // The bytes before (read back when spilled) and the diffs are an edit's

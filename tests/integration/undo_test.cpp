@@ -198,6 +198,26 @@ TEST_CASE("undo is refused, touching nothing, when a file changed after the muta
   CHECK(root.read("b.txt") == "b\n");
 }
 
+TEST_CASE("undo of a file since replaced by a link or a FIFO is a conflict, not an error to retry") {
+  TempDir root;
+  root.write("target.txt", "elsewhere\n");
+  auto p = spawn_editd(root);
+  for (const std::string kind : {"link", "fifo"}) {
+    CAPTURE(kind);
+    json w = p.ok("write_text", {{"path", "a.txt"}, {"content", "mine\n"}});
+    std::filesystem::remove(root.path() / "a.txt");
+    if (kind == "link")
+      std::filesystem::create_symlink("target.txt", root.path() / "a.txt");
+    else
+      REQUIRE(::mkfifo((root.path() / "a.txt").c_str(), 0600) == 0);
+    json e = p.fails("undo", {{"undoId", undo_id(w)}});
+    CHECK(e["data"]["kind"] == "conflict");
+    CHECK(e["message"].get<std::string>().find("no longer a regular file") != std::string::npos);
+    CHECK(root.read("target.txt") == "elsewhere\n");
+    std::filesystem::remove(root.path() / "a.txt");
+  }
+}
+
 TEST_CASE("undo of a file the mutation created removes it") {
   TempDir root;
   auto p = spawn_editd(root);
