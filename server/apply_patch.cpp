@@ -284,6 +284,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   if (!undo_id) co_return undo_id.error();
   result.undo_id = std::move(*undo_id);
   held->reset();  // other processes need not wait for the checks
+  guard.downgrade();  // nor reads: only mutations, which would change what they read
   co_await checks_after(steps, std::move(checks), result);
   co_return result;
 }

@@ -233,11 +233,36 @@ boost::asio::awaitable<LockChains::Guard> LockChains::lock(std::vector<std::stri
   co_return Guard(this, std::move(keys), mode);
 }
 
+void LockChains::Guard::downgrade() {
+  if (chains_ && mode_ == Mode::kExclusive) {
+    chains_->downgrade(keys_);
+    mode_ = Mode::kShared;
+  }
+}
+
+void LockChains::hand_on(Chain& chain, Ready& ready) {
+  // In arrival order: the next exclusive waiter alone, or every shared waiter
+  // up to the next exclusive one. Each runs once it holds all its keys.
+  while (chain.head < chain.queue.size()) {
+    Waiter& next = *chain.queue[chain.head];
+    if (!compatible(chain, next.mode)) break;
+    take(chain, next.mode);
+    if (--next.missing == 0 && next.handler) {
+      ready.emplace_back(next.executor, std::move(*next.handler));
+      next.handler.reset();
+    }
+    chain.queue[chain.head++].reset();
+  }
+  if (chain.head == chain.queue.size()) {
+    chain.queue.clear();
+    chain.head = 0;
+  }
+}
+
 void LockChains::release(const std::vector<std::string>& keys, Mode mode) {
   // Posted after the mutex is released; one handler per waiter that now holds
   // all its keys.
-  std::vector<std::pair<boost::asio::any_io_executor, boost::asio::any_completion_handler<void()>>>
-      ready;
+  Ready ready;
   std::unique_lock lock(mutex_);
   for (const std::string& key : keys) {
     auto it = chains_.find(key);
@@ -247,28 +272,27 @@ void LockChains::release(const std::vector<std::string>& keys, Mode mode) {
       --chain.shared_holders;
     else
       chain.exclusive_held = false;
-    // Hand the chain on in arrival order: the next exclusive waiter alone, or
-    // every shared waiter up to the next exclusive one. Each runs once it
-    // holds all its keys.
-    while (chain.head < chain.queue.size()) {
-      Waiter& next = *chain.queue[chain.head];
-      if (!compatible(chain, next.mode)) break;
-      take(chain, next.mode);
-      if (--next.missing == 0 && next.handler) {
-        ready.emplace_back(next.executor, std::move(*next.handler));
-        next.handler.reset();
-      }
-      chain.queue[chain.head++].reset();
-    }
-    if (chain.head == chain.queue.size()) {
-      chain.queue.clear();
-      chain.head = 0;
-      if (chain.shared_holders == 0 && !chain.exclusive_held) chains_.erase(it);
-    }
+    hand_on(chain, ready);
+    if (chain.queue.empty() && chain.shared_holders == 0 && !chain.exclusive_held)
+      chains_.erase(it);
   }
   lock.unlock();
   // Each to its own coroutine's executor: the waiter's connection may be
   // served by another thread.
+  for (auto& [executor, handler] : ready) boost::asio::post(executor, std::move(handler));
+}
+
+void LockChains::downgrade(const std::vector<std::string>& keys) {
+  Ready ready;
+  std::unique_lock lock(mutex_);
+  for (const std::string& key : keys) {
+    auto it = chains_.find(key);
+    if (it == chains_.end()) continue;
+    it->second.exclusive_held = false;
+    ++it->second.shared_holders;
+    hand_on(it->second, ready);
+  }
+  lock.unlock();
   for (auto& [executor, handler] : ready) boost::asio::post(executor, std::move(handler));
 }
 

@@ -136,6 +136,11 @@ class LockChains {
     Guard& operator=(const Guard&) = delete;
     ~Guard() { release(); }
     void release();
+    // An exclusive hold becomes a shared one: the reads queued behind it run
+    // now, beside it, while a mutation queued behind it still waits. For a
+    // mutation whose write is done and whose remaining work (the checks after
+    // the write) only reads the file.
+    void downgrade();
 
    private:
     friend class LockChains;
@@ -167,6 +172,13 @@ class LockChains {
     bool exclusive_held = false;
   };
   void release(const std::vector<std::string>& keys, Mode mode);
+  // Holds `keys` shared instead of exclusive, and hands them on as release() does.
+  void downgrade(const std::vector<std::string>& keys);
+  // With the mutex held: hands `chain` on to the waiters that may hold it now,
+  // adding those that then hold all their keys to `ready`.
+  using Ready = std::vector<
+      std::pair<boost::asio::any_io_executor, boost::asio::any_completion_handler<void()>>>;
+  void hand_on(Chain& chain, Ready& ready);
   // Completes (by a post to the caller's executor) once `waiter` holds every
   // key it queued for.
   boost::asio::awaitable<void> wait_turn(Waiter* waiter);

@@ -349,8 +349,10 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
       change->result.undo_id = history_.record(ctx.scope, std::move(files), std::move(made_dirs));
     }
     if (before) {
-      // Other processes need not wait for the checks; this file's chain does.
+      // Other processes need not wait for the checks, nor reads of the file:
+      // only mutations, whose writes would change what the checks read.
       held->reset();
+      guard.downgrade();
       change->result.diagnostics =
           co_await checks_.after(target, std::move(*before), cur.bytes, *checked_bytes);
     }

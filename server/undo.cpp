@@ -212,6 +212,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
   auto undo_id = co_await commit_steps(ctx, steps, "undo", checked);
   if (!undo_id) co_return undo_id.error();
   held->reset();  // other processes need not wait for the checks
+  guard.downgrade();  // nor reads: only mutations, which would change what they read
   co_await checks_after(steps, std::move(checks), result);
   // Directories made for files now removed go too, innermost first, when empty.
   for (auto d = entry->made_directories.rbegin(); d != entry->made_directories.rend(); ++d) {

@@ -131,6 +131,30 @@ TEST_CASE("a checker that hangs times out, the edit stands, and other files are 
   CHECK(root.read("slow.txt") == "b\n");
 }
 
+TEST_CASE("while a check runs after a write, reads of the file answer and edits of it wait") {
+  TempDir root;
+  auto p = spawn_editd(root, {"--check", "slow.txt=sleep 30", "--check-timeout", "3"});
+  root.write("warm.txt", "w\n");
+  p.ok("read_text", {{"path", "warm.txt"}});  // a first answer first: see the test above
+  auto request = [&p](const std::string& id, const std::string& method, json params) {
+    p.send({{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}});
+  };
+  // A new file: no check before the write, one after it.
+  request("write", "write_text", {{"path", "slow.txt"}, {"content", "b\n"}});
+  request("read", "read_text", {{"path", "slow.txt"}});
+  request("edit", "str_replace", {{"path", "slow.txt"}, {"oldText", "b"}, {"newText", "c"}});
+  json first = p.read_message();
+  INFO(first.dump());
+  CHECK(first["id"] == "read");
+  CHECK(first["result"]["content"] == "b\n");  // sent after the write: sees it
+  json second = p.read_message();
+  CHECK(second["id"] == "write");
+  CHECK(second["result"]["diagnosticsStatus"] == "timeout");
+  json third = p.read_message();
+  CHECK(third["id"] == "edit");
+  CHECK(root.read("slow.txt") == "c\n");
+}
+
 TEST_CASE("a checker that cannot run or fails without file:line output is reported, not fatal") {
   TempDir root;
   auto p = spawn_editd(
