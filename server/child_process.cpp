@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -12,8 +13,13 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
 #include <cerrno>
 #include <cstring>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
 
 extern char** environ;
 
@@ -34,14 +40,62 @@ struct Fd {
 };
 
 // posix_spawnp with stdin, stdout and stderr set up by the caller's file
-// actions, in `cwd`, in a new process group, with default signal dispositions
-// (editd ignores SIGPIPE and SIGHUP; a child must not inherit that).
+// actions and every other descriptor closed, in `cwd`, in a new process group,
+// with default signal dispositions (editd ignores SIGPIPE and SIGHUP; a child
+// must not inherit that).
+// The children a run_process or a Child waits for, with the status of those
+// reap_orphans() took first. A child is added under the lock it was spawned
+// under, so reap_orphans() never mistakes one for an orphan; every wait goes
+// through take_status, under the same lock.
+struct Owned {
+  std::mutex mutex;
+  std::unordered_map<pid_t, std::optional<int>> status;
+};
+
+Owned& owned() {
+  static Owned o;
+  return o;
+}
+
+// The status of child `pid` once it has exited; nullopt while it runs.
+std::optional<int> take_status(pid_t pid) {
+  Owned& o = owned();
+  std::lock_guard lock(o.mutex);
+  auto it = o.status.find(pid);
+  std::optional<int> got;
+  if (it != o.status.end() && it->second) {
+    got = it->second;
+  } else {
+    int status = 0;
+    pid_t r;
+    do r = ::waitpid(pid, &status, WNOHANG);
+    while (r < 0 && errno == EINTR);
+    if (r == 0) return std::nullopt;
+    // r < 0 (ECHILD) cannot happen for a child in the table: report it gone.
+    got = r == pid ? status : 0;
+  }
+  if (it != o.status.end()) o.status.erase(it);
+  return got;
+}
+
+// Waits for a child that was sent SIGKILL, which cannot be caught: short.
+int wait_killed(pid_t pid) {
+  for (;;) {
+    if (auto s = take_status(pid)) return *s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
 pid_t spawn_in(const std::vector<std::string>& argv, const std::string& cwd,
                posix_spawn_file_actions_t* actions, std::string& error) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
   posix_spawn_file_actions_addchdir_np(actions, cwd.c_str());
+  // Only stdin, stdout and stderr: a listening socket, a client's connection or
+  // a file of editd's that a child (or a daemon it leaves behind) kept open
+  // would outlive editd, whether or not whoever opened it asked for O_CLOEXEC.
+  posix_spawn_file_actions_addclosefrom_np(actions, 3);
   posix_spawnattr_t attr;
   posix_spawnattr_init(&attr);
   sigset_t none, defaults;
@@ -57,7 +111,13 @@ pid_t spawn_in(const std::vector<std::string>& argv, const std::string& cwd,
   posix_spawnattr_setflags(&attr,
                            POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
   pid_t pid = -1;
-  int rc = posix_spawnp(&pid, args[0], actions, &attr, args.data(), environ);
+  int rc;
+  {
+    Owned& o = owned();
+    std::lock_guard lock(o.mutex);
+    rc = posix_spawnp(&pid, args[0], actions, &attr, args.data(), environ);
+    if (rc == 0) o.status.emplace(pid, std::nullopt);
+  }
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {
     error = "cannot run " + argv[0] + ": " + std::strerror(rc);
@@ -71,6 +131,24 @@ void kill_group(pid_t pid) {
 }
 
 }  // namespace
+
+void adopt_orphans() {
+  if (::getpid() != 1 && ::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+    spdlog::warn("PR_SET_CHILD_SUBREAPER: {}: what checks leave behind is not reaped by editd",
+                 std::strerror(errno));
+}
+
+void reap_orphans() {
+  Owned& o = owned();
+  std::lock_guard lock(o.mutex);
+  for (;;) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid < 0 && errno == EINTR) continue;
+    if (pid <= 0) return;
+    if (auto it = o.status.find(pid); it != o.status.end()) it->second = status;
+  }
+}
 
 asio::awaitable<ProcessOutcome> run_process(std::vector<std::string> argv, const std::string& cwd,
                                             std::chrono::milliseconds timeout,
@@ -119,10 +197,11 @@ asio::awaitable<ProcessOutcome> run_process(std::vector<std::string> argv, const
   // The output is closed: the child has ended or closed it. Wait for its exit
   // until the deadline, without blocking the I/O thread.
   int status = 0;
-  pid_t reaped = 0;
   while (!timed_out) {
-    reaped = ::waitpid(pid, &status, WNOHANG);
-    if (reaped != 0) break;
+    if (auto s = take_status(pid)) {
+      status = *s;
+      break;
+    }
     if (std::chrono::steady_clock::now() >= deadline) {
       timed_out = true;
       break;
@@ -134,13 +213,7 @@ asio::awaitable<ProcessOutcome> run_process(std::vector<std::string> argv, const
   if (timed_out) {
     outcome.timed_out = true;
     kill_group(pid);
-    // SIGKILL cannot be caught: the wait is short.
-    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    co_return outcome;
-  }
-  if (reaped < 0) {
-    outcome.error = std::string("waitpid: ") + std::strerror(errno);
+    wait_killed(pid);
     co_return outcome;
   }
   // Whatever it left running in its group goes with it.
@@ -185,9 +258,7 @@ Child::~Child() {
   out_.close(ignored);
   if (pid_ > 0) {
     kill_group(pid_);
-    int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-    }
+    wait_killed(pid_);
   }
 }
 

@@ -1,5 +1,6 @@
 // Child processes for the checks: spawned without a shell, in their own
-// process group, with a deadline that kills the whole group.
+// process group, with no descriptor of editd's but stdin, stdout and stderr,
+// and with a deadline that kills the whole group.
 #pragma once
 
 #include <sys/types.h>
@@ -13,6 +14,17 @@
 #include <vector>
 
 namespace editd {
+
+// Makes editd the parent of the processes its children leave behind
+// (PR_SET_CHILD_SUBREAPER; as PID 1 it is already), so that a checker's
+// daemon or a killed check's grandchildren are reaped by reap_orphans() and
+// never pile up as zombies. Call once, before the first child.
+void adopt_orphans();
+
+// Reaps every child that has exited and that no run_process or Child waits
+// for; the exit status of one they wait for is kept for them. Never blocks:
+// call it on SIGCHLD.
+void reap_orphans();
 
 // How a run ended.
 struct ProcessOutcome {

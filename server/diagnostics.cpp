@@ -10,6 +10,8 @@ namespace editd::diagnostics {
 
 namespace {
 
+constexpr std::string_view kFileWord = "{file}";
+
 Error option_error(bool lsp, std::string message) {
   return Error(ErrorKind::kInvalidParams,
                std::string(lsp ? "--lsp" : "--check") + " " + std::move(message));
@@ -218,24 +220,32 @@ Result<Spec> parse_spec(std::string_view value, bool lsp) {
   auto argv = split_command(value.substr(eq + 1));
   if (!argv) return option_error(lsp, "'" + std::string(value) + "': " + argv.error().message);
   if (argv->empty()) return option_error(lsp, "'" + std::string(value) + "' has no command");
+  if (!lsp) {
+    for (std::size_t i = 0; i < argv->size(); ++i) {
+      const std::string& w = (*argv)[i];
+      if (w.find(kFileWord) == std::string::npos) continue;
+      if (i == 0)
+        return option_error(lsp, "'" + std::string(value) +
+                                     "': {file} cannot be the program: a client's file is never run");
+      if (w != kFileWord)
+        return option_error(
+            lsp, "'" + std::string(value) + "': {file} must be a whole word, got '" + w +
+                     "': a file's name is never pasted into other text (in a shell script, pass it "
+                     "as a parameter: sh -c '... \"$1\" ...' sh {file})");
+    }
+  }
   spec.argv = std::move(*argv);
   return spec;
 }
 
-std::vector<std::string> substitute(const std::vector<std::string>& argv, const std::string& file) {
+std::string argument_path(std::string_view file) {
+  if (file.starts_with('/')) return std::string(file);
+  return "./" + std::string(file);
+}
+
+std::vector<std::string> substitute(const std::vector<std::string>& argv, std::string_view file) {
   std::vector<std::string> out;
-  for (const std::string& w : argv) {
-    std::string s;
-    for (std::size_t i = 0; i < w.size();) {
-      if (w.compare(i, 6, "{file}") == 0) {
-        s += file;
-        i += 6;
-      } else {
-        s += w[i++];
-      }
-    }
-    out.push_back(std::move(s));
-  }
+  for (const std::string& w : argv) out.push_back(w == kFileWord ? argument_path(file) : w);
   return out;
 }
 

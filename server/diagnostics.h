@@ -23,7 +23,11 @@ struct Spec {
   std::string option;  // the option's value as given, for messages
 };
 
-// "GLOB=COMMAND" (split at the first '='). Errors name the option.
+// "GLOB=COMMAND" (split at the first '='). Errors name the option. In a
+// --check COMMAND, `{file}` may only stand as a whole word, and not as the
+// program: a client names the files, so its name must never be pasted into an
+// option (`-o{file}`) or a shell script (`sh -c '... {file}'`); a script takes
+// it as a positional parameter (`sh -c '... "$1"' sh {file}`).
 Result<Spec> parse_spec(std::string_view value, bool lsp);
 
 // Splits a command line into words: blanks separate words; single quotes keep
@@ -32,8 +36,14 @@ Result<Spec> parse_spec(std::string_view value, bool lsp);
 // redirections: a command that needs them asks for a shell (sh -c '...').
 Result<std::vector<std::string>> split_command(std::string_view command);
 
-// argv with every "{file}" in every word replaced by `file`.
-std::vector<std::string> substitute(const std::vector<std::string>& argv, const std::string& file);
+// The path given to a checker for `file` (relative to the root, or absolute):
+// a relative path gets "./" so that no name can read as an option ("-x",
+// "--flag", "@responsefile") or anything but a path.
+std::string argument_path(std::string_view file);
+
+// argv with every word that is exactly "{file}" replaced by argument_path(file)
+// (parse_spec refuses any other place for it).
+std::vector<std::string> substitute(const std::vector<std::string>& argv, std::string_view file);
 
 // `{a,b}` alternatives expanded (nested and repeated), left to right; past
 // kMaxAlternatives the rest are dropped (and parse_spec refuses the glob).

@@ -24,6 +24,7 @@
 #include <spdlog/spdlog.h>
 
 #include "backends/local_backend.h"
+#include "server/child_process.h"
 #include "server/connection.h"
 #include "server/cpus.h"
 #include "server/socket_stream.h"
@@ -171,11 +172,13 @@ class Server {
   explicit Server(ServerContext& ctx)
       : ctx_(ctx),
         signals_(ctx.io(), SIGINT, SIGTERM, SIGHUP),
+        children_(ctx.io(), SIGCHLD),
         drained_(ctx.io()),
         grace_(ctx.io()) {}
 
   Result<void> start() {
     wait_signal();
+    wait_children();
     if (ctx_.options().listen.empty()) {
       serve(0, make_stdio_stream(ctx_.io().get_executor()), {}, /*last=*/true);
       return {};
@@ -244,6 +247,15 @@ class Server {
     });
   }
 
+  // Every child that exits is reaped, the orphans that editd adopted too
+  // (child_process.h: adopt_orphans).
+  void wait_children() {
+    reap_orphans();
+    children_.async_wait([this](boost::system::error_code ec, int) {
+      if (!ec) wait_children();
+    });
+  }
+
   void close_listeners() {
     boost::system::error_code ignored;
     for (auto& a : unix_acceptors_) a->close(ignored);
@@ -264,6 +276,7 @@ class Server {
     boost::system::error_code ignored;
     signals_.cancel(ignored);
     ctx_.operations().stop_checks();
+    children_.cancel(ignored);
     // Completions already queued (the connections' last timers) run first.
     // The other I/O threads end once their contexts run out of work
     // (run_server).
@@ -423,6 +436,7 @@ class Server {
 
   ServerContext& ctx_;
   asio::signal_set signals_;
+  asio::signal_set children_;  // SIGCHLD
   asio::steady_timer drained_;  // woken when a connection ends
   asio::steady_timer grace_;    // --shutdown-grace
   bool stopping_ = false;
@@ -448,6 +462,7 @@ Result<std::string> read_token(const std::string& path) {
 
 int run_server(const ServerOptions& options) {
   ::signal(SIGPIPE, SIG_IGN);
+  adopt_orphans();
   // Until the server's signal set takes SIGHUP over, and after it gives it back.
   ::signal(SIGHUP, SIG_IGN);
   // Defaults from the CPUs editd may use (server/cpus.h): its affinity mask

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include "support/process.h"
+#include "support/socket_client.h"
 
 using namespace editd::test;
 
@@ -174,6 +175,103 @@ TEST_CASE("a checker that cannot run or fails without file:line output is report
   CHECK(c["diagnostics"].empty());
 }
 
+TEST_CASE("a client's file name never reaches a checker as an option or as shell text") {
+  TempDir root;
+  // gcc reads an argument starting with '@' as a file of more options, and
+  // -wrapper runs a program: a client that writes both files and names one
+  // "@opts.c" would run a command, were the name passed as it is.
+  root.write("x.c", "int y;\n");
+  root.write("opts.c", "-wrapper /bin/sh,-c,touch${IFS}pwned-gcc x.c\n");
+  // A script takes the name as a positional parameter, never pasted into it.
+  auto p = spawn_editd(root, {"--check", "*.c=gcc -fsyntax-only -Wall {file}", "--check",
+                              "*.py=sh -c 'echo \"$1:1: error: saw $1\"' sh {file}"});
+  json r = p.ok("write_text", {{"path", "@opts.c"}, {"content", "int z;\n"}});
+  INFO(r.dump());
+  CHECK(r["diagnosticsStatus"] == "ok");
+  CHECK_FALSE(root.exists("pwned-gcc"));
+  r = p.ok("write_text", {{"path", "-fself-test.c"}, {"content", "int z\n"}});
+  CHECK(mentions(r["introduced"], "expected"));  // checked as a file, not read as an option
+  for (const std::string name : {"x;touch pwned-a;.py", "y$(touch pwned-b).py", "z`touch pwned-c`.py",
+                                 "-c.py"}) {
+    r = p.ok("write_text", {{"path", name}, {"content", "1\n"}});
+    INFO(r.dump());
+    REQUIRE(r["diagnostics"].size() == 1);
+    CHECK(r["diagnostics"][0]["message"] == "saw ./" + name);
+    CHECK(r["diagnostics"][0]["line"] == 1);
+  }
+  for (const char* marker : {"pwned-a", "pwned-b", "pwned-c"}) CHECK_FALSE(root.exists(marker));
+
+  // A command that would paste the name into text is refused at start.
+  for (const char* bad : {"*.py=sh -c 'pyflakes3 {file}'", "*.c=cc -o{file}.o {file}", "*.sh={file}"}) {
+    auto run = run_editd({"--root", root.str(), "--check", bad});
+    INFO(bad);
+    CHECK(run.code == 2);
+    CHECK(run.err.find("{file}") != std::string::npos);
+  }
+}
+
+TEST_CASE("a checker gets stdin, stdout and stderr and no other descriptor of editd's") {
+  TempDir root, run_dir;
+  const std::string socket = (run_dir.path() / "editd.sock").string();
+  // The checker counts the sockets among its descriptors: editd holds two
+  // here, the listener and the client's connection.
+  auto p = spawn_editd(root, {"--listen", "unix:" + socket, "--check",
+                              "*.txt=sh -c 'n=0; for f in /proc/$$/fd/*; do case $(readlink $f) in "
+                              "socket:*) n=$((n+1));; esac; done; echo \"$1:1: error: $n sockets\"' sh "
+                              "{file}"});
+  REQUIRE(wait_for_path(socket));
+  auto client = SocketClient::unix_socket(socket);
+  REQUIRE(client.has_value());
+  auto r = client->call("write_text", {{"path", "a.txt"}, {"content", "x\n"}});
+  REQUIRE(r.has_value());
+  INFO(r->dump());
+  CHECK(messages((*r)["result"]["diagnostics"]) == std::vector<std::string>{"0 sockets"});
+}
+
+TEST_CASE("what a checker leaves behind is editd's to reap: no zombie outlives it") {
+  TempDir root;
+  // The checker starts a daemon in a session of its own (out of reach of the
+  // process group's kill), waits until it runs, says its pid and exits, as
+  // dmypy or eslint_d do.
+  auto p = spawn_editd(
+      root, {"--check",
+             "*.txt=sh -c 'setsid sh -c \"echo \\$\\$ > \\\"\\$0.pid\\\"; exec sleep 300\" \"$1\" "
+             "</dev/null >/dev/null 2>&1 & while [ ! -s \"$1.pid\" ]; do sleep 0.01; done; "
+             "echo \"$1:1: error: $(cat \"$1.pid\")\"' sh {file}"});
+  auto daemon_of = [&p](const std::string& path) {
+    json r = p.ok("write_text", {{"path", path}, {"content", "x\n"}});
+    INFO(r.dump());
+    REQUIRE(r["diagnostics"].size() == 1);
+    return static_cast<pid_t>(std::stoi(r["diagnostics"][0]["message"].get<std::string>()));
+  };
+  auto parent_of = [](pid_t pid) -> std::optional<pid_t> {
+    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
+    std::string stat;
+    if (!std::getline(in, stat)) return std::nullopt;
+    std::istringstream rest(stat.substr(stat.rfind(')') + 2));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    return ppid;
+  };
+  const pid_t daemon = daemon_of("a.txt");
+  REQUIRE(daemon > 0);
+  // The orphan is editd's child now, not init's or the test's.
+  CHECK(parent_of(daemon) == std::optional<pid_t>(p.pid()));
+  // Once it exits it is reaped: it leaves /proc instead of staying a zombie.
+  ::kill(daemon, SIGKILL);
+  bool gone = false;
+  for (int i = 0; i < 500 && !gone; ++i) {
+    gone = !parent_of(daemon).has_value();
+    if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  CHECK(gone);
+  // editd's own checks still see their children's exit status.
+  const pid_t second = daemon_of("b.txt");
+  CHECK(parent_of(second) == std::optional<pid_t>(p.pid()));
+  ::kill(second, SIGKILL);
+}
+
 TEST_CASE("bad --check and --lsp options exit 2 with the reason") {
   TempDir root;
   auto r = run_editd({"--root", root.str(), "--check", "no-equals-sign"});
@@ -243,3 +341,4 @@ TEST_CASE("--lsp with a program that is not a language server fails the checks, 
   REQUIRE(code.has_value());
   CHECK(*code == 0);
 }
+

@@ -55,8 +55,22 @@ TEST_CASE("commands split like a shell's words, with no shell") {
   CHECK(*split_command("x \"a \\\"b\\\" c\" d\\ e ''") ==
         std::vector<std::string>{"x", "a \"b\" c", "d e", ""});
   CHECK_FALSE(split_command("sh -c 'unclosed").has_value());
-  CHECK(substitute({"cc", "{file}", "-o{file}.o"}, "a b.c") ==
-        std::vector<std::string>{"cc", "a b.c", "-oa b.c.o"});
+  // A file's name reaches the checker as one whole word that reads as a path:
+  // never as an option, a response file or text inside another word.
+  CHECK(substitute({"cc", "{file}", "-x", "{file}"}, "a b.c") ==
+        std::vector<std::string>{"cc", "./a b.c", "-x", "./a b.c"});
+  CHECK(substitute({"cc", "{file}"}, "-rf") == std::vector<std::string>{"cc", "./-rf"});
+  CHECK(substitute({"cc", "{file}"}, "@opts.c") == std::vector<std::string>{"cc", "./@opts.c"});
+  CHECK(substitute({"cc", "{file}"}, "/abs/x.c") == std::vector<std::string>{"cc", "/abs/x.c"});
+  CHECK(substitute({"sh", "-c", "x \"$1\"", "sh", "{file}"}, "y$(z).c") ==
+        std::vector<std::string>{"sh", "-c", "x \"$1\"", "sh", "./y$(z).c"});
+  CHECK(parse_spec("*.c=cc -o{file}.o {file}", false).error().message.find("whole word") !=
+        std::string::npos);
+  CHECK(parse_spec("*.py=sh -c 'pyflakes3 {file} | head'", false).error().message.find("\"$1\"") !=
+        std::string::npos);
+  CHECK(parse_spec("*.sh={file} --check", false).error().message.find("program") !=
+        std::string::npos);
+  CHECK(parse_spec("*.py=sh -c 'pyflakes3 \"$1\" | head' sh {file}", false).has_value());
   auto spec = parse_spec("*.py=pyflakes3 {file}", false);
   REQUIRE(spec.has_value());
   CHECK(spec->glob == "*.py");
