@@ -5,6 +5,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <filesystem>
+
 #include "edit/fingerprint.h"
 #include "edit/text.h"
 #include "server/child_process.h"
@@ -22,6 +24,29 @@ std::string program_name(const std::string& argv0) {
   return slash == std::string::npos ? argv0 : argv0.substr(slash + 1);
 }
 
+// Whether `printed`, a path a checker named (absolute, or relative to the root),
+// is a file under `root` (canonical): by its text, with no ".." above the root,
+// and, when it exists, after its links are resolved. A checker may read what
+// editd's clients may not (`#include "/etc/shadow"`); its words about such a
+// file are not passed on.
+bool under_root(const std::filesystem::path& root, std::string_view printed) {
+  namespace fs = std::filesystem;
+  auto inside = [&root](const fs::path& p) {
+    auto r = root.begin();
+    auto q = p.begin();
+    for (; r != root.end(); ++r, ++q)
+      if (q == p.end() || *q != *r) return false;
+    return true;
+  };
+  fs::path p = fs::path(printed);
+  if (p.is_relative()) p = root / p;
+  p = p.lexically_normal();
+  if (!inside(p)) return false;
+  std::error_code ec;
+  fs::path real = fs::canonical(p, ec);
+  return ec ? !fs::exists(fs::symlink_status(p, ec)) : inside(real);
+}
+
 std::string seconds(std::chrono::milliseconds ms) {
   auto n = ms.count();
   return n % 1000 == 0 ? std::to_string(n / 1000) + " s" : std::to_string(n) + " ms";
@@ -32,8 +57,15 @@ std::string seconds(std::chrono::milliseconds ms) {
 Checks::Checks(std::vector<diagnostics::Spec> specs, std::string root,
                std::chrono::milliseconds timeout)
     : specs_(std::move(specs)), root_(std::move(root)), timeout_(timeout) {
+  std::error_code ec;
+  canonical_root_ = std::filesystem::weakly_canonical(root_, ec);
+  if (ec) canonical_root_ = std::filesystem::path(root_).lexically_normal();
   for (const diagnostics::Spec& s : specs_)
-    lsp_.push_back(s.lsp ? std::make_unique<LspClient>(s.argv, root_, program_name(s.argv[0]))
+    lsp_.push_back(s.lsp ? std::make_unique<LspClient>(
+                               s.argv, root_, program_name(s.argv[0]),
+                               [this](std::string_view path) {
+                                 return under_root(canonical_root_, path);
+                               })
                          : nullptr);
 }
 
@@ -86,9 +118,17 @@ asio::awaitable<Checks::Run> Checks::run(std::size_t spec, const Target& t,
   std::size_t dropped = 0;
   r.diagnostics =
       diagnostics::parse_output(p.output, t.shown, t.canonical, source, !p.succeeded(), &dropped);
-  if (dropped > 0)
-    r.detail =
-        "--check " + s.option + ": " + std::to_string(dropped) + " more diagnostics not shown";
+  const std::size_t parsed = r.diagnostics.size();
+  std::erase_if(r.diagnostics, [this](const Diagnostic& d) {
+    return d.file && !under_root(canonical_root_, *d.file);
+  });
+  std::vector<std::string> notes;
+  if (dropped > 0) notes.push_back(std::to_string(dropped) + " more diagnostics not shown");
+  if (r.diagnostics.size() < parsed)
+    notes.push_back(std::to_string(parsed - r.diagnostics.size()) +
+                    " diagnostics about files outside the root not shown");
+  for (const std::string& n : notes)
+    r.detail += (r.detail.empty() ? "--check " + s.option + ": " : "; ") + n;
   if (cache_.size() >= kCacheEntries) cache_.clear();
   cache_[key] = {fp, r.diagnostics};
   co_return r;

@@ -19,6 +19,7 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <optional>
@@ -79,6 +80,7 @@ class Checks {
   std::optional<boost::asio::any_io_executor> home_;
   std::vector<diagnostics::Spec> specs_;
   std::string root_;
+  std::filesystem::path canonical_root_;  // diagnostics about files outside it are dropped
   std::chrono::milliseconds timeout_;
   std::vector<std::unique_ptr<LspClient>> lsp_;  // one per spec (null for --check)
   // The last successful --check run per (spec, canonical path): the

@@ -20,6 +20,7 @@
 
 #include "edit/fingerprint.h"
 #include "server/child_process.h"
+#include "server/diagnostics.h"
 
 namespace editd {
 
@@ -32,6 +33,11 @@ namespace {
 // A header block or a message bigger than these is a broken server.
 constexpr std::size_t kMaxHeaderBytes = 64 * 1024;
 constexpr std::size_t kMaxMessageBytes = 256ull << 20;
+// What editd lets wait for a server that does not read: more than this (on
+// top of the one message being written) and it is stopped as broken. A
+// checked file's text is sent whole with each change, so a server that stops
+// reading would otherwise hold a copy of every edit's file.
+constexpr std::size_t kMaxQueuedBytes = 64ull << 20;
 
 std::string severity_name(const json& s) {
   if (!s.is_number_integer()) return "error";
@@ -89,6 +95,28 @@ std::string file_uri(const std::string& path) {
   return out;
 }
 
+std::optional<std::string> path_of_uri(std::string_view uri) {
+  if (!uri.starts_with("file://")) return std::nullopt;
+  uri.remove_prefix(7);
+  if (uri.starts_with("localhost/")) uri.remove_prefix(9);
+  auto value = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < uri.size(); ++i) {
+    if (uri[i] == '%' && i + 2 < uri.size() && value(uri[i + 1]) >= 0 && value(uri[i + 2]) >= 0) {
+      out += static_cast<char>(value(uri[i + 1]) * 16 + value(uri[i + 2]));
+      i += 2;
+    } else {
+      out += uri[i];
+    }
+  }
+  return out;
+}
+
 std::string language_id(const std::string& path) {
   auto dot = path.rfind('.');
   auto slash = path.rfind('/');
@@ -140,12 +168,15 @@ struct LspClient::State {
     std::optional<std::int64_t> published_version;
     std::vector<Diagnostic> diagnostics;  // the last published
     bool current = false;                 // published for the text last sent
+    std::size_t not_shown = 0;            // published past kMaxDiagnostics
+    std::size_t outside = 0;              // about files outside the root
     bool busy = false;                    // a diagnose is waiting on it
     std::uint64_t last_used = 0;
   };
 
   std::optional<Child> child;
   std::string name;
+  std::function<bool(std::string_view)> inside_root;
   bool alive = true;
   bool initialized = false;
   std::string failure;
@@ -155,6 +186,7 @@ struct LspClient::State {
   std::uint64_t clock = 0;
   std::vector<asio::steady_timer*> waiters;
   std::deque<std::string> out;
+  std::size_t queued_bytes = 0;  // in `out`
   bool writing = false;
 
   void notify() {
@@ -186,6 +218,7 @@ asio::awaitable<void> write_loop(StatePtr s) {
     auto [ec, n] = co_await asio::async_write(s->child->in(), asio::buffer(msg),
                                               asio::as_tuple(asio::use_awaitable));
     if (ec) s->fail("the language server stopped reading: " + ec.message());
+    s->queued_bytes -= msg.size();
   }
   s->writing = false;
 }
@@ -193,11 +226,33 @@ asio::awaitable<void> write_loop(StatePtr s) {
 void send(const StatePtr& s, const json& msg) {
   if (!s->alive) return;
   std::string body = msg.dump(-1, ' ', false, json::error_handler_t::replace);
-  s->out.push_back("Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  std::string framed = "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  if (s->queued_bytes > 0 && s->queued_bytes + framed.size() > kMaxQueuedBytes) {
+    s->fail("the language server stopped reading (" + std::to_string(s->queued_bytes) +
+            " bytes sent to it were still waiting); it was stopped");
+    return;
+  }
+  s->queued_bytes += framed.size();
+  s->out.push_back(std::move(framed));
   if (!s->writing) {
     s->writing = true;
     asio::co_spawn(s->child->in().get_executor(), write_loop(s), asio::detached);
   }
+}
+
+// Whether a diagnostic names a place in a file outside the root: a server
+// reads what a client may not (clangd on `#include "/etc/passwd"` says "In
+// included file: ..." and points there).
+bool about_outside(const LspClient::State& s, const json& item) {
+  auto related = item.find("relatedInformation");
+  if (related == item.end() || !related->is_array()) return false;
+  for (const json& r : *related) {
+    const json uri = r.value("/location/uri"_json_pointer, json());
+    if (!uri.is_string()) continue;
+    auto path = path_of_uri(uri.get<std::string>());
+    if (path && !s.inside_root(*path)) return true;
+  }
+  return false;
 }
 
 void handle(const StatePtr& s, const json& msg) {
@@ -227,9 +282,19 @@ void handle(const StatePtr& s, const json& msg) {
     if (doc == s->docs.end()) return;
     LspClient::State::Doc& d = doc->second;
     d.diagnostics.clear();
+    d.not_shown = 0;
+    d.outside = 0;
     if (auto list = p->find("diagnostics"); list != p->end() && list->is_array())
       for (const json& item : *list) {
         if (!item.is_object()) continue;
+        if (about_outside(*s, item)) {
+          ++d.outside;
+          continue;
+        }
+        if (d.diagnostics.size() == diagnostics::kMaxDiagnostics) {
+          ++d.not_shown;
+          continue;
+        }
         Diagnostic diag;
         const json start = item.value("/range/start"_json_pointer, json::object());
         if (start.contains("line") && start["line"].is_number_unsigned())
@@ -316,8 +381,12 @@ asio::awaitable<bool> wait_until(StatePtr s, std::chrono::steady_clock::time_poi
 
 }  // namespace
 
-LspClient::LspClient(std::vector<std::string> argv, std::string root, std::string name)
-    : argv_(std::move(argv)), root_(std::move(root)), name_(std::move(name)) {}
+LspClient::LspClient(std::vector<std::string> argv, std::string root, std::string name,
+                     std::function<bool(std::string_view)> inside_root)
+    : argv_(std::move(argv)),
+      root_(std::move(root)),
+      name_(std::move(name)),
+      inside_root_(std::move(inside_root)) {}
 
 LspClient::~LspClient() { stop(); }
 
@@ -335,6 +404,7 @@ asio::awaitable<std::shared_ptr<LspClient::State>> LspClient::start(
     auto s = std::make_shared<State>();
     s->child.emplace(std::move(*child));
     s->name = name_;
+    s->inside_root = inside_root_;
     state_ = s;
     asio::co_spawn(ex, read_loop(s), asio::detached);
     char cwd[4096];
@@ -343,7 +413,7 @@ asio::awaitable<std::shared_ptr<LspClient::State>> LspClient::start(
     s->init_id = s->next_id++;
     json caps = {
         {"textDocument",
-         {{"publishDiagnostics", {{"versionSupport", true}, {"relatedInformation", false}}},
+         {{"publishDiagnostics", {{"versionSupport", true}, {"relatedInformation", true}}},
           {"synchronization", {{"didSave", false}, {"dynamicRegistration", false}}}}},
         {"workspace", {{"configuration", true}}}};
     send(s, json{{"jsonrpc", "2.0"},
@@ -376,6 +446,11 @@ asio::awaitable<LspClient::Outcome> LspClient::diagnose(
   if (!s) {
     outcome.status = state_ && state_->alive ? "timeout" : "failed";
     outcome.detail = name_ + ": " + error;
+    // One that never finished initialize is not waited for again.
+    if (state_ && state_->alive) {
+      state_->fail(error);
+      outcome.detail += "; it was stopped, and the next check starts it again";
+    }
     co_return outcome;
   }
   const std::string uri = file_uri(path);
@@ -416,11 +491,24 @@ asio::awaitable<LspClient::Outcome> LspClient::diagnose(
       outcome.status = s->alive ? "timeout" : "failed";
       outcome.detail =
           name_ + ": " + (s->alive ? "no diagnostics were published in time" : s->failure);
+      // A server that did not answer in time is not trusted to answer the
+      // next one: it is stopped (its queue and open documents go with it).
+      if (s->alive) {
+        s->fail("it did not publish diagnostics in time");
+        outcome.detail += "; it was stopped, and the next check starts it again";
+      }
       co_return outcome;
     }
     doc.current = true;
   }
   outcome.diagnostics = doc.diagnostics;
+  std::vector<std::string> notes;
+  if (doc.not_shown > 0) notes.push_back(std::to_string(doc.not_shown) + " more diagnostics not shown");
+  if (doc.outside > 0)
+    notes.push_back(std::to_string(doc.outside) +
+                    " diagnostics about files outside the root not shown");
+  for (const std::string& n : notes)
+    outcome.detail += (outcome.detail.empty() ? name_ + ": " : "; ") + n;
 
   // Keeps the server's open documents bounded: closes the least recently used.
   while (s->docs.size() > kMaxOpenDocuments) {

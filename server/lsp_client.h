@@ -10,8 +10,11 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "protocol/methods.h"
@@ -27,7 +30,10 @@ class LspClient {
   };
 
   // `argv` runs the server in `root`; `name` is the default diagnostic source.
-  LspClient(std::vector<std::string> argv, std::string root, std::string name);
+  // A diagnostic that points into a file for which `inside_root` is false is
+  // dropped (and counted in the outcome's detail).
+  LspClient(std::vector<std::string> argv, std::string root, std::string name,
+            std::function<bool(std::string_view)> inside_root);
   ~LspClient();
   LspClient(const LspClient&) = delete;
   LspClient& operator=(const LspClient&) = delete;
@@ -55,12 +61,15 @@ class LspClient {
   std::vector<std::string> argv_;
   std::string root_;
   std::string name_;
+  std::function<bool(std::string_view)> inside_root_;
   std::shared_ptr<State> state_;  // the running server, if any
   bool starting_ = false;
 };
 
 // file:///a%20b/c for /a b/c.
 std::string file_uri(const std::string& path);
+// /a b/c for file:///a%20b/c; nullopt for a URI of another scheme.
+std::optional<std::string> path_of_uri(std::string_view uri);
 // The LSP languageId for a file name ("cpp" for x.cc, "python" for x.py...).
 std::string language_id(const std::string& path);
 

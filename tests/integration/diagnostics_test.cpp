@@ -272,6 +272,39 @@ TEST_CASE("what a checker leaves behind is editd's to reap: no zombie outlives i
   ::kill(second, SIGKILL);
 }
 
+TEST_CASE("diagnostics about files outside the root are dropped and counted, never shown") {
+  TempDir root, outside;
+  outside.write("secret.h", "secret_token_xyz here;\n");
+  std::filesystem::create_symlink(outside.path() / "secret.h", root.path() / "link.h");
+  root.write("inside.h", "inside_token_abc there;\n");
+  auto p = spawn_editd(root, {"--check", "*.c=gcc -fsyntax-only {file}"});
+  for (const std::string& include :
+       {"\"" + (outside.path() / "secret.h").string() + "\"", std::string("\"link.h\""),
+        std::string("\"../") + outside.path().filename().string() + "/secret.h\""}) {
+    json r = p.ok("write_text",
+                  {{"path", "a.c"}, {"content", "#include " + include + "\n#include \"inside.h\"\n"}});
+    INFO(include, " ", r.dump());
+    CHECK(r["diagnostics"].dump().find("secret_token_xyz") == std::string::npos);
+    CHECK(r["diagnostics"].dump().find(outside.path().filename().string()) == std::string::npos);
+    CHECK(r["diagnosticsDetail"].get<std::string>().find("outside the root not shown") !=
+          std::string::npos);
+    // A file under the root is still named.
+    CHECK(mentions(r["diagnostics"], "inside_token_abc"));
+  }
+  // clangd says "In included file: unknown type name 'secret_token_xyz'" at
+  // the #include line, pointing into the file.
+  auto lsp = spawn_editd(root, {"--lsp", "*.c=clangd --log=error"});
+  json r = lsp.ok("write_text", {{"path", "b.c"},
+                                 {"content", "#include \"" + (outside.path() / "secret.h").string() +
+                                                 "\"\n#include \"inside.h\"\n"}});
+  INFO(r.dump());
+  CHECK(r["diagnosticsStatus"] == "ok");
+  CHECK(r.dump().find("secret_token_xyz") == std::string::npos);
+  CHECK(r["diagnosticsDetail"].get<std::string>().find("outside the root not shown") !=
+        std::string::npos);
+  CHECK(mentions(r["diagnostics"], "inside_token_abc"));
+}
+
 TEST_CASE("bad --check and --lsp options exit 2 with the reason") {
   TempDir root;
   auto r = run_editd({"--root", root.str(), "--check", "no-equals-sign"});
@@ -342,3 +375,55 @@ TEST_CASE("--lsp with a program that is not a language server fails the checks, 
   CHECK(*code == 0);
 }
 
+namespace {
+
+// The language server of tests/support/fake_lsp.py in `mode`, covering *.x;
+// it logs each start's process id to `log`.
+std::vector<std::string> fake_lsp(const std::string& mode, const std::string& log) {
+  return {"--lsp", "*.x=python3 " EDITD_SOURCE_DIR "/tests/support/fake_lsp.py " + mode + " " + log};
+}
+
+std::vector<pid_t> started(const TempDir& dir) {
+  std::vector<pid_t> pids;
+  std::istringstream in(dir.read("starts.log"));
+  for (std::string line; std::getline(in, line);) pids.push_back(std::stoi(line));
+  return pids;
+}
+
+}  // namespace
+
+TEST_CASE("a language server that does not answer in time is stopped and started again") {
+  for (const std::string mode : {"never-init", "stop-reading"}) {
+    INFO(mode);
+    TempDir root, logs;
+    auto args = fake_lsp(mode, (logs.path() / "starts.log").string());
+    args.insert(args.end(), {"--check-timeout", "1"});
+    auto p = spawn_editd(root, args);
+    // A big file: a server that stops reading leaves it queued in editd.
+    const std::string big(4 << 20, 'a');
+    std::size_t before = 0;
+    for (int edit = 0; edit < 3; ++edit) {
+      json r = p.ok("write_text", {{"path", "a.x"}, {"content", big + std::to_string(edit) + "\n"}});
+      INFO(r.dump().substr(0, 2000));
+      CHECK(r["diagnosticsStatus"] == "timeout");
+      CHECK(r["diagnosticsDetail"].get<std::string>().find("was stopped") != std::string::npos);
+      // Every check met a new server: the one that timed out is gone.
+      std::vector<pid_t> pids = started(logs);
+      CHECK(pids.size() > before);
+      before = pids.size();
+      for (std::size_t i = 0; i + 1 < pids.size(); ++i)
+        CHECK(!std::filesystem::exists("/proc/" + std::to_string(pids[i])));
+    }
+    CHECK(root.read("a.x") == big + "2\n");
+  }
+}
+
+TEST_CASE("a language server's diagnostics are capped at 200 a check, the rest counted") {
+  TempDir root, logs;
+  auto p = spawn_editd(root, fake_lsp("flood", (logs.path() / "starts.log").string()));
+  json r = p.ok("write_text", {{"path", "a.x"}, {"content", "1\n2\n3\n4\n5\n"}});
+  CHECK(r["diagnosticsStatus"] == "ok");
+  CHECK(r["diagnostics"].size() == 200);
+  CHECK(r["diagnosticsDetail"].get<std::string>().find("19800 more diagnostics not shown") !=
+        std::string::npos);
+}
