@@ -62,6 +62,9 @@ class FaultyBackend final : public FsBackend {
   std::string display_path(const std::string& canonical) const override {
     return inner_->display_path(canonical);
   }
+  std::optional<std::uint64_t> size_hint(const std::string& canonical) const override {
+    return inner_->size_hint(canonical);
+  }
   boost::asio::awaitable<Result<FileStat>> stat(std::string canonical) override;
   boost::asio::awaitable<Result<std::string>> read(std::string canonical) override;
   boost::asio::awaitable<Result<void>> write(std::string canonical, std::string bytes) override;

@@ -22,6 +22,7 @@
 #include <boost/asio/awaitable.hpp>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -55,6 +56,15 @@ class FsBackend {
 
   // Type and size; a missing file is a success with Type::kMissing.
   virtual boost::asio::awaitable<Result<FileStat>> stat(std::string canonical) = 0;
+
+  // The size a read() of `canonical` would return now, for accounting before
+  // the read (server/byte_budget.h): synchronous and cheap (one metadata
+  // lookup at most), never a confinement check and never shown to a client.
+  // 0 for anything a read would not return bytes of (missing, a directory);
+  // nullopt when the medium cannot tell without reading (the default).
+  virtual std::optional<std::uint64_t> size_hint(const std::string& canonical) const {
+    return std::nullopt;
+  }
 
   // The file's exact bytes. not_found if missing, is_directory for a directory,
   // not_text for a FIFO, socket or device (never opened for a blocking read),

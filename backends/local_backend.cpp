@@ -271,6 +271,14 @@ class LocalBackend final : public FsBackend {
     return canonical;
   }
 
+  std::optional<std::uint64_t> size_hint(const std::string& canonical) const override {
+    const std::string rel = display_path(canonical);
+    if (rel == "." || rel.starts_with('/')) return std::nullopt;
+    struct stat st;
+    if (::fstatat(root_.root_fd(), rel.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0) return 0;
+    return S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
+  }
+
   asio::awaitable<Result<FileStat>> stat(std::string canonical) override {
     return offload(pool_,
                    [this, canonical = std::move(canonical)] { return stat_sync(canonical); });

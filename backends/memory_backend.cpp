@@ -67,6 +67,11 @@ std::string MemoryBackend::display_path(const std::string& c) const {
   return c;
 }
 
+std::optional<std::uint64_t> MemoryBackend::size_hint(const std::string& c) const {
+  auto it = files_.find(c);
+  return it == files_.end() ? 0 : it->second.size();
+}
+
 boost::asio::awaitable<Result<FileStat>> MemoryBackend::stat(std::string c) {
   if (auto it = files_.find(c); it != files_.end())
     co_return FileStat{FileStat::Type::kFile, it->second.size()};

@@ -21,6 +21,7 @@ class MemoryBackend : public FsBackend {
 
   Result<std::string> resolve(const std::string& path) const override;
   std::string display_path(const std::string& canonical) const override;
+  std::optional<std::uint64_t> size_hint(const std::string& canonical) const override;
   boost::asio::awaitable<Result<FileStat>> stat(std::string canonical) override;
   boost::asio::awaitable<Result<std::string>> read(std::string canonical) override;
   boost::asio::awaitable<Result<void>> write(std::string canonical, std::string bytes) override;

@@ -235,6 +235,8 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
   LockChains::Guard guard = co_await locks_.lock(keys, LockChains::Mode::kExclusive, ctx.place);
   if (auto c = check_cancel(ctx); !c) co_return c.error();
+  auto hold = co_await hold_files(ctx, keys, kMutationHold);
+  if (!hold) co_return hold.error();
   auto held = co_await ctx.backend.lock(std::move(keys));
   if (!held) co_return held.error();
 

@@ -218,6 +218,24 @@ Result<void> Operations::check_known(const RequestContext& ctx, const std::strin
   return {};
 }
 
+boost::asio::awaitable<Result<ByteBudget::Hold>> Operations::hold_files(
+    const RequestContext& ctx, const std::vector<std::string>& canonicals, std::uint64_t factor) {
+  std::uint64_t size = 0;
+  for (const std::string& c : canonicals) size += ctx.backend.size_hint(c).value_or(0);
+  std::optional<ByteBudget::Hold> hold = co_await budget_.acquire(factor * size);
+  if (!hold) {
+    const std::string shown =
+        canonicals.size() == 1 ? ctx.backend.display_path(canonicals.front()) : "the files";
+    co_return Error(ErrorKind::kTooLarge,
+                    shown + ": " + std::to_string(size) + " bytes, held " +
+                        std::to_string(factor) + " times while the request runs, exceed what " +
+                        "all requests in flight may hold (--max-file-bytes-in-flight " +
+                        std::to_string(budget_.limit()) + ")",
+                    canonicals.size() == 1 ? nlohmann::json{{"path", shown}} : nlohmann::json::object());
+  }
+  co_return std::move(*hold);
+}
+
 Operations::RunsHere Operations::new_file_runs_here(const std::string& content) {
   return [&content](const Current& cur) {
     return !cur.bytes && !cur.is_directory && content.size() <= kOffloadBytes;
@@ -234,6 +252,10 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   LockChains::Guard guard = co_await lock_one(ctx, *canonical);
   if (auto c = check_cancel(ctx); !c) co_return c.error();
   // Other processes on the same files wait from here until the write is done.
+  // The budget before the cross-process lock, as apply_patch and undo take
+  // them: a request that holds one never waits for the other.
+  auto hold = co_await hold_files(ctx, std::vector<std::string>(1, *canonical), kMutationHold);
+  if (!hold) co_return hold.error();
   auto held = co_await ctx.backend.lock(std::vector<std::string>(1, *canonical));
   if (!held) co_return held.error();
 
@@ -242,6 +264,7 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   cur.shown = ctx.backend.display_path(*canonical);
   auto bytes = co_await ctx.backend.read(*canonical);
   if (bytes) {
+    hold->grow_to(kMutationHold * bytes->size());
     cur.bytes = std::move(*bytes);
   } else if (may_be_missing && bytes.error().kind == ErrorKind::kNotFound) {
   } else if (may_be_missing && bytes.error().kind == ErrorKind::kIsDirectory) {
@@ -283,6 +306,7 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   else
     change = co_await offload(pool_, run);
   if (!change) co_return change.error();
+  hold->grow_to((cur.bytes ? cur.bytes->size() : 0) + 2 * change->bytes.size());
 
   bool unchanged = false;
   if (change->splices) {
@@ -425,8 +449,11 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
   if (!canonical) co_return canonical.error();
   LockChains::Guard guard = co_await lock_one(ctx, *canonical, LockChains::Mode::kShared);
   if (auto c = check_cancel(ctx); !c) co_return c.error();
+  auto hold = co_await hold_files(ctx, std::vector<std::string>(1, *canonical), kReadHold);
+  if (!hold) co_return hold.error();
   auto bytes = co_await ctx.backend.read(*canonical);
   if (!bytes) co_return bytes.error();
+  hold->grow_to(kReadHold * bytes->size());
   // The chain is held until the read is recorded as known (--require-read):
   // an edit sent after it must find it there, and not have its own record
   // overwritten by this one's.
@@ -482,6 +509,8 @@ boost::asio::awaitable<Result<protocol::FingerprintResult>> Operations::fingerpr
   if (!canonical) canonical = co_await resolve_in_turn(ctx, p.path, std::move(canonical));
   if (!canonical) co_return canonical.error();
   LockChains::Guard guard = co_await lock_one(ctx, *canonical, LockChains::Mode::kShared);
+  auto hold = co_await hold_files(ctx, std::vector<std::string>(1, *canonical), 1);
+  if (!hold) co_return hold.error();
   auto bytes = co_await ctx.backend.read(*canonical);
   if (!bytes) co_return bytes.error();
   co_return protocol::FingerprintResult{editd::fingerprint(*bytes), bytes->size()};

@@ -19,6 +19,7 @@
 #include "edit/splice.h"
 #include "edit/unified_diff.h"
 #include "protocol/methods.h"
+#include "server/byte_budget.h"
 #include "server/checks.h"
 #include "server/lock_chain.h"
 #include "server/options.h"
@@ -100,7 +101,8 @@ class Operations {
         locks_(locks),
         pool_(pool),
         history_(options.undo_history_entries, options.undo_history_bytes, undo_spill(options)),
-        checks_(options.checks, options.root, options.check_timeout) {}
+        checks_(options.checks, options.root, options.check_timeout),
+        budget_(options.max_file_bytes_in_flight) {}
 
   // Ends what the checks keep running (language servers): editd is exiting.
   void stop_checks() { checks_.stop(); }
@@ -256,6 +258,20 @@ class Operations {
                            const std::string& shown, bool exists,
                            const std::string& current_fp) const;
 
+  // What a request holds of the file bytes in flight (byte_budget.h), as
+  // multiples of its files' sizes: a mutation the bytes read, the bytes it
+  // makes and the diff; a read the bytes and what it answers; a fingerprint
+  // the bytes.
+  static constexpr std::uint64_t kMutationHold = 3;
+  static constexpr std::uint64_t kReadHold = 2;
+  // A hold on `factor` times the sizes `canonicals` have now (size_hint):
+  // taken once the request holds their chains, before it reads them, so the
+  // files held by all requests in flight stay within
+  // --max-file-bytes-in-flight. too_large when it could never fit.
+  boost::asio::awaitable<Result<ByteBudget::Hold>> hold_files(
+      const RequestContext& ctx, const std::vector<std::string>& canonicals,
+      std::uint64_t factor);
+
   // Where the undo history keeps large files: /tmp/editd-EUID, else the root,
   // whichever is usable and not a tmpfs first.
   static UndoSpill undo_spill(const ServerOptions& options);
@@ -265,6 +281,7 @@ class Operations {
   boost::asio::thread_pool& pool_;
   UndoHistory history_;
   Checks checks_;
+  ByteBudget budget_;
 };
 
 }  // namespace editd

@@ -30,6 +30,9 @@ const char* const kUsage =
     "stderr\n"
     "  --max-message-bytes N      longest accepted JSON-RPC line (default: 67108864)\n"
     "  --max-file-bytes N         largest file read or written (default: 67108864)\n"
+    "  --max-file-bytes-in-flight N  file bytes the requests in flight may hold, all\n"
+    "                             connections together; a request waits its turn past it\n"
+    "                             (default: 1073741824)\n"
     "  --matching MODE            str_replace default: exact|standard|fuzzy (default: standard)\n"
     "  --max-inflight N           requests in flight per connection before reading pauses "
     "(default: 64)\n"
@@ -206,13 +209,14 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       o.log_level = v;
     } else if (flag == "--max-message-bytes" || flag == "--max-file-bytes" ||
                flag == "--max-inflight" || flag == "--threads" || flag == "--max-queued-bytes" ||
-               flag == "--io-threads") {
+               flag == "--io-threads" || flag == "--max-file-bytes-in-flight") {
       EDITD_NEED(v);
       auto n = parse_number(flag, v);
       if (!n) return n.error();
       if (*n == 0) return usage_error(std::string(flag) + " must be at least 1");
       if (flag == "--max-message-bytes") o.max_message_bytes = *n;
       if (flag == "--max-file-bytes") o.max_file_bytes = *n;
+      if (flag == "--max-file-bytes-in-flight") o.max_file_bytes_in_flight = *n;
       if (flag == "--max-inflight") o.max_inflight = *n;
       if (flag == "--max-queued-bytes") o.max_queued_bytes = *n;
       if (flag == "--threads") o.threads = static_cast<unsigned>(std::min<std::uint64_t>(*n, 256));

@@ -23,6 +23,10 @@ struct ServerOptions {
   bool durable = true;
   std::uint64_t max_message_bytes = 64ull << 20;
   std::uint64_t max_file_bytes = 64ull << 20;
+  // File bytes that the requests in flight may hold, for all connections
+  // together (server/byte_budget.h): each request counts a multiple of its
+  // files' sizes, and waits while it does not fit.
+  std::uint64_t max_file_bytes_in_flight = 1ull << 30;
   std::uint64_t max_inflight = 64;
   // Reply bytes queued for one client before its connection stops reading.
   std::uint64_t max_queued_bytes = 64ull << 20;

@@ -147,6 +147,24 @@ TEST_CASE_TEMPLATE("a backend round-trips bytes exactly", F, LocalFixture, Local
   CHECK(b.display_path(*path) == "dir/sub/a.txt");
 }
 
+TEST_CASE_TEMPLATE("a backend's size hint is the size a read returns, 0 where it returns none",
+                   F, LocalFixture, LocalWalkFixture, FaultyLocalFixture, MemoryFixture,
+                   DelegatedFixture) {
+  F f;
+  boost::asio::io_context io;
+  FsBackend& b = *f.backend;
+  auto path = b.resolve("dir/h.txt");
+  REQUIRE(path.has_value());
+  REQUIRE(run(io, b.write(*path, std::string(1000, 'x'))).has_value());
+  // A medium that cannot tell without reading (an ACP client) says nothing.
+  const bool tells = b.size_hint(*path).has_value();
+  CHECK(tells == !std::is_same_v<F, DelegatedFixture>);
+  if (!tells) return;
+  CHECK(b.size_hint(*path) == std::optional<std::uint64_t>(1000));
+  CHECK(b.size_hint(*b.resolve("dir/missing.txt")) == std::optional<std::uint64_t>(0));
+  CHECK(b.size_hint(*b.resolve("dir")) == std::optional<std::uint64_t>(0));
+}
+
 TEST_CASE_TEMPLATE("a backend writes pieces as their concatenation", F, LocalFixture,
                    LocalWalkFixture, FaultyLocalFixture, MemoryFixture, DelegatedFixture) {
   F f;

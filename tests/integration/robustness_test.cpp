@@ -478,3 +478,50 @@ TEST_CASE("a large newText at many regions is too_large before it is built; memo
   CHECK(root.read("f.txt") == file);
   CHECK(p.ok("read_text", {{"path", "f.txt"}})["content"] == file);
 }
+
+TEST_CASE("file bytes held by the requests in flight stay within --max-file-bytes-in-flight") {
+  TempDir root;
+  constexpr int kFiles = 16;
+  for (int i = 0; i < kFiles; ++i)
+    root.write("f" + std::to_string(i) + ".txt", numbered_lines(4 * kMiB, "f" + std::to_string(i)));
+  // One 4 MiB edit holds 12 MiB: the budget lets one run at a time.
+  auto p = spawn_editd(root, {"--durability", "none", "--max-file-bytes-in-flight", std::to_string(16 * kMiB)});
+  // Replies first (a connection's first request runs alone), then every
+  // edit sent at once, each of its own file, so the chains hold none back.
+  for (int i = 0; i < 4; ++i) REQUIRE(p.ok("fingerprint", {{"path", "f0.txt"}}).contains("fingerprint"));
+  const std::uint64_t resident_before = vm_kib(p.pid(), "VmHWM").value_or(0);
+  std::string batch;
+  for (int i = 0; i < kFiles; ++i)
+    batch += json{{"jsonrpc", "2.0"},
+                  {"id", i},
+                  {"method", "str_replace"},
+                  {"params",
+                   {{"path", "f" + std::to_string(i) + ".txt"},
+                    {"oldText", "f" + std::to_string(i) + " line 1 "},
+                    {"newText", "edited line 1 "}}}}
+                 .dump() +
+             "\n";
+  p.write_raw(batch);
+  for (int i = 0; i < kFiles; ++i) {  // in any order
+    json r = p.read_message();
+    INFO(r.dump().substr(0, 500));
+    CHECK(r.contains("result"));
+  }
+  const std::uint64_t peak = vm_kib(p.pid(), "VmHWM").value_or(0);
+  MESSAGE(kFiles << " pipelined edits of 4 MiB files: peak RSS " << resident_before / 1024
+                 << " MiB before, " << peak / 1024 << " MiB after");
+  for (int i = 0; i < kFiles; ++i)
+    CHECK(root.read("f" + std::to_string(i) + ".txt").find("edited line 1 ") != std::string::npos);
+#ifndef EDITD_SANITIZED  // a sanitizer's allocator keeps memory of its own
+  // All at once they would hold 16 x 12 MiB; within the budget, about 16 MiB
+  // and what the allocator keeps.
+  CHECK(peak < resident_before + 48 * 1024);
+#endif
+
+  // A file that could never fit is refused at once, naming the option.
+  auto small = spawn_editd(root, {"--max-file-bytes-in-flight", std::to_string(kMiB)});
+  json e = small.fails("str_replace", {{"path", "f1.txt"}, {"oldText", "f1"}, {"newText", "x"}});
+  CHECK(e["data"]["kind"] == "too_large");
+  CHECK(e["message"].get<std::string>().find("--max-file-bytes-in-flight") != std::string::npos);
+  CHECK(small.ok("write_text", {{"path", "small.txt"}, {"content", "fits\n"}}).contains("fingerprint"));
+}
