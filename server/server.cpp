@@ -517,12 +517,11 @@ int run_server(const ServerOptions& options) {
     std::vector<std::thread> runners;
     for (std::size_t i = 1; i < contexts.size(); ++i) {
       guards.push_back(asio::make_work_guard(*contexts[i]));
-      runners.emplace_back([c = contexts[i].get(), i] {
-        // Named for top -H and the like: editd-io-1, editd-io-2, ...
-        std::string name = "editd-io-" + std::to_string(i);
-        ::pthread_setname_np(::pthread_self(), name.c_str());
-        c->run();
-      });
+      runners.emplace_back([c = contexts[i].get()] { c->run(); });
+      // Named for top -H and the like (editd-io-1, editd-io-2, ...), here
+      // rather than by the thread itself: named before a connection is served.
+      const std::string name = "editd-io-" + std::to_string(i);
+      ::pthread_setname_np(runners.back().native_handle(), name.c_str());
     }
     io.run();
     guards.clear();
