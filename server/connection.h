@@ -117,7 +117,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   // The client is gone or abandoned: queued and future output is dropped,
   // parked requests with it, and reading stops.
   void fail_output(const std::string& why);
-  void on_line(std::string line);
+  void on_message(protocol::Incoming in);
   void on_oversize(std::size_t limit);
   void on_response(protocol::Incoming in);
   void on_notification(const protocol::Incoming& in);

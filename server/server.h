@@ -53,6 +53,8 @@ class ServerContext {
   // the next in turn among equals. Main thread only.
   std::size_t pick_io();
   FsBackend& local_backend() { return *local_; }
+  // The pool for blocking work and long computations off the I/O threads.
+  boost::asio::thread_pool& pool() { return pool_; }
   LockChains& locks() { return locks_; }
   Operations& operations() { return ops_; }
   const Registry& registry() const { return registry_; }

@@ -460,6 +460,108 @@ TEST_CASE("a client that disconnects mid-request does not disturb the others") {
   CHECK((*other.call("read_text", {{"path", "a.txt"}}))["result"]["content"] == "x\n");
 }
 
+// The first `bytes` bytes of a write_text request whose content never ends:
+// what a client that leaves in the middle of a long line has sent. Parsed, it
+// would cost seconds (the string is read to its end, then the error described).
+std::string unfinished_request(std::size_t bytes) {
+  std::string line =
+      R"({"jsonrpc":"2.0","id":1,"method":"write_text","params":{"path":"x.txt","content":")";
+  line.resize(bytes, 'a');
+  return line;
+}
+
+// `n` clients, each on its own thread, send `bytes`; once the server has read
+// them all, every client disconnects at once.
+void leave_mid_line(const std::string& socket, int n, const std::string& bytes) {
+  std::vector<std::optional<SocketClient>> clients(n);
+  std::vector<std::thread> senders;
+  for (int i = 0; i < n; ++i)
+    senders.emplace_back([&, i] {
+      auto c = SocketClient::unix_socket(socket);
+      if (!c || !c->send_raw(bytes)) return;
+      for (int k = 0; k < 60000 && c->unread_by_peer() > 0; ++k)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      clients[i].emplace(std::move(*c));
+    });
+  for (auto& t : senders) t.join();
+  for (auto& c : clients)
+    if (c) c->close();
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_CASE("the partial lines of clients that leave mid-line are dropped unread; others are served") {
+  // One I/O thread: the clients that leave share it with the one that stays.
+  UnixServer s({"--io-threads", "1"});
+  s.root.write("a.txt", "x\n");
+  auto stays = s.client();
+  REQUIRE(stays.call("read_text", {{"path", "a.txt"}}).has_value());
+  constexpr int kLeavers = 4;
+  const std::string partial = unfinished_request(std::size_t{48} << 20);
+  const std::string dropped =
+      "the input ended inside a line: " + std::to_string(partial.size()) + " bytes dropped unread";
+
+  std::thread leaving([&] { leave_mid_line(s.socket, kLeavers, partial); });
+  // Reads while they send and leave, and after: each is answered within a
+  // bound generous enough for a loaded machine (a parse of one partial line
+  // on the I/O thread took longer).
+  int reads = 0;
+  bool all_answered = true;
+  for (int i = 0; i < 3000 && (reads < 20 || count(s.process.stderr_text(), dropped) < kLeavers);
+       ++i, ++reads) {
+    stays.send(json{{"jsonrpc", "2.0"}, {"id", i}, {"method", "read_text"}, {"params", {{"path", "a.txt"}}}});
+    auto line = stays.read_line(std::chrono::seconds(5));
+    if (!line || json::parse(*line)["result"]["content"] != "x\n") {
+      all_answered = false;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  leaving.join();
+  CHECK(all_answered);
+  CHECK(count(s.process.stderr_text(), dropped) == kLeavers);
+
+  // Clients leaving just before SIGTERM do not hold the exit back.
+  leave_mid_line(s.socket, kLeavers, partial);
+  ::kill(s.process.pid(), SIGTERM);
+  CHECK(s.process.wait(std::chrono::seconds(5)) == 0);
+}
+
+TEST_CASE("a long line is parsed off the I/O thread: a read sent after it is answered first") {
+  UnixServer s({"--io-threads", "1"});
+  s.root.write("a.txt", "x\n");
+  auto a = s.client();
+  auto b = s.client();
+  // A whole line this time, costly to parse and refused when parsed.
+  REQUIRE(a.send_raw(unfinished_request(std::size_t{48} << 20) + "\n"));
+  for (int i = 0; i < 60000 && a.unread_by_peer() > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  REQUIRE(a.unread_by_peer() == 0);
+  std::atomic<int> order{0};
+  int a_at = -1, b_at = -1;
+  std::optional<std::string> a_line;
+  std::thread reader_a([&] {
+    if (a.readable(std::chrono::seconds(60))) a_at = order++;
+    a_line = a.read_line(std::chrono::seconds(60));
+  });
+  REQUIRE(b.send(json{
+      {"jsonrpc", "2.0"}, {"id", "b"}, {"method", "read_text"}, {"params", {{"path", "a.txt"}}}}));
+  auto b_line = b.read_line(std::chrono::seconds(60));
+  if (b_line) b_at = order++;
+  reader_a.join();
+  REQUIRE(b_line.has_value());
+  REQUIRE(a_line.has_value());
+  CHECK(json::parse(*b_line)["result"]["content"] == "x\n");
+  CHECK(b_at < a_at);
+  // The refusal quotes a little of the line, not all of it.
+  CHECK(a_line->size() < 2048);
+  CHECK(json::parse(*a_line)["error"]["code"] == -32700);
+}
+
 TEST_CASE("SIGTERM with work in flight exits 0, tears no file and leaves no temporary file") {
   UnixServer s;
   s.root.write("a.txt", "0\n");
