@@ -108,6 +108,13 @@ Error unknown_tool(const std::string& name) {
                {{"param", "name"}, {"tool", name}});
 }
 
+Error initialized_already() {
+  return Error(ErrorKind::kInvalidRequest,
+               "initialize was already answered on this connection: its dialect, capabilities "
+               "and backend hold until it closes (open a new connection to start over)",
+               {{"method", "initialize"}});
+}
+
 Error missing_tool_name() { return invalid_param("name", "missing (a tool name is required)"); }
 
 // A line whose parse failed outside parse_message (which never throws): the
@@ -486,7 +493,11 @@ void Connection::on_message(Incoming in) {
 void Connection::refuse(const Incoming& in) { send(error_reply(in.id, shutting_down())); }
 
 json Connection::error_reply(const json& id, const Error& error) const {
-  return dialect_ == Dialect::kMcp ? mcp::make_error(id, error) : protocol::make_error(id, error);
+  return error_reply(id, error, dialect_);
+}
+
+json Connection::error_reply(const json& id, const Error& error, Dialect dialect) {
+  return dialect == Dialect::kMcp ? mcp::make_error(id, error) : protocol::make_error(id, error);
 }
 
 void Connection::on_notification(const Incoming& in) {
@@ -526,6 +537,12 @@ asio::awaitable<void> Connection::handle(Incoming in, Arrivals::Place place) {
   auto cancel = std::make_shared<CancelState>();
   const std::string key = request_key(in.id);
   auto entry = requests_.emplace(key, cancel);
+  // The reply speaks the dialect the request started under, whatever an
+  // initialize running meanwhile chooses; a first initialize answers in the
+  // dialect it asks for, successful or not.
+  Dialect dialect = dialect_;
+  if (!initialized_ && Registry::bare_method(in.method) == "initialize")
+    dialect = mcp::is_mcp_initialize(in.params) ? Dialect::kMcp : Dialect::kPlain;
   json reply;
   try {
     Result<json> result = co_await dispatch(in, cancel, place);
@@ -533,15 +550,15 @@ asio::awaitable<void> Connection::handle(Incoming in, Arrivals::Place place) {
     // reply is queued (finish_request may start the next).
     place.pass();
     // MCP: a request the client cancelled gets no answer.
-    const bool unanswered = dialect_ == Dialect::kMcp && !result && cancel->by_client &&
+    const bool unanswered = dialect == Dialect::kMcp && !result && cancel->by_client &&
                             result.error().kind == ErrorKind::kCancelled;
     if (result)
       reply = protocol::make_result(in.id, std::move(*result));
     else if (!unanswered)
-      reply = error_reply(in.id, result.error());
+      reply = error_reply(in.id, result.error(), dialect);
   } catch (const std::exception& e) {
     spdlog::error("request {} {} failed: {}", in.method, key, e.what());
-    reply = error_reply(in.id, internal_error(e.what()));
+    reply = error_reply(in.id, internal_error(e.what()), dialect);
   }
   requests_.erase(entry);
   finish_request(in, key, reply, started);
@@ -620,21 +637,27 @@ Result<void> Connection::authenticate(const std::optional<std::string>& token) {
 }
 
 Result<json> Connection::initialize(const json& params) {
+  if (initialized_) return initialized_already();
   if (mcp::is_mcp_initialize(params)) {
-    dialect_ = Dialect::kMcp;
     std::optional<std::string> token;
     if (auto t = params.find("authToken"); t != params.end() && t->is_string()) token = t->get<std::string>();
     if (auto ok = authenticate(token); !ok) return ok.error();
+    dialect_ = Dialect::kMcp;
+    initialized_ = true;
     return mcp::initialize_result(params);
   }
-  dialect_ = Dialect::kPlain;
   auto p = protocol::decode_initialize(params);
   if (!p) {
     if (!authenticated_ && ++auth_failures_ >= kMaxAuthFailures) stop();
     return p.error();
   }
   if (auto ok = authenticate(p->auth_token); !ok) return ok.error();
-  return acp_.initialize(p->client_capabilities);
+  Result<json> r = acp_.initialize(p->client_capabilities);
+  if (r) {
+    dialect_ = Dialect::kPlain;
+    initialized_ = true;
+  }
+  return r;
 }
 
 asio::awaitable<Result<json>> Connection::call(std::string method, json params,

@@ -30,7 +30,8 @@
 // means MCP (server/mcp.h: tools/list, tools/call, ping; editd's own error
 // codes never go out, a request cancelled by notifications/cancelled gets no
 // answer); an integer, or no initialize at all, means the plain methods and
-// ACP as above.
+// ACP as above. Only one initialize succeeds per connection (later ones are
+// refused), and a reply speaks the dialect its request started under.
 //
 // Threading: everything here runs on the connection's own I/O thread, the one
 // whose io_context it was given (server/server.h); other threads reach it by a
@@ -131,11 +132,15 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   boost::asio::awaitable<Result<nlohmann::json>> call_tool(const nlohmann::json& params,
                                                            std::shared_ptr<CancelState> cancel,
                                                            Arrivals::Place& place);
-  // Checks the token (TCP), then answers in the dialect the params ask for.
+  // Checks the token (TCP), then answers in the dialect the params ask for,
+  // which holds from then on. Once one has succeeded, every later initialize
+  // is refused (invalid_request) and changes nothing.
   Result<nlohmann::json> initialize(const nlohmann::json& params);
   Result<void> authenticate(const std::optional<std::string>& token);
-  // The error reply to a request, in this connection's dialect.
+  enum class Dialect { kPlain, kMcp };
+  // The error reply to a request, in this connection's dialect, or in `dialect`.
   nlohmann::json error_reply(const nlohmann::json& id, const Error& error) const;
+  static nlohmann::json error_reply(const nlohmann::json& id, const Error& error, Dialect dialect);
   // Queues one line for the writer; its size in bytes (0 if dropped).
   std::size_t send(const nlohmann::json& message);
   void wake(boost::asio::steady_timer& timer) { timer.cancel(); }
@@ -172,7 +177,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
 
   bool authenticated_ = false;
   int auth_failures_ = 0;
-  enum class Dialect { kPlain, kMcp };
+  bool initialized_ = false;  // an initialize has succeeded
   Dialect dialect_ = Dialect::kPlain;
 
   // Requests read while every slot is taken and calls to the client wait.
