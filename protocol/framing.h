@@ -54,6 +54,9 @@ class LineFramer {
   // it, and frees its buffer; its length so far in bytes (discarded bytes of
   // an oversize line included), 0 if none.
   std::size_t finish();
+  // The limit from now on; a line under way past it is discarded as it grows.
+  void set_limit(std::size_t max_line_bytes) { max_ = max_line_bytes; }
+  std::size_t limit() const { return max_; }
   // Bytes buffered for the current partial line.
   std::size_t buffered() const { return size_; }
 

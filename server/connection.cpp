@@ -28,6 +28,11 @@ namespace {
 
 constexpr int kMaxAuthFailures = 3;
 constexpr std::size_t kReadChunk = 64 * 1024;
+// The longest line a TCP connection may send before it authenticates: an
+// initialize with a token and capabilities needs a few hundred bytes. Not
+// smaller than kReadChunk (read_loop).
+constexpr std::size_t kUnauthenticatedLineBytes = 64 * 1024;
+static_assert(kUnauthenticatedLineBytes >= kReadChunk);
 // Lines longer than this are parsed on the pool, not on the I/O thread: a
 // parse takes about 3 ms a MiB, so a line parsed inline holds the connections
 // sharing the thread for well under a millisecond.
@@ -69,10 +74,12 @@ Error method_not_found(const std::string& method) {
   return Error(ErrorKind::kMethodNotFound, "method not found: " + method, {{"method", method}});
 }
 
-Error oversize_error(std::size_t limit) {
+Error oversize_error(std::size_t limit, bool authenticated) {
   return Error(ErrorKind::kInvalidRequest,
-               "message longer than " + std::to_string(limit) +
-                   " bytes (--max-message-bytes): skipped",
+               "message longer than " + std::to_string(limit) + " bytes " +
+                   (authenticated ? "(--max-message-bytes)"
+                                  : "(the limit before authentication)") +
+                   ": skipped",
                {{"limit", limit}});
 }
 
@@ -163,15 +170,23 @@ Connection::Connection(ServerContext& server, asio::io_context& io, std::unique_
       slot_signal_(io),
       stall_timer_(io),
       idle_timer_(io),
+      auth_timer_(io),
       acp_(server, *this, [this](std::string method, json params) {
         notify(std::move(method), std::move(params));
       }) {
   out_signal_.expires_at(std::chrono::steady_clock::time_point::max());
   slot_signal_.expires_at(std::chrono::steady_clock::time_point::max());
   authenticated_ = !settings_.needs_auth;
+  admitted_ = settings_.needs_auth;
 }
 
-Connection::~Connection() = default;
+Connection::~Connection() { release_admission(); }
+
+void Connection::release_admission() {
+  if (!admitted_) return;
+  admitted_ = false;
+  server_.release_unauthenticated();
+}
 
 asio::awaitable<void> Connection::run() {
   using namespace asio::experimental::awaitable_operators;
@@ -179,10 +194,15 @@ asio::awaitable<void> Connection::run() {
   asio::co_spawn(io_, trim_when_idle(),
                  [](std::exception_ptr e) { log_failure("trimming an idle connection", e); });
   // The watchers hold the connection until they see it finished, exception or not.
+  if (!authenticated_)
+    asio::co_spawn(io_, watch_auth(),
+                   [](std::exception_ptr e) { log_failure("the authentication deadline", e); });
   auto finish = [this] {
     finished_ = true;
     stall_timer_.cancel();
     idle_timer_.cancel();
+    auth_timer_.cancel();
+    release_admission();
   };
   try {
     co_await (read_loop() && write_loop());
@@ -243,6 +263,26 @@ asio::awaitable<void> Connection::watch_stall() {
   }
 }
 
+asio::awaitable<void> Connection::watch_auth() {
+  auto self = shared_from_this();
+  auth_timer_.expires_after(server_.options().auth_timeout);
+  co_await auth_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+  if (finished_ || authenticated_) co_return;
+  spdlog::warn("connection {}: closed: not authenticated within {} ms (--auth-timeout)",
+               stream_->peer(), server_.options().auth_timeout.count());
+  fail_output("not authenticated in time");
+  stream_->abort();
+}
+
+void Connection::count_unauthenticated_line() {
+  if (authenticated_ || !reading_) return;
+  if (++auth_failures_ >= kMaxAuthFailures) {
+    spdlog::warn("connection {}: closed after {} lines without authenticating", stream_->peer(),
+                 auth_failures_);
+    stop();
+  }
+}
+
 // Idle (server/memory.h): kIdleTrimDelay after the last write, with nothing
 // queued and no request in flight, memory goes back, once until the next
 // write. The heap is asked what it holds only then, never on a request's
@@ -287,6 +327,14 @@ asio::awaitable<void> Connection::read_loop() {
     if (!reading_) break;
     if (ec == asio::error::operation_aborted) continue;
     events.clear();
+    // Until the connection authenticates, a line longer than an initialize
+    // needs is refused unread. The limit of a chunk is the one in force when
+    // it arrives: as it is no smaller than a chunk, a request pipelined after
+    // initialize is cut by the small limit only if it ends in initialize's
+    // own chunk, which it cannot.
+    framer.set_limit(authenticated_ ? server_.options().max_message_bytes
+                                    : std::min<std::uint64_t>(server_.options().max_message_bytes,
+                                                              kUnauthenticatedLineBytes));
     framer.feed(std::string_view(buf.data(), n), sink);
     if (ec) {
       if (ec != asio::error::eof) spdlog::debug("connection {}: read: {}", stream_->peer(), ec.message());
@@ -295,7 +343,7 @@ asio::awaitable<void> Connection::read_loop() {
     for (auto& e : events) {
       if (!reading_) break;
       if (!e) {
-        on_oversize(server_.options().max_message_bytes);
+        on_oversize(framer.limit());
       } else if (e->pieces.size() == 1 && e->size() <= kInlineParseBytes) {
         on_message(protocol::parse_message(e->pieces.front()));
       } else {
@@ -452,7 +500,8 @@ void Connection::fail_output(const std::string& why) {
 
 void Connection::on_oversize(std::size_t limit) {
   spdlog::warn("connection {}: skipped a message over {} bytes", stream_->peer(), limit);
-  send(error_reply(nullptr, oversize_error(limit)));
+  send(error_reply(nullptr, oversize_error(limit, authenticated_)));
+  count_unauthenticated_line();
 }
 
 void Connection::on_message(Incoming in) {
@@ -472,11 +521,14 @@ void Connection::on_message(Incoming in) {
         break;
       }
       send(error_reply(in.id, *in.error));
+      count_unauthenticated_line();
       break;
     case Incoming::Type::kResponse:
+      count_unauthenticated_line();
       on_response(std::move(in));
       break;
     case Incoming::Type::kNotification:
+      count_unauthenticated_line();
       on_notification(in);
       break;
     case Incoming::Type::kRequest:
@@ -633,6 +685,8 @@ Result<void> Connection::authenticate(const std::optional<std::string>& token) {
     return unauthenticated(auth_failures_);
   }
   authenticated_ = true;
+  auth_timer_.cancel();
+  release_admission();
   return {};
 }
 

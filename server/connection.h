@@ -63,7 +63,12 @@ class ServerContext;
 class Connection : public std::enable_shared_from_this<Connection>, public ClientChannel {
  public:
   struct Settings {
-    bool needs_auth = false;  // TCP: the first request must be initialize with authToken
+    // TCP: the first request must be initialize with authToken, within
+    // --auth-timeout; until then lines are limited to kUnauthenticatedLineBytes
+    // and every line that is not a successful initialize counts toward the
+    // three failures that close the connection. The connection holds one of
+    // the server's unauthenticated admissions until it authenticates or ends.
+    bool needs_auth = false;
   };
 
   // `io`: the context that runs the connection, the one its stream is on.
@@ -105,6 +110,12 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   boost::asio::awaitable<void> read_loop();
   boost::asio::awaitable<void> write_loop();
   boost::asio::awaitable<void> watch_stall();
+  // Closes the connection if it has not authenticated within --auth-timeout.
+  boost::asio::awaitable<void> watch_auth();
+  // A line before authentication that is not an initialize request: one
+  // failure more.
+  void count_unauthenticated_line();
+  void release_admission();
   boost::asio::awaitable<void> trim_when_idle();
   boost::asio::awaitable<void> wait_for_slot();
   // Whether a parked request may start now (--max-inflight, --max-queued-bytes).
@@ -166,6 +177,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   boost::asio::steady_timer slot_signal_;
   boost::asio::steady_timer stall_timer_;
   boost::asio::steady_timer idle_timer_;
+  boost::asio::steady_timer auth_timer_;
   bool idle_parked_ = false;  // trim_when_idle() waits for the next write
 
   // Requests in flight, by id (JSON-serialised), for $/cancel_request and
@@ -176,6 +188,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   std::shared_ptr<Arrivals> arrivals_ = Arrivals::make();
 
   bool authenticated_ = false;
+  bool admitted_ = false;  // holds one of the server's unauthenticated admissions
   int auth_failures_ = 0;
   bool initialized_ = false;  // an initialize has succeeded
   Dialect dialect_ = Dialect::kPlain;

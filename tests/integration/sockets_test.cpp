@@ -2,6 +2,7 @@
 // back-pressure and shutdown, through the real binary.
 #include <doctest/doctest.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -133,6 +134,149 @@ TEST_CASE("TCP clients must initialize with the token; three failures close the 
   CHECK(p.stderr_text().find("s3cret") == std::string::npos);
   // Others are still served.
   CHECK((*good->call("read_text", {{"path", "a.txt"}}))["result"]["content"] == "x\n");
+}
+
+// editd on a Unix socket and on TCP with a token, `extra` options added.
+struct TcpServer {
+  TempDir root, run_dir, secrets;
+  std::string socket = (run_dir.path() / "editd.sock").string();
+  std::string token_path;
+  std::optional<Process> process;
+  int port = -1;
+  explicit TcpServer(std::vector<std::string> extra = {}) {
+    secrets.write("token", "s3cret-token\n");
+    token_path = (secrets.path() / "token").string();
+    std::vector<std::string> args{"--root",   root.str(),   "--listen",     "unix:" + socket,
+                                  "--listen", "tcp:127.0.0.1:0", "--token-file", token_path};
+    args.insert(args.end(), extra.begin(), extra.end());
+    process.emplace(EDITD_BINARY, args);
+    port = logged_port(*process);
+    REQUIRE_MESSAGE(port > 0, process->stderr_text());
+    REQUIRE(wait_for_path(socket));
+  }
+  SocketClient tcp() {
+    auto c = SocketClient::tcp(port);
+    REQUIRE(c.has_value());
+    return std::move(*c);
+  }
+  // A TCP client that has authenticated.
+  SocketClient authenticated() {
+    auto c = tcp();
+    auto r = c.call("initialize", {{"protocolVersion", 1}, {"authToken", "s3cret-token"}});
+    REQUIRE(r.has_value());
+    REQUIRE_MESSAGE(r->contains("result"), r->dump());
+    return c;
+  }
+};
+
+TEST_CASE("TCP: a peer that has not authenticated within --auth-timeout is closed; others stay") {
+  TcpServer s({"--auth-timeout", "1"});
+  s.root.write("a.txt", "x\n");
+  auto idle = s.tcp();
+  auto good = s.authenticated();
+  // The idle peer's connection ends: EOF, well before the generous deadline.
+  CHECK_FALSE(idle.read_line(std::chrono::seconds(15)).has_value());
+  CHECK(s.process->await_log("not authenticated within 1000 ms").has_value());
+  // Past the deadline, the authenticated one is served as before.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  CHECK((*good.call("read_text", {{"path", "a.txt"}}))["result"]["content"] == "x\n");
+  CHECK(s.process->stderr_text().find("not authenticated within") ==
+        s.process->stderr_text().rfind("not authenticated within"));
+}
+
+TEST_CASE(
+    "TCP before authentication: every line counts toward the three failures, and lines are short") {
+  TcpServer s;
+  s.root.write("a.txt", "x\n");
+  // A notification, a malformed line and a response: closed after the third.
+  auto noisy = s.tcp();
+  REQUIRE(noisy.send(
+      json{{"jsonrpc", "2.0"}, {"method", "$/cancel_request"}, {"params", {{"id", 1}}}}));
+  REQUIRE(noisy.send_raw("{oops\n"));
+  auto malformed = noisy.read_line();
+  REQUIRE(malformed.has_value());
+  CHECK(json::parse(*malformed)["error"]["code"] == -32700);
+  REQUIRE(noisy.send(json{{"jsonrpc", "2.0"}, {"id", 5}, {"result", 1}}));
+  CHECK_FALSE(noisy.read_line(std::chrono::seconds(15)).has_value());
+  CHECK(s.process->await_log("closed after 3 lines without authenticating").has_value());
+
+  // A line longer than an initialize needs is refused unread; once
+  // authenticated, --max-message-bytes applies.
+  auto c = s.tcp();
+  const std::string big(100 * 1024, 'y');
+  REQUIRE(c.send(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "write_text"},
+                      {"params", {{"path", "b.txt"}, {"content", big}}}}));
+  auto refused = c.read_line();
+  REQUIRE(refused.has_value());
+  json r = json::parse(*refused);
+  CHECK(r["error"]["code"] == -32600);
+  CHECK(r["error"]["data"]["limit"] == 65536);
+  json init = *c.call("initialize", {{"protocolVersion", 1}, {"authToken", "s3cret-token"}});
+  REQUIRE(init.contains("result"));
+  json w = *c.call("write_text", {{"path", "b.txt"}, {"content", big}});
+  CHECK(w.contains("result"));
+  CHECK(s.root.read("b.txt") == big);
+}
+
+TEST_CASE(
+    "TCP: at most --max-unauthenticated peers wait to authenticate; the rest are closed at once") {
+  TcpServer s({"--max-unauthenticated", "3", "--auth-timeout", "60"});
+  s.root.write("a.txt", "x\n");
+  // Three peers, each seen served (its request refused, one failure of three).
+  std::vector<SocketClient> waiting;
+  for (int i = 0; i < 3; ++i) {
+    waiting.push_back(s.tcp());
+    auto r = waiting.back().call("read_text", {{"path", "a.txt"}});
+    REQUIRE(r.has_value());
+    CHECK((*r)["error"]["data"]["kind"] == "unauthenticated");
+  }
+  // A fourth is closed without an answer.
+  auto fourth = s.tcp();
+  CHECK_FALSE(fourth.call("read_text", {{"path", "a.txt"}}).has_value());
+  CHECK(s.process->await_log("wait to authenticate").has_value());
+  // Unix clients and the health check are served meanwhile.
+  auto local = SocketClient::unix_socket(s.socket);
+  REQUIRE(local.has_value());
+  CHECK((*local->call("read_text", {{"path", "a.txt"}}))["result"]["content"] == "x\n");
+  CHECK(run_editd({"probe", "unix:" + s.socket}).code == 0);
+  // One authenticates: its place goes to the next peer.
+  CHECK(waiting[0].call("initialize", {{"protocolVersion", 1}, {"authToken", "s3cret-token"}})
+            ->contains("result"));
+  auto next = s.tcp();
+  auto r = next.call("read_text", {{"path", "a.txt"}});
+  REQUIRE(r.has_value());
+  CHECK((*r)["error"]["data"]["kind"] == "unauthenticated");
+}
+
+TEST_CASE(
+    "TCP peers without the token cannot take the descriptors that clients and the probe need") {
+  TcpServer s;
+  s.root.write("a.txt", "x\n");
+  const pid_t pid = s.process->pid();
+  auto open_descriptors = [pid] {
+    std::size_t n = 0;
+    for (auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
+      (void)e;
+      ++n;
+    }
+    return n;
+  };
+  // editd may open 60 descriptors more than it holds now.
+  rlimit low{};
+  REQUIRE(::prlimit(pid, RLIMIT_NOFILE, nullptr, &low) == 0);
+  low.rlim_cur = open_descriptors() + 60;
+  REQUIRE(::prlimit(pid, RLIMIT_NOFILE, &low, nullptr) == 0);
+  // Far more idle peers than that.
+  std::vector<SocketClient> peers;
+  for (int i = 0; i < 300; ++i)
+    if (auto c = SocketClient::tcp(s.port)) peers.push_back(std::move(*c));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto local = SocketClient::unix_socket(s.socket);
+  REQUIRE(local.has_value());
+  json w = *local->call("write_text", {{"path", "b.txt"}, {"content", "written\n"}});
+  CHECK_MESSAGE(w.contains("result"), w.dump());
+  CHECK(s.root.read("b.txt") == "written\n");
+  CHECK(run_editd({"probe", "unix:" + s.socket}).code == 0);
 }
 
 TEST_CASE("no update is lost: read-increment-write loops with expectedFingerprint") {
