@@ -33,9 +33,10 @@ constexpr std::size_t kReadChunk = 64 * 1024;
 // smaller than kReadChunk (read_loop).
 constexpr std::size_t kUnauthenticatedLineBytes = 64 * 1024;
 static_assert(kUnauthenticatedLineBytes >= kReadChunk);
-// Lines longer than this are parsed on the pool, not on the I/O thread: a
-// parse takes about 3 ms a MiB, so a line parsed inline holds the connections
-// sharing the thread for well under a millisecond.
+// Lines longer than this are parsed on the pool, not on the I/O thread. A line
+// parsed inline holds the connections sharing the thread for at most about
+// 2 ms (a 64 KiB line refused by the parser, the slowest path; 0.3 ms when it
+// parses; docs/performance.md).
 constexpr std::size_t kInlineParseBytes = 64 * 1024;
 // The most the writer copies and hands to the stream at once.
 constexpr std::size_t kWriteSlice = 1 << 20;
