@@ -78,8 +78,7 @@ Error method_not_found(const std::string& method) {
 Error oversize_error(std::size_t limit, bool authenticated) {
   return Error(ErrorKind::kInvalidRequest,
                "message longer than " + std::to_string(limit) + " bytes " +
-                   (authenticated ? "(--max-message-bytes)"
-                                  : "(the limit before authentication)") +
+                   (authenticated ? "(--max-message-bytes)" : "(the limit before authentication)") +
                    ": skipped",
                {{"limit", limit}});
 }

@@ -169,9 +169,10 @@ class RefusalLog {
     const auto now = std::chrono::steady_clock::now();
     ++count_;
     if (logged_ && now - last_ < kEvery) return;
-    spdlog::warn("{}: closed {} connection{} (the last from {}): {} wait to authenticate, the most "
-                 "served at once (--max-unauthenticated, a quarter of the descriptor limit)",
-                 listener_, count_, count_ == 1 ? "" : "s", peer, cap);
+    spdlog::warn(
+        "{}: closed {} connection{} (the last from {}): {} wait to authenticate, the most "
+        "served at once (--max-unauthenticated, a quarter of the descriptor limit)",
+        listener_, count_, count_ == 1 ? "" : "s", peer, cap);
     logged_ = true;
     last_ = now;
     count_ = 0;
