@@ -3,7 +3,8 @@
 // The input is a byte stream as a client would send it; its first byte picks
 // the size of the chunks it is fed in. Invariants:
 // - the framer's lines are exactly the stream's non-blank lines (one trailing
-//   CR dropped), and a line over the limit is one oversize event;
+//   CR dropped), and a line over the limit is one oversize event; the bytes
+//   after the last newline are no line, and finish() drops them;
 // - parse_message never throws, and never answers a line with internal;
 // - whatever parses re-renders: the message serialised again parses to the
 //   same type, id (type included), method, params and result; every reply editd
