@@ -272,9 +272,26 @@ class ParseProblem final : public json::json_sax_t {
   bool number_overflow = false;
 };
 
+// The parser's description quotes the token it stopped in, which may be most
+// of the line (an unterminated string of 60 MiB): kept to its head and tail,
+// cut at UTF-8 boundaries.
+std::string shortened(std::string detail) {
+  constexpr std::size_t kHead = 256, kTail = 96;
+  if (detail.size() <= kHead + kTail + 64) return detail;
+  auto continuation = [&](std::size_t i) {
+    return (static_cast<unsigned char>(detail[i]) & 0xC0) == 0x80;
+  };
+  std::size_t head = kHead, tail = detail.size() - kTail;
+  while (head > 0 && continuation(head)) --head;
+  while (tail < detail.size() && continuation(tail)) ++tail;
+  return detail.substr(0, head) + " [... " + std::to_string(tail - head) + " bytes ...] " +
+         detail.substr(tail);
+}
+
 Incoming unparsable(std::string_view line) {
   ParseProblem problem;
   json::sax_parse(line, &problem);
+  problem.detail = shortened(std::move(problem.detail));
   Incoming bad = invalid(ErrorKind::kParseError,
                          problem.number_overflow
                              ? "parse error: a number in the line is beyond the range of a "

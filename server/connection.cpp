@@ -10,6 +10,7 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <vector>
 
+#include "backends/offload.h"
 #include "protocol/acp.h"
 #include "protocol/framing.h"
 #include "protocol/methods.h"
@@ -27,6 +28,16 @@ namespace {
 
 constexpr int kMaxAuthFailures = 3;
 constexpr std::size_t kReadChunk = 64 * 1024;
+// The longest line a TCP connection may send before it authenticates: an
+// initialize with a token and capabilities needs a few hundred bytes. Not
+// smaller than kReadChunk (read_loop).
+constexpr std::size_t kUnauthenticatedLineBytes = 64 * 1024;
+static_assert(kUnauthenticatedLineBytes >= kReadChunk);
+// Lines longer than this are parsed on the pool, not on the I/O thread. A line
+// parsed inline holds the connections sharing the thread for at most about
+// 2 ms (a 64 KiB line refused by the parser, the slowest path; 0.3 ms when it
+// parses; docs/performance.md).
+constexpr std::size_t kInlineParseBytes = 64 * 1024;
 // The most the writer copies and hands to the stream at once.
 constexpr std::size_t kWriteSlice = 1 << 20;
 // How long a closing connection discards input while its client takes in the
@@ -64,10 +75,11 @@ Error method_not_found(const std::string& method) {
   return Error(ErrorKind::kMethodNotFound, "method not found: " + method, {{"method", method}});
 }
 
-Error oversize_error(std::size_t limit) {
+Error oversize_error(std::size_t limit, bool authenticated) {
   return Error(ErrorKind::kInvalidRequest,
-               "message longer than " + std::to_string(limit) +
-                   " bytes (--max-message-bytes): skipped",
+               "message longer than " + std::to_string(limit) + " bytes " +
+                   (authenticated ? "(--max-message-bytes)" : "(the limit before authentication)") +
+                   ": skipped",
                {{"limit", limit}});
 }
 
@@ -103,7 +115,24 @@ Error unknown_tool(const std::string& name) {
                {{"param", "name"}, {"tool", name}});
 }
 
+Error initialized_already() {
+  return Error(ErrorKind::kInvalidRequest,
+               "initialize was already answered on this connection: its dialect, capabilities "
+               "and backend hold until it closes (open a new connection to start over)",
+               {{"method", "initialize"}});
+}
+
 Error missing_tool_name() { return invalid_param("name", "missing (a tool name is required)"); }
+
+// A line whose parse failed outside parse_message (which never throws): the
+// error to answer it with.
+Incoming invalid_line(Error error) {
+  Incoming in;
+  in.type = Incoming::Type::kInvalid;
+  in.id = nullptr;
+  in.error = std::move(error);
+  return in;
+}
 
 
 }  // namespace
@@ -141,15 +170,23 @@ Connection::Connection(ServerContext& server, asio::io_context& io, std::unique_
       slot_signal_(io),
       stall_timer_(io),
       idle_timer_(io),
+      auth_timer_(io),
       acp_(server, *this, [this](std::string method, json params) {
         notify(std::move(method), std::move(params));
       }) {
   out_signal_.expires_at(std::chrono::steady_clock::time_point::max());
   slot_signal_.expires_at(std::chrono::steady_clock::time_point::max());
   authenticated_ = !settings_.needs_auth;
+  admitted_ = settings_.needs_auth;
 }
 
-Connection::~Connection() = default;
+Connection::~Connection() { release_admission(); }
+
+void Connection::release_admission() {
+  if (!admitted_) return;
+  admitted_ = false;
+  server_.release_unauthenticated();
+}
 
 asio::awaitable<void> Connection::run() {
   using namespace asio::experimental::awaitable_operators;
@@ -157,10 +194,15 @@ asio::awaitable<void> Connection::run() {
   asio::co_spawn(io_, trim_when_idle(),
                  [](std::exception_ptr e) { log_failure("trimming an idle connection", e); });
   // The watchers hold the connection until they see it finished, exception or not.
+  if (!authenticated_)
+    asio::co_spawn(io_, watch_auth(),
+                   [](std::exception_ptr e) { log_failure("the authentication deadline", e); });
   auto finish = [this] {
     finished_ = true;
     stall_timer_.cancel();
     idle_timer_.cancel();
+    auth_timer_.cancel();
+    release_admission();
   };
   try {
     co_await (read_loop() && write_loop());
@@ -221,6 +263,26 @@ asio::awaitable<void> Connection::watch_stall() {
   }
 }
 
+asio::awaitable<void> Connection::watch_auth() {
+  auto self = shared_from_this();
+  auth_timer_.expires_after(server_.options().auth_timeout);
+  co_await auth_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+  if (finished_ || authenticated_) co_return;
+  spdlog::warn("connection {}: closed: not authenticated within {} ms (--auth-timeout)",
+               stream_->peer(), server_.options().auth_timeout.count());
+  fail_output("not authenticated in time");
+  stream_->abort();
+}
+
+void Connection::count_unauthenticated_line() {
+  if (authenticated_ || !reading_) return;
+  if (++auth_failures_ >= kMaxAuthFailures) {
+    spdlog::warn("connection {}: closed after {} lines without authenticating", stream_->peer(),
+                 auth_failures_);
+    stop();
+  }
+}
+
 // Idle (server/memory.h): kIdleTrimDelay after the last write, with nothing
 // queued and no request in flight, memory goes back, once until the next
 // write. The heap is asked what it holds only then, never on a request's
@@ -252,9 +314,9 @@ asio::awaitable<void> Connection::read_loop() {
   protocol::LineFramer framer(server_.options().max_message_bytes);
   std::vector<char> buf(kReadChunk);
   // Lines and oversize events of one chunk, in order (nullopt: oversize).
-  std::vector<std::optional<std::string>> events;
+  std::vector<std::optional<protocol::Line>> events;
   protocol::LineFramer::Sink sink{
-      [&](std::string line) { events.emplace_back(std::move(line)); },
+      [&](protocol::Line line) { events.emplace_back(std::move(line)); },
       [&](std::size_t) { events.emplace_back(std::nullopt); }};
   bool eof = false;
   // After shut_down() the reader refuses requests and takes the answers to
@@ -265,21 +327,46 @@ asio::awaitable<void> Connection::read_loop() {
     if (!reading_) break;
     if (ec == asio::error::operation_aborted) continue;
     events.clear();
+    // Until the connection authenticates, a line longer than an initialize
+    // needs is refused unread. The limit of a chunk is the one in force when
+    // it arrives: as it is no smaller than a chunk, a request pipelined after
+    // initialize is cut by the small limit only if it ends in initialize's
+    // own chunk, which it cannot.
+    framer.set_limit(authenticated_ ? server_.options().max_message_bytes
+                                    : std::min<std::uint64_t>(server_.options().max_message_bytes,
+                                                              kUnauthenticatedLineBytes));
     framer.feed(std::string_view(buf.data(), n), sink);
     if (ec) {
       if (ec != asio::error::eof) spdlog::debug("connection {}: read: {}", stream_->peer(), ec.message());
-      framer.finish(sink);
       eof = true;
     }
     for (auto& e : events) {
       if (!reading_) break;
-      if (e)
-        on_line(std::move(*e));
-      else
-        on_oversize(server_.options().max_message_bytes);
+      if (!e) {
+        on_oversize(framer.limit());
+      } else if (e->pieces.size() == 1 && e->size() <= kInlineParseBytes) {
+        on_message(protocol::parse_message(e->pieces.front()));
+      } else {
+        // A long line is joined, parsed and freed on the pool: the I/O thread
+        // goes on serving the other connections meanwhile. The lambda is
+        // named, not a temporary in the co_await expression (GCC 12
+        // coroutines).
+        auto parse = [line = std::move(*e)]() mutable -> Result<Incoming> {
+          std::string bytes = std::move(line).join();
+          return protocol::parse_message(bytes);
+        };
+        auto parsed = co_await offload(server_.pool(), std::move(parse));
+        if (!reading_) break;
+        on_message(parsed ? std::move(*parsed) : invalid_line(parsed.error()));
+      }
       co_await wait_for_slot();
     }
   }
+  // A line under way is dropped unread: its sender left before its end, or
+  // nothing more will be read.
+  if (std::size_t dropped = framer.finish())
+    spdlog::info("connection {}: the input ended inside a line: {} bytes dropped unread",
+                 stream_->peer(), dropped);
   reading_ = false;
   // Calls to the client can no longer be answered: fail them now rather than
   // let the requests waiting on them run into --delegate-timeout.
@@ -413,11 +500,11 @@ void Connection::fail_output(const std::string& why) {
 
 void Connection::on_oversize(std::size_t limit) {
   spdlog::warn("connection {}: skipped a message over {} bytes", stream_->peer(), limit);
-  send(error_reply(nullptr, oversize_error(limit)));
+  send(error_reply(nullptr, oversize_error(limit, authenticated_)));
+  count_unauthenticated_line();
 }
 
-void Connection::on_line(std::string line) {
-  Incoming in = protocol::parse_message(line);
+void Connection::on_message(Incoming in) {
   switch (in.type) {
     case Incoming::Type::kInvalid:
       // A malformed answer to one of editd's calls fails that call; it is
@@ -434,11 +521,14 @@ void Connection::on_line(std::string line) {
         break;
       }
       send(error_reply(in.id, *in.error));
+      count_unauthenticated_line();
       break;
     case Incoming::Type::kResponse:
+      count_unauthenticated_line();
       on_response(std::move(in));
       break;
     case Incoming::Type::kNotification:
+      count_unauthenticated_line();
       on_notification(in);
       break;
     case Incoming::Type::kRequest:
@@ -455,7 +545,11 @@ void Connection::on_line(std::string line) {
 void Connection::refuse(const Incoming& in) { send(error_reply(in.id, shutting_down())); }
 
 json Connection::error_reply(const json& id, const Error& error) const {
-  return dialect_ == Dialect::kMcp ? mcp::make_error(id, error) : protocol::make_error(id, error);
+  return error_reply(id, error, dialect_);
+}
+
+json Connection::error_reply(const json& id, const Error& error, Dialect dialect) {
+  return dialect == Dialect::kMcp ? mcp::make_error(id, error) : protocol::make_error(id, error);
 }
 
 void Connection::on_notification(const Incoming& in) {
@@ -495,6 +589,12 @@ asio::awaitable<void> Connection::handle(Incoming in, Arrivals::Place place) {
   auto cancel = std::make_shared<CancelState>();
   const std::string key = request_key(in.id);
   auto entry = requests_.emplace(key, cancel);
+  // The reply speaks the dialect the request started under, whatever an
+  // initialize running meanwhile chooses; a first initialize answers in the
+  // dialect it asks for, successful or not.
+  Dialect dialect = dialect_;
+  if (!initialized_ && Registry::bare_method(in.method) == "initialize")
+    dialect = mcp::is_mcp_initialize(in.params) ? Dialect::kMcp : Dialect::kPlain;
   json reply;
   try {
     Result<json> result = co_await dispatch(in, cancel, place);
@@ -502,15 +602,15 @@ asio::awaitable<void> Connection::handle(Incoming in, Arrivals::Place place) {
     // reply is queued (finish_request may start the next).
     place.pass();
     // MCP: a request the client cancelled gets no answer.
-    const bool unanswered = dialect_ == Dialect::kMcp && !result && cancel->by_client &&
+    const bool unanswered = dialect == Dialect::kMcp && !result && cancel->by_client &&
                             result.error().kind == ErrorKind::kCancelled;
     if (result)
       reply = protocol::make_result(in.id, std::move(*result));
     else if (!unanswered)
-      reply = error_reply(in.id, result.error());
+      reply = error_reply(in.id, result.error(), dialect);
   } catch (const std::exception& e) {
     spdlog::error("request {} {} failed: {}", in.method, key, e.what());
-    reply = error_reply(in.id, internal_error(e.what()));
+    reply = error_reply(in.id, internal_error(e.what()), dialect);
   }
   requests_.erase(entry);
   finish_request(in, key, reply, started);
@@ -585,25 +685,33 @@ Result<void> Connection::authenticate(const std::optional<std::string>& token) {
     return unauthenticated(auth_failures_);
   }
   authenticated_ = true;
+  auth_timer_.cancel();
+  release_admission();
   return {};
 }
 
 Result<json> Connection::initialize(const json& params) {
+  if (initialized_) return initialized_already();
   if (mcp::is_mcp_initialize(params)) {
-    dialect_ = Dialect::kMcp;
     std::optional<std::string> token;
     if (auto t = params.find("authToken"); t != params.end() && t->is_string()) token = t->get<std::string>();
     if (auto ok = authenticate(token); !ok) return ok.error();
+    dialect_ = Dialect::kMcp;
+    initialized_ = true;
     return mcp::initialize_result(params);
   }
-  dialect_ = Dialect::kPlain;
   auto p = protocol::decode_initialize(params);
   if (!p) {
     if (!authenticated_ && ++auth_failures_ >= kMaxAuthFailures) stop();
     return p.error();
   }
   if (auto ok = authenticate(p->auth_token); !ok) return ok.error();
-  return acp_.initialize(p->client_capabilities);
+  Result<json> r = acp_.initialize(p->client_capabilities);
+  if (r) {
+    dialect_ = Dialect::kPlain;
+    initialized_ = true;
+  }
+  return r;
 }
 
 asio::awaitable<Result<json>> Connection::call(std::string method, json params,

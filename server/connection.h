@@ -30,7 +30,8 @@
 // means MCP (server/mcp.h: tools/list, tools/call, ping; editd's own error
 // codes never go out, a request cancelled by notifications/cancelled gets no
 // answer); an integer, or no initialize at all, means the plain methods and
-// ACP as above.
+// ACP as above. Only one initialize succeeds per connection (later ones are
+// refused), and a reply speaks the dialect its request started under.
 //
 // Threading: everything here runs on the connection's own I/O thread, the one
 // whose io_context it was given (server/server.h); other threads reach it by a
@@ -62,7 +63,12 @@ class ServerContext;
 class Connection : public std::enable_shared_from_this<Connection>, public ClientChannel {
  public:
   struct Settings {
-    bool needs_auth = false;  // TCP: the first request must be initialize with authToken
+    // TCP: the first request must be initialize with authToken, within
+    // --auth-timeout; until then lines are limited to kUnauthenticatedLineBytes
+    // and every line that is not a successful initialize counts toward the
+    // three failures that close the connection. The connection holds one of
+    // the server's unauthenticated admissions until it authenticates or ends.
+    bool needs_auth = false;
   };
 
   // `io`: the context that runs the connection, the one its stream is on.
@@ -104,6 +110,12 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   boost::asio::awaitable<void> read_loop();
   boost::asio::awaitable<void> write_loop();
   boost::asio::awaitable<void> watch_stall();
+  // Closes the connection if it has not authenticated within --auth-timeout.
+  boost::asio::awaitable<void> watch_auth();
+  // A line before authentication that is not an initialize request: one
+  // failure more.
+  void count_unauthenticated_line();
+  void release_admission();
   boost::asio::awaitable<void> trim_when_idle();
   boost::asio::awaitable<void> wait_for_slot();
   // Whether a parked request may start now (--max-inflight, --max-queued-bytes).
@@ -117,7 +129,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   // The client is gone or abandoned: queued and future output is dropped,
   // parked requests with it, and reading stops.
   void fail_output(const std::string& why);
-  void on_line(std::string line);
+  void on_message(protocol::Incoming in);
   void on_oversize(std::size_t limit);
   void on_response(protocol::Incoming in);
   void on_notification(const protocol::Incoming& in);
@@ -131,11 +143,15 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   boost::asio::awaitable<Result<nlohmann::json>> call_tool(const nlohmann::json& params,
                                                            std::shared_ptr<CancelState> cancel,
                                                            Arrivals::Place& place);
-  // Checks the token (TCP), then answers in the dialect the params ask for.
+  // Checks the token (TCP), then answers in the dialect the params ask for,
+  // which holds from then on. Once one has succeeded, every later initialize
+  // is refused (invalid_request) and changes nothing.
   Result<nlohmann::json> initialize(const nlohmann::json& params);
   Result<void> authenticate(const std::optional<std::string>& token);
-  // The error reply to a request, in this connection's dialect.
+  enum class Dialect { kPlain, kMcp };
+  // The error reply to a request, in this connection's dialect, or in `dialect`.
   nlohmann::json error_reply(const nlohmann::json& id, const Error& error) const;
+  static nlohmann::json error_reply(const nlohmann::json& id, const Error& error, Dialect dialect);
   // Queues one line for the writer; its size in bytes (0 if dropped).
   std::size_t send(const nlohmann::json& message);
   void wake(boost::asio::steady_timer& timer) { timer.cancel(); }
@@ -161,6 +177,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   boost::asio::steady_timer slot_signal_;
   boost::asio::steady_timer stall_timer_;
   boost::asio::steady_timer idle_timer_;
+  boost::asio::steady_timer auth_timer_;
   bool idle_parked_ = false;  // trim_when_idle() waits for the next write
 
   // Requests in flight, by id (JSON-serialised), for $/cancel_request and
@@ -171,8 +188,9 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   std::shared_ptr<Arrivals> arrivals_ = Arrivals::make();
 
   bool authenticated_ = false;
+  bool admitted_ = false;  // holds one of the server's unauthenticated admissions
   int auth_failures_ = 0;
-  enum class Dialect { kPlain, kMcp };
+  bool initialized_ = false;  // an initialize has succeeded
   Dialect dialect_ = Dialect::kPlain;
 
   // Requests read while every slot is taken and calls to the client wait.

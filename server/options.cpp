@@ -40,6 +40,9 @@ const char* const kUsage =
     "                             (default: 67108864)\n"
     "  --listen unix:PATH|tcp:[HOST:]PORT   serve sockets instead of stdio (repeatable)\n"
     "  --token-file F             the token TCP clients must send in initialize.authToken\n"
+    "  --auth-timeout SECONDS     TCP: time a connection has to authenticate (default: 5)\n"
+    "  --max-unauthenticated N    TCP: connections served at once before they authenticate,\n"
+    "                             at most a quarter of the descriptor limit (default: 64)\n"
     "  --require-read             refuse mutations of files this connection has not read\n"
     "  --backend auto|local|delegated   where files live (default: auto)\n"
     "  --delegate-timeout SECONDS time to wait for a client's fs/* answer (default: 30)\n"
@@ -209,7 +212,8 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       o.log_level = v;
     } else if (flag == "--max-message-bytes" || flag == "--max-file-bytes" ||
                flag == "--max-inflight" || flag == "--threads" || flag == "--max-queued-bytes" ||
-               flag == "--io-threads" || flag == "--max-file-bytes-in-flight") {
+               flag == "--io-threads" || flag == "--max-file-bytes-in-flight" ||
+               flag == "--max-unauthenticated") {
       EDITD_NEED(v);
       auto n = parse_number(flag, v);
       if (!n) return n.error();
@@ -219,6 +223,7 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       if (flag == "--max-file-bytes-in-flight") o.max_file_bytes_in_flight = *n;
       if (flag == "--max-inflight") o.max_inflight = *n;
       if (flag == "--max-queued-bytes") o.max_queued_bytes = *n;
+      if (flag == "--max-unauthenticated") o.max_unauthenticated = *n;
       if (flag == "--threads") o.threads = static_cast<unsigned>(std::min<std::uint64_t>(*n, 256));
       if (flag == "--io-threads")
         o.io_threads = static_cast<unsigned>(std::min<std::uint64_t>(*n, 256));
@@ -246,6 +251,11 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       if (v != "auto" && v != "local" && v != "delegated")
         return usage_error("--backend must be auto, local or delegated");
       o.backend = v;
+    } else if (flag == "--auth-timeout") {
+      EDITD_NEED(v);
+      auto timeout = parse_seconds(flag, v);
+      if (!timeout) return timeout.error();
+      o.auth_timeout = *timeout;
     } else if (flag == "--delegate-timeout") {
       EDITD_NEED(v);
       auto timeout = parse_seconds(flag, v);

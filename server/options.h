@@ -36,6 +36,11 @@ struct ServerOptions {
   match::Mode matching = match::Mode::kStandard;
   std::vector<std::string> listen;  // "unix:PATH" | "tcp:HOST:PORT"
   std::optional<std::string> token_file;
+  // TCP before authentication: the time a connection has to authenticate,
+  // and how many unauthenticated connections are served at once (further
+  // bounded by a quarter of the descriptor limit; server/server.h).
+  std::chrono::milliseconds auth_timeout{5'000};
+  std::uint64_t max_unauthenticated = 64;
   bool require_read = false;
   std::string backend = "auto";  // auto | local | delegated
   std::chrono::milliseconds delegate_timeout{30'000};

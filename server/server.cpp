@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -62,6 +63,23 @@ std::size_t ServerContext::pick_io() {
   next_ = best + 1;
   return best;
 }
+
+std::size_t ServerContext::unauthenticated_cap() const {
+  rlimit limit{};
+  std::uint64_t quarter = 256;
+  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
+    quarter = limit.rlim_cur / 4;
+  return static_cast<std::size_t>(
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>(options_.max_unauthenticated, quarter)));
+}
+
+bool ServerContext::admit_unauthenticated() {
+  if (unauthenticated_.load() >= unauthenticated_cap()) return false;
+  ++unauthenticated_;
+  return true;
+}
+
+void ServerContext::release_unauthenticated() { --unauthenticated_; }
 
 void ServerContext::add(const std::shared_ptr<Connection>& c, std::size_t io_thread) {
   std::lock_guard lock(connections_mutex_);
@@ -137,6 +155,35 @@ class AcceptBackoff {
   std::uint64_t failures_ = 0;
   std::chrono::milliseconds pause_ = kMin;
   std::chrono::steady_clock::time_point since_;
+};
+
+// TCP connections closed at once because --max-unauthenticated were waiting
+// to authenticate: one log line when it starts, then at most one every
+// kEvery with the count, so that a flood cannot flood the log too.
+class RefusalLog {
+ public:
+  static constexpr std::chrono::seconds kEvery{10};
+
+  explicit RefusalLog(std::string listener) : listener_(std::move(listener)) {}
+
+  void refused(const std::string& peer, std::size_t cap) {
+    const auto now = std::chrono::steady_clock::now();
+    ++count_;
+    if (logged_ && now - last_ < kEvery) return;
+    spdlog::warn(
+        "{}: closed {} connection{} (the last from {}): {} wait to authenticate, the most "
+        "served at once (--max-unauthenticated, a quarter of the descriptor limit)",
+        listener_, count_, count_ == 1 ? "" : "s", peer, cap);
+    logged_ = true;
+    last_ = now;
+    count_ = 0;
+  }
+
+ private:
+  std::string listener_;
+  bool logged_ = false;
+  std::uint64_t count_ = 0;
+  std::chrono::steady_clock::time_point last_;
 };
 
 // A socket accepted on the main context, handed to `io`, the context of the
@@ -411,6 +458,7 @@ class Server {
   asio::awaitable<void> accept_tcp(asio::ip::tcp::acceptor& acceptor, std::string name,
                                    asio::steady_timer& pause) {
     AcceptBackoff backoff(name);
+    RefusalLog refused(name);
     while (!stopping_) {
       auto [ec, socket] = co_await acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
       if (stopping_ || ec == asio::error::operation_aborted) break;
@@ -422,14 +470,23 @@ class Server {
       }
       backoff.succeeded();
       boost::system::error_code ignored;
-      socket.set_option(asio::ip::tcp::no_delay(true), ignored);
       auto remote = socket.remote_endpoint(ignored);
       std::string peer = "tcp:" + remote.address().to_string() + ":" + std::to_string(remote.port());
+      if (!ctx_.admit_unauthenticated()) {
+        refused.refused(peer, ctx_.unauthenticated_cap());
+        socket.close(ignored);
+        continue;
+      }
+      socket.set_option(asio::ip::tcp::no_delay(true), ignored);
       Connection::Settings settings;
       settings.needs_auth = true;
       std::size_t io_thread = ctx_.pick_io();
       auto moved = move_to(std::move(socket), ctx_.io(io_thread), remote.protocol());
-      if (!moved) continue;
+      if (!moved) {
+        ctx_.release_unauthenticated();
+        continue;
+      }
+      // The connection releases its admission once it authenticates or ends.
       serve(io_thread, make_socket_stream(std::move(*moved), peer), settings, false);
     }
   }

@@ -8,7 +8,9 @@
 // (sized to the CPUs editd may use, server/cpus.h) runs blocking file work. stdio is served unless
 // --listen is given, by the main thread alone; then each Unix or TCP
 // connection is its own session. Accepting backs off while descriptors or
-// memory run out.
+// memory run out. A TCP connection has --auth-timeout to authenticate and at
+// most --max-unauthenticated (and a quarter of the descriptor limit) are
+// served at once before they do; one accepted beyond that is closed at once.
 //
 // At the end of stdin (stdio mode) every request received is answered, then
 // editd exits 0. SIGTERM/SIGINT: stop accepting and remove the Unix socket
@@ -20,6 +22,7 @@
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <atomic>
 #include <exception>
 #include <map>
 #include <memory>
@@ -53,6 +56,8 @@ class ServerContext {
   // the next in turn among equals. Main thread only.
   std::size_t pick_io();
   FsBackend& local_backend() { return *local_; }
+  // The pool for blocking work and long computations off the I/O threads.
+  boost::asio::thread_pool& pool() { return pool_; }
   LockChains& locks() { return locks_; }
   Operations& operations() { return ops_; }
   const Registry& registry() const { return registry_; }
@@ -62,6 +67,17 @@ class ServerContext {
 
   // The connections being served, each with its I/O thread; add, remove and
   // look from any thread.
+  // TCP connections that have not authenticated yet: at most
+  // unauthenticated_cap() at once, so that a peer without the token can never
+  // take the descriptors that authenticated clients, Unix clients (editd
+  // probe), files and checks need. admit: main thread (accepting); release,
+  // once per admitted connection: any thread.
+  bool admit_unauthenticated();
+  void release_unauthenticated();
+  // --max-unauthenticated, and at most a quarter of the descriptor limit in
+  // force now (RLIMIT_NOFILE's soft limit), at least 1.
+  std::size_t unauthenticated_cap() const;
+
   void add(const std::shared_ptr<Connection>& c, std::size_t io_thread);
   void remove(Connection* c);
   std::vector<std::shared_ptr<Connection>> connections() const;
@@ -80,6 +96,7 @@ class ServerContext {
   Operations ops_;
   Registry registry_;
   std::optional<std::string> token_;
+  std::atomic<std::size_t> unauthenticated_{0};
   struct Served {
     std::weak_ptr<Connection> connection;
     std::size_t io_thread = 0;

@@ -3,7 +3,8 @@
 // The input is a byte stream as a client would send it; its first byte picks
 // the size of the chunks it is fed in. Invariants:
 // - the framer's lines are exactly the stream's non-blank lines (one trailing
-//   CR dropped), and a line over the limit is one oversize event;
+//   CR dropped), and a line over the limit is one oversize event; the bytes
+//   after the last newline are no line, and finish() drops them;
 // - parse_message never throws, and never answers a line with internal;
 // - whatever parses re-renders: the message serialised again parses to the
 //   same type, id (type included), method, params and result; every reply editd
@@ -36,10 +37,12 @@ constexpr std::size_t kMaxLine = 4096;
 // What the framer must deliver for `stream`: nullopt stands for an oversize line.
 std::vector<std::optional<std::string>> expected_lines(std::string_view stream) {
   std::vector<std::optional<std::string>> out;
+  // Bytes after the last "\n" are no line: the input ends inside it.
   while (!stream.empty()) {
     std::size_t nl = stream.find('\n');
+    if (nl == std::string_view::npos) break;
     std::string_view line = stream.substr(0, nl);
-    stream.remove_prefix(nl == std::string_view::npos ? stream.size() : nl + 1);
+    stream.remove_prefix(nl + 1);
     if (line.ends_with('\r')) line.remove_suffix(1);
     if (line.size() > kMaxLine)
       out.emplace_back(std::nullopt);
@@ -180,7 +183,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   LineFramer framer(kMaxLine);
   std::vector<std::optional<std::string>> lines;
-  LineFramer::Sink sink{[&](std::string l) { lines.emplace_back(std::move(l)); },
+  LineFramer::Sink sink{[&](editd::protocol::Line l) { lines.emplace_back(std::move(l).join()); },
                         [&](std::size_t limit) {
                           FUZZ_CHECK(limit == kMaxLine, "oversize limit");
                           lines.emplace_back(std::nullopt);
@@ -189,7 +192,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     framer.feed(stream.substr(at, chunk), sink);
     FUZZ_CHECK(framer.buffered() <= kMaxLine + 1, "the framer buffers at most one line");
   }
-  framer.finish(sink);
+  const std::size_t tail = stream.size() - std::min(stream.size(), stream.rfind('\n') + 1);
+  FUZZ_CHECK(framer.finish() == tail, "finish drops the bytes after the last newline");
+  FUZZ_CHECK(framer.buffered() == 0, "finish frees the line under way");
   FUZZ_CHECK(lines == expected_lines(stream), "framed lines differ from the stream's lines");
 
   editd::fuzz::Budget budget("parse_message");

@@ -115,6 +115,83 @@ TEST_CASE("server/discover is method-not-found, and initialize follows on the sa
   CHECK(p.other.empty());
 }
 
+TEST_CASE("a second initialize is refused as invalid_request and changes neither dialect nor backend") {
+  TempDir root;
+  root.write("a.txt", "x\n");
+  // Plain first: neither another plain nor an MCP initialize goes through.
+  auto plain = spawn_editd(root);
+  plain.ok("initialize", {{"protocolVersion", 1}});
+  for (const json& again : {json{{"protocolVersion", 1}}, mcp_initialize_params("2025-11-25")}) {
+    json e = plain.fails("initialize", again);
+    CHECK(e["code"] == -32600);
+    CHECK(e["data"]["kind"] == "invalid_request");
+    CHECK(e["data"]["method"] == "initialize");
+  }
+  CHECK(plain.fails("tools/list", json::object())["code"] == -32601);
+  CHECK(plain.ok("read_text", {{"path", "a.txt"}})["content"] == "x\n");
+
+  // MCP first: a plain initialize is refused in MCP's codes, and MCP goes on.
+  auto mcp = spawn_editd(root);
+  mcp_initialize(mcp);
+  json e = mcp.fails("initialize", {{"protocolVersion", 1}});
+  CHECK(e["code"] == -32600);
+  CHECK(e["data"]["kind"] == "invalid_request");
+  CHECK(mcp.fails("initialize", mcp_initialize_params("2025-06-18"))["code"] == -32600);
+  CHECK(mcp.ok("tools/list", json::object())["tools"].size() > 0);
+
+  // A failed initialize is no initialize: the next one may succeed.
+  auto retry = spawn_editd(root);
+  CHECK(retry.fails("initialize", {{"protocolVersion", true}})["code"] == -32602);
+  CHECK(retry.ok("initialize", mcp_initialize_params("2025-11-25"))["protocolVersion"] ==
+        "2025-11-25");
+}
+
+TEST_CASE("a request in flight when initialize switches the dialect is answered in its own") {
+  TempDir root;
+  std::string small;
+  for (int i = 0; small.size() < 50 * 1024; ++i)
+    small += "line " + std::to_string(i) + " of a small file\n";
+  root.write("small.txt", small);
+  std::string old_text;
+  for (int i = 0; old_text.size() < (8 << 20); ++i)
+    old_text += "line " + std::to_string(i) + " of another file\n";
+  auto p = spawn_editd(root);
+  // Small replies first, so that the two requests below run together.
+  for (int i = 0; i < 8; ++i)
+    p.ok("fingerprint", {{"path", "small.txt"}});
+  // A plain request that misses after a long search, and MCP's initialize
+  // while it runs.
+  std::string lines =
+      json{{"jsonrpc", "2.0"},
+           {"id", "edit"},
+           {"method", "str_replace"},
+           {"params", {{"path", "small.txt"}, {"oldText", old_text}, {"newText", "x"}}}}
+          .dump() +
+      "\n" +
+      json{{"jsonrpc", "2.0"},
+           {"id", "init"},
+           {"method", "initialize"},
+           {"params", mcp_initialize_params("2025-11-25")}}
+          .dump() +
+      "\n";
+  p.write_raw(lines);
+  std::map<std::string, json> replies;
+  std::vector<std::string> order;
+  for (int i = 0; i < 2; ++i) {
+    json m = p.read_message();
+    order.push_back(m["id"].get<std::string>());
+    replies[order.back()] = m;
+  }
+  // The edit was still in flight when the dialect changed.
+  CHECK(order.front() == "init");
+  REQUIRE(replies.count("init") == 1);
+  REQUIRE(replies.count("edit") == 1);
+  CHECK(replies["init"]["result"]["protocolVersion"] == "2025-11-25");
+  CHECK(replies["edit"]["error"]["data"]["kind"] == "no_match");
+  CHECK(replies["edit"]["error"]["code"] == -32020);
+  CHECK(p.ok("tools/list", json::object())["tools"].size() > 0);
+}
+
 TEST_CASE(
     "tools/list has one tool per registry method with flat input schemas, output schemas and "
     "annotations") {

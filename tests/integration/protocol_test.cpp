@@ -19,15 +19,17 @@ TEST_CASE("initialize answers protocol version 1 and lists every method") {
 
 TEST_CASE("initialize answers 1 to an unsupported version and refuses a missing one") {
   TempDir root;
+  // Refused ones first: one initialize succeeds per connection.
   auto p = spawn_editd(root);
-  CHECK(p.ok("initialize", {{"protocolVersion", 99}})["protocolVersion"] == 1);
   json e = p.fails("initialize", json::object());
   CHECK(e["code"] == -32602);
   CHECK(e["data"]["param"] == "protocolVersion");
   json s = p.fails("initialize", {{"protocolVersion", true}});
   CHECK(s["data"]["kind"] == "invalid_params");
+  CHECK(p.ok("initialize", {{"protocolVersion", 99}})["protocolVersion"] == 1);
   // A string is MCP's protocolVersion (mcp_test.cpp), never an error.
-  CHECK(p.ok("initialize", {{"protocolVersion", "1"}})["protocolVersion"] == "2025-11-25");
+  auto mcp = spawn_editd(root);
+  CHECK(mcp.ok("initialize", {{"protocolVersion", "1"}})["protocolVersion"] == "2025-11-25");
 }
 
 TEST_CASE("an unparsable line is a parse error with id null and the connection keeps working") {

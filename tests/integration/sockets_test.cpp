@@ -2,6 +2,7 @@
 // back-pressure and shutdown, through the real binary.
 #include <doctest/doctest.h>
 #include <sched.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -133,6 +134,149 @@ TEST_CASE("TCP clients must initialize with the token; three failures close the 
   CHECK(p.stderr_text().find("s3cret") == std::string::npos);
   // Others are still served.
   CHECK((*good->call("read_text", {{"path", "a.txt"}}))["result"]["content"] == "x\n");
+}
+
+// editd on a Unix socket and on TCP with a token, `extra` options added.
+struct TcpServer {
+  TempDir root, run_dir, secrets;
+  std::string socket = (run_dir.path() / "editd.sock").string();
+  std::string token_path;
+  std::optional<Process> process;
+  int port = -1;
+  explicit TcpServer(std::vector<std::string> extra = {}) {
+    secrets.write("token", "s3cret-token\n");
+    token_path = (secrets.path() / "token").string();
+    std::vector<std::string> args{"--root",   root.str(),   "--listen",     "unix:" + socket,
+                                  "--listen", "tcp:127.0.0.1:0", "--token-file", token_path};
+    args.insert(args.end(), extra.begin(), extra.end());
+    process.emplace(EDITD_BINARY, args);
+    port = logged_port(*process);
+    REQUIRE_MESSAGE(port > 0, process->stderr_text());
+    REQUIRE(wait_for_path(socket));
+  }
+  SocketClient tcp() {
+    auto c = SocketClient::tcp(port);
+    REQUIRE(c.has_value());
+    return std::move(*c);
+  }
+  // A TCP client that has authenticated.
+  SocketClient authenticated() {
+    auto c = tcp();
+    auto r = c.call("initialize", {{"protocolVersion", 1}, {"authToken", "s3cret-token"}});
+    REQUIRE(r.has_value());
+    REQUIRE_MESSAGE(r->contains("result"), r->dump());
+    return c;
+  }
+};
+
+TEST_CASE("TCP: a peer that has not authenticated within --auth-timeout is closed; others stay") {
+  TcpServer s({"--auth-timeout", "1"});
+  s.root.write("a.txt", "x\n");
+  auto idle = s.tcp();
+  auto good = s.authenticated();
+  // The idle peer's connection ends: EOF, well before the generous deadline.
+  CHECK_FALSE(idle.read_line(std::chrono::seconds(15)).has_value());
+  CHECK(s.process->await_log("not authenticated within 1000 ms").has_value());
+  // Past the deadline, the authenticated one is served as before.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
+  CHECK((*good.call("read_text", {{"path", "a.txt"}}))["result"]["content"] == "x\n");
+  CHECK(s.process->stderr_text().find("not authenticated within") ==
+        s.process->stderr_text().rfind("not authenticated within"));
+}
+
+TEST_CASE(
+    "TCP before authentication: every line counts toward the three failures, and lines are short") {
+  TcpServer s;
+  s.root.write("a.txt", "x\n");
+  // A notification, a malformed line and a response: closed after the third.
+  auto noisy = s.tcp();
+  REQUIRE(noisy.send(
+      json{{"jsonrpc", "2.0"}, {"method", "$/cancel_request"}, {"params", {{"id", 1}}}}));
+  REQUIRE(noisy.send_raw("{oops\n"));
+  auto malformed = noisy.read_line();
+  REQUIRE(malformed.has_value());
+  CHECK(json::parse(*malformed)["error"]["code"] == -32700);
+  REQUIRE(noisy.send(json{{"jsonrpc", "2.0"}, {"id", 5}, {"result", 1}}));
+  CHECK_FALSE(noisy.read_line(std::chrono::seconds(15)).has_value());
+  CHECK(s.process->await_log("closed after 3 lines without authenticating").has_value());
+
+  // A line longer than an initialize needs is refused unread; once
+  // authenticated, --max-message-bytes applies.
+  auto c = s.tcp();
+  const std::string big(100 * 1024, 'y');
+  REQUIRE(c.send(json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "write_text"},
+                      {"params", {{"path", "b.txt"}, {"content", big}}}}));
+  auto refused = c.read_line();
+  REQUIRE(refused.has_value());
+  json r = json::parse(*refused);
+  CHECK(r["error"]["code"] == -32600);
+  CHECK(r["error"]["data"]["limit"] == 65536);
+  json init = *c.call("initialize", {{"protocolVersion", 1}, {"authToken", "s3cret-token"}});
+  REQUIRE(init.contains("result"));
+  json w = *c.call("write_text", {{"path", "b.txt"}, {"content", big}});
+  CHECK(w.contains("result"));
+  CHECK(s.root.read("b.txt") == big);
+}
+
+TEST_CASE(
+    "TCP: at most --max-unauthenticated peers wait to authenticate; the rest are closed at once") {
+  TcpServer s({"--max-unauthenticated", "3", "--auth-timeout", "60"});
+  s.root.write("a.txt", "x\n");
+  // Three peers, each seen served (its request refused, one failure of three).
+  std::vector<SocketClient> waiting;
+  for (int i = 0; i < 3; ++i) {
+    waiting.push_back(s.tcp());
+    auto r = waiting.back().call("read_text", {{"path", "a.txt"}});
+    REQUIRE(r.has_value());
+    CHECK((*r)["error"]["data"]["kind"] == "unauthenticated");
+  }
+  // A fourth is closed without an answer.
+  auto fourth = s.tcp();
+  CHECK_FALSE(fourth.call("read_text", {{"path", "a.txt"}}).has_value());
+  CHECK(s.process->await_log("wait to authenticate").has_value());
+  // Unix clients and the health check are served meanwhile.
+  auto local = SocketClient::unix_socket(s.socket);
+  REQUIRE(local.has_value());
+  CHECK((*local->call("read_text", {{"path", "a.txt"}}))["result"]["content"] == "x\n");
+  CHECK(run_editd({"probe", "unix:" + s.socket}).code == 0);
+  // One authenticates: its place goes to the next peer.
+  CHECK(waiting[0].call("initialize", {{"protocolVersion", 1}, {"authToken", "s3cret-token"}})
+            ->contains("result"));
+  auto next = s.tcp();
+  auto r = next.call("read_text", {{"path", "a.txt"}});
+  REQUIRE(r.has_value());
+  CHECK((*r)["error"]["data"]["kind"] == "unauthenticated");
+}
+
+TEST_CASE(
+    "TCP peers without the token cannot take the descriptors that clients and the probe need") {
+  TcpServer s;
+  s.root.write("a.txt", "x\n");
+  const pid_t pid = s.process->pid();
+  auto open_descriptors = [pid] {
+    std::size_t n = 0;
+    for (auto& e : std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd")) {
+      (void)e;
+      ++n;
+    }
+    return n;
+  };
+  // editd may open 60 descriptors more than it holds now.
+  rlimit low{};
+  REQUIRE(::prlimit(pid, RLIMIT_NOFILE, nullptr, &low) == 0);
+  low.rlim_cur = open_descriptors() + 60;
+  REQUIRE(::prlimit(pid, RLIMIT_NOFILE, &low, nullptr) == 0);
+  // Far more idle peers than that.
+  std::vector<SocketClient> peers;
+  for (int i = 0; i < 300; ++i)
+    if (auto c = SocketClient::tcp(s.port)) peers.push_back(std::move(*c));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  auto local = SocketClient::unix_socket(s.socket);
+  REQUIRE(local.has_value());
+  json w = *local->call("write_text", {{"path", "b.txt"}, {"content", "written\n"}});
+  CHECK_MESSAGE(w.contains("result"), w.dump());
+  CHECK(s.root.read("b.txt") == "written\n");
+  CHECK(run_editd({"probe", "unix:" + s.socket}).code == 0);
 }
 
 TEST_CASE("no update is lost: read-increment-write loops with expectedFingerprint") {
@@ -458,6 +602,108 @@ TEST_CASE("a client that disconnects mid-request does not disturb the others") {
   }
   auto other = s.client();
   CHECK((*other.call("read_text", {{"path", "a.txt"}}))["result"]["content"] == "x\n");
+}
+
+// The first `bytes` bytes of a write_text request whose content never ends:
+// what a client that leaves in the middle of a long line has sent. Parsed, it
+// would cost seconds (the string is read to its end, then the error described).
+std::string unfinished_request(std::size_t bytes) {
+  std::string line =
+      R"({"jsonrpc":"2.0","id":1,"method":"write_text","params":{"path":"x.txt","content":")";
+  line.resize(bytes, 'a');
+  return line;
+}
+
+// `n` clients, each on its own thread, send `bytes`; once the server has read
+// them all, every client disconnects at once.
+void leave_mid_line(const std::string& socket, int n, const std::string& bytes) {
+  std::vector<std::optional<SocketClient>> clients(n);
+  std::vector<std::thread> senders;
+  for (int i = 0; i < n; ++i)
+    senders.emplace_back([&, i] {
+      auto c = SocketClient::unix_socket(socket);
+      if (!c || !c->send_raw(bytes)) return;
+      for (int k = 0; k < 60000 && c->unread_by_peer() > 0; ++k)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      clients[i].emplace(std::move(*c));
+    });
+  for (auto& t : senders) t.join();
+  for (auto& c : clients)
+    if (c) c->close();
+}
+
+std::size_t count(const std::string& text, const std::string& what) {
+  std::size_t n = 0;
+  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+TEST_CASE("the partial lines of clients that leave mid-line are dropped unread; others are served") {
+  // One I/O thread: the clients that leave share it with the one that stays.
+  UnixServer s({"--io-threads", "1"});
+  s.root.write("a.txt", "x\n");
+  auto stays = s.client();
+  REQUIRE(stays.call("read_text", {{"path", "a.txt"}}).has_value());
+  constexpr int kLeavers = 4;
+  const std::string partial = unfinished_request(std::size_t{48} << 20);
+  const std::string dropped =
+      "the input ended inside a line: " + std::to_string(partial.size()) + " bytes dropped unread";
+
+  std::thread leaving([&] { leave_mid_line(s.socket, kLeavers, partial); });
+  // Reads while they send and leave, and after: each is answered within a
+  // bound generous enough for a loaded machine (a parse of one partial line
+  // on the I/O thread took longer).
+  int reads = 0;
+  bool all_answered = true;
+  for (int i = 0; i < 3000 && (reads < 20 || count(s.process.stderr_text(), dropped) < kLeavers);
+       ++i, ++reads) {
+    stays.send(json{{"jsonrpc", "2.0"}, {"id", i}, {"method", "read_text"}, {"params", {{"path", "a.txt"}}}});
+    auto line = stays.read_line(std::chrono::seconds(5));
+    if (!line || json::parse(*line)["result"]["content"] != "x\n") {
+      all_answered = false;
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  leaving.join();
+  CHECK(all_answered);
+  CHECK(count(s.process.stderr_text(), dropped) == kLeavers);
+
+  // Clients leaving just before SIGTERM do not hold the exit back.
+  leave_mid_line(s.socket, kLeavers, partial);
+  ::kill(s.process.pid(), SIGTERM);
+  CHECK(s.process.wait(std::chrono::seconds(5)) == 0);
+}
+
+TEST_CASE("a long line is parsed off the I/O thread: a read sent after it is answered first") {
+  UnixServer s({"--io-threads", "1"});
+  s.root.write("a.txt", "x\n");
+  auto a = s.client();
+  auto b = s.client();
+  // A whole line this time, costly to parse and refused when parsed.
+  REQUIRE(a.send_raw(unfinished_request(std::size_t{48} << 20) + "\n"));
+  for (int i = 0; i < 60000 && a.unread_by_peer() > 0; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  REQUIRE(a.unread_by_peer() == 0);
+  std::atomic<int> order{0};
+  int a_at = -1, b_at = -1;
+  std::optional<std::string> a_line;
+  std::thread reader_a([&] {
+    if (a.readable(std::chrono::seconds(60))) a_at = order++;
+    a_line = a.read_line(std::chrono::seconds(60));
+  });
+  REQUIRE(b.send(json{
+      {"jsonrpc", "2.0"}, {"id", "b"}, {"method", "read_text"}, {"params", {{"path", "a.txt"}}}}));
+  auto b_line = b.read_line(std::chrono::seconds(60));
+  if (b_line) b_at = order++;
+  reader_a.join();
+  REQUIRE(b_line.has_value());
+  REQUIRE(a_line.has_value());
+  CHECK(json::parse(*b_line)["result"]["content"] == "x\n");
+  CHECK(b_at < a_at);
+  // The refusal quotes a little of the line, not all of it.
+  CHECK(a_line->size() < 2048);
+  CHECK(json::parse(*a_line)["error"]["code"] == -32700);
 }
 
 TEST_CASE("SIGTERM with work in flight exits 0, tears no file and leaves no temporary file") {

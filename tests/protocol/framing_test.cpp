@@ -12,7 +12,7 @@ namespace {
 struct Collect {
   std::vector<std::optional<std::string>> events;  // nullopt: oversize
   LineFramer::Sink sink() {
-    return {[this](std::string l) { events.emplace_back(std::move(l)); },
+    return {[this](editd::protocol::Line l) { events.emplace_back(std::move(l).join()); },
             [this](std::size_t) { events.emplace_back(std::nullopt); }};
   }
 };
@@ -63,21 +63,64 @@ TEST_CASE("a line of exactly the limit passes, with or without CR") {
   CHECK_FALSE(c.events[2].has_value());
 }
 
-TEST_CASE("finish delivers a last line without newline") {
+TEST_CASE("finish drops a last line without newline, unread, and frees its buffer") {
   LineFramer f(100);
   Collect c;
-  f.feed("abc", c.sink());
-  f.finish(c.sink());
+  f.feed("{\"a\":1}\nabc", c.sink());
+  CHECK(f.buffered() == 3);
+  CHECK(f.finish() == 3);
+  CHECK(f.buffered() == 0);
   REQUIRE(c.events.size() == 1);
-  CHECK(*c.events[0] == "abc");
+  CHECK(*c.events[0] == "{\"a\":1}");
+  // The framer starts afresh: nothing of the dropped line is left.
+  f.feed("x\n", c.sink());
+  REQUIRE(c.events.size() == 2);
+  CHECK(*c.events[1] == "x");
+}
+
+TEST_CASE("a long line arrives in pieces none longer than kPieceBytes and joins whole") {
+  const std::size_t piece = LineFramer::kPieceBytes;
+  LineFramer f(8 * piece);
+  std::vector<editd::protocol::Line> lines;
+  LineFramer::Sink sink{[&](editd::protocol::Line l) { lines.push_back(std::move(l)); },
+                        [](std::size_t) {}};
+  std::string text;
+  for (std::size_t i = 0; text.size() < 3 * piece + 17; ++i) text += std::to_string(i) + ",";
+  // Fed in odd-sized chunks, the last one ending the line with CRLF.
+  for (std::size_t at = 0; at < text.size(); at += 65537)
+    f.feed(std::string_view(text).substr(at, 65537), sink);
+  CHECK(f.buffered() == text.size());
+  f.feed("\r\n", sink);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0].pieces.size() == 4);
+  for (const std::string& p : lines[0].pieces) CHECK(p.size() <= piece);
+  CHECK(lines[0].size() == text.size());
+  CHECK(std::move(lines[0]).join() == text);
+}
+
+TEST_CASE("a long blank line is skipped like a short one") {
+  LineFramer f(8 * LineFramer::kPieceBytes);
+  Collect c;
+  f.feed(std::string(3 * LineFramer::kPieceBytes, ' ') + "\t\r\n", c.sink());
+  f.feed(std::string(3 * LineFramer::kPieceBytes, ' ') + "x\n", c.sink());
+  REQUIRE(c.events.size() == 1);
+  CHECK(c.events[0]->size() == 3 * LineFramer::kPieceBytes + 1);
+}
+
+TEST_CASE("finish drops an oversize line under way without reporting it") {
+  LineFramer f(10);
+  Collect c;
+  f.feed(std::string(25, 'z'), c.sink());
+  CHECK(f.finish() == 25);
+  CHECK(c.events.empty());
+  CHECK(f.finish() == 0);
 }
 
 TEST_CASE("a NUL byte is part of its line: only a newline ends one") {
   using namespace std::string_literals;
   LineFramer f(100);
   Collect c;
-  f.feed("{\"a\":\0\"b\"}\n\0\nx\0"s, c.sink());
-  f.finish(c.sink());
+  f.feed("{\"a\":\0\"b\"}\n\0\nx\0\n"s, c.sink());
   REQUIRE(c.events.size() == 3);
   CHECK(*c.events[0] == "{\"a\":\0\"b\"}"s);
   CHECK(*c.events[1] == "\0"s);

@@ -261,3 +261,20 @@ TEST_CASE("a path param is refused when path_problem says so") {
   REQUIRE(r.has_error());
   CHECK(r.error().data["param"] == "path");
 }
+
+TEST_CASE("the detail of a parse error quotes a long token by its head and tail only") {
+  const std::string line =
+      R"({"jsonrpc":"2.0","id":1,"method":"m","params":{"x":"é)" + std::string(1 << 20, 'a');
+  Incoming m = parse_message(line);
+  REQUIRE(m.error);
+  CHECK(m.error->kind == ErrorKind::kParseError);
+  const std::string detail = m.error->data["detail"].get<std::string>();
+  CHECK(detail.size() < 512);
+  CHECK(detail.find("missing closing quote") != std::string::npos);
+  CHECK(detail.find("bytes ...]") != std::string::npos);
+  // A short one is whole.
+  Incoming short_one = parse_message("{no");
+  REQUIRE(short_one.error);
+  CHECK(short_one.error->data["detail"].get<std::string>().find("last read: '{no'") !=
+        std::string::npos);
+}

@@ -86,6 +86,13 @@ class SocketClient {
       buf_.append(chunk, static_cast<std::size_t>(n));
     }
   }
+  // Whether bytes (or the end of the connection) are there to read within
+  // `deadline`: the first byte of a reply, however long the reply.
+  bool readable(std::chrono::milliseconds deadline) {
+    if (!buf_.empty()) return true;
+    pollfd p{fd_, POLLIN, 0};
+    return ::poll(&p, 1, static_cast<int>(deadline.count())) > 0;
+  }
   // A response to a fresh request; nullopt if the connection ended first.
   std::optional<json> call(const std::string& method, json params) {
     json id = next_id_++;
