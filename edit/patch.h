@@ -65,6 +65,10 @@ struct FilePatch {
   std::vector<Chunk> chunks;
   std::string content;         // kAdd: the new file's bytes
   std::size_t patch_line = 0;  // 1-based line of the operation's header
+  // Unified git header `new mode` / `new file mode`: 100755 (true) or 100644
+  // (false); nullopt: the entry sets no mode. A git entry that only changes
+  // the mode is a kUpdate without chunks.
+  std::optional<bool> executable;
 };
 
 struct Patch {
@@ -112,6 +116,9 @@ struct FileOutcome {
   std::size_t added = 0;
   std::size_t removed = 0;
   bool overwritten = false;  // an Add or the Move's destination replaced a file
+  // The mode the patch sets on the file written (FilePatch::executable, the
+  // last one for the path); nullopt: it sets none.
+  std::optional<bool> executable;
 };
 
 // Applies every operation in order to an in-memory copy of `inputs` and returns

@@ -36,6 +36,7 @@ struct VirtualFile {
   bool pristine = false;  // the content is the origin's input, unchanged
   // The content while it is the input's, which is not copied.
   const std::string* input = nullptr;
+  std::optional<bool> executable;  // the mode the patch set on it
 
   const std::string& content() const { return input ? *input : bytes; }
   // The content, moved out when it is this file's own.
@@ -419,7 +420,8 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
                         "cannot " + op + " '" + f.path + "': no such file");
     switch (f.action) {
       case Action::kAdd:
-        source = VirtualFile{State::kFile, f.content, std::nullopt, std::nullopt, 0, false};
+        source = VirtualFile{State::kFile, f.content, std::nullopt, std::nullopt, 0,
+                             false,        nullptr,   f.executable};
         break;
       case Action::kDelete:
         if (!f.chunks.empty()) {
@@ -442,7 +444,8 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
         if (source.pristine) windows = std::move(updated->windows);
         VirtualFile next{State::kFile,  std::move(updated->bytes),
                          source.origin, std::move(windows),
-                         updated->bom,  false};
+                         updated->bom,  false,
+                         nullptr,       f.executable ? f.executable : source.executable};
         if (f.move_to && *f.move_to != f.path) {
           VirtualFile& dest = files[*f.move_to];
           if (dest.state == State::kDirectory)
@@ -508,6 +511,7 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
       done.insert(p);
     }
     const VirtualFile& last = files[o.moved_to.value_or(o.path)];
+    if (o.new_bytes) o.executable = last.executable;
     if (o.action == Action::kUpdate || o.action == Action::kMove)
       describe(o, last.windows, last.bom);
     else

@@ -274,6 +274,12 @@ class UnifiedParser {
     std::optional<std::pair<std::string, std::string>> git_paths;
     std::optional<std::string> old_label, new_label, rename_from, rename_to;
     bool new_file = false, deleted_file = false, mode_change = false;
+    std::optional<bool> executable;  // 100755 or 100644; other modes (links) are skipped
+    auto read_mode = [&](std::string_view v) {
+      v = trim(v);
+      if (v == "100755") executable = true;
+      if (v == "100644") executable = false;
+    };
     // The lines (indexes in lines_) that the old and the new path are read from.
     std::size_t old_at = i_, new_at = i_, rename_from_at = i_, rename_to_at = i_;
 
@@ -289,10 +295,14 @@ class UnifiedParser {
         if (t.starts_with("diff --git ") || t.starts_with("@@") || file_header_at(i_)) break;
         if (t.starts_with("new file mode")) {
           new_file = true;
+          read_mode(t.substr(13));
         } else if (t.starts_with("deleted file mode")) {
           deleted_file = true;
-        } else if (t.starts_with("old mode") || t.starts_with("new mode")) {
+        } else if (t.starts_with("old mode")) {
           mode_change = true;
+        } else if (t.starts_with("new mode")) {
+          mode_change = true;
+          read_mode(t.substr(8));
         } else if (t.starts_with("rename from ")) {
           rename_from = value("rename from ");
           rename_from_at = i_;
@@ -403,14 +413,15 @@ class UnifiedParser {
         f.action = Action::kUpdate;
         f.path = new_path;
       }
-      if (f.chunks.empty() && !renamed) {
-        if (mode_change) return std::optional<FilePatch>();
+      if (f.chunks.empty() && !renamed && !(mode_change && executable)) {
+        if (mode_change) return std::optional<FilePatch>();  // a mode editd cannot give
         std::size_t at = std::min(i_, lines_.size() - 1);
         return parse_error(lines_[at].number,
                            "a hunk '@@ -<line>,<count> +<line>,<count> @@' for '" + f.path + "'",
                            lines_[at].text);
       }
     }
+    if (f.action != Action::kDelete) f.executable = executable;
     if (f.path.empty())
       return parse_error(f.patch_line, "a file path ('--- a/<path>', '+++ b/<path>')",
                          lines_[f.patch_line - lines_.front().number].text);

@@ -147,6 +147,9 @@ struct PatchFileResult {
   std::uint64_t removed = 0;
   std::optional<std::string> fingerprint;  // absent for delete
   bool overwritten = false;
+  // The mode the patch set (git `new mode`): executable or not; absent: none.
+  std::optional<bool> executable;
+  bool mode_skipped = false;  // the patch set a mode the backend has no way to keep
   std::optional<DiagnosticsReport> diagnostics;  // when a check covers the file written
 };
 struct ApplyPatchResult {

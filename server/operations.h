@@ -87,6 +87,14 @@ struct FileStep {
   std::string shown;
   std::string bytes;                    // kWrite: the new content
   std::optional<std::string> previous;  // the content before; nullopt: the file did not exist
+  // kWrite: the mode and owner the file gets (BatchOp::attributes): a moved
+  // file's, or those an undo gives back. nullopt: it keeps its own.
+  std::optional<FileAttributes> attributes;
+  // kWrite: then executable or not (BatchOp::executable): a git mode change.
+  std::optional<bool> executable;
+  // The file's own before the step, where the step may cost them (it removes
+  // the file or sets its mode); commit_steps fills it for the history.
+  std::optional<FileAttributes> previous_attributes;
 };
 
 // A step removes a file where the backend cannot (an ACP client): denied,

@@ -110,7 +110,9 @@ json patch_file_output() {
       {"added", {{"type", "integer"}}},
       {"removed", {{"type", "integer"}}},
       {"fingerprint", {{"type", "string"}}},
-      {"overwritten", {{"type", "boolean"}}}};
+      {"overwritten", {{"type", "boolean"}}},
+      {"executable", {{"type", "boolean"}}},
+      {"modeSkipped", {{"type", "boolean"}}}};
   properties.update(diagnostics_properties());
   return {{"type", "object"},
           {"properties", std::move(properties)},

@@ -712,7 +712,7 @@ TEST_CASE("a git diff with modified, new, deleted and renamed files parses") {
       "old mode 100644\n"
       "new mode 100755\n");
   CHECK(p.format == Format::kUnified);
-  REQUIRE(p.files.size() == 6);
+  REQUIRE(p.files.size() == 7);
   CHECK(p.files[0].action == Action::kUpdate);
   CHECK(p.files[0].path == "src/mod.c");
   CHECK(p.files[0].chunks[0].old_start == 1);
@@ -730,6 +730,11 @@ TEST_CASE("a git diff with modified, new, deleted and renamed files parses") {
   CHECK(p.files[5].action == Action::kAdd);
   CHECK(p.files[5].path == "empty.txt");
   CHECK(p.files[5].content.empty());
+  // A mode-only entry: an Update without chunks that makes the file executable.
+  CHECK(p.files[6].action == Action::kUpdate);
+  CHECK(p.files[6].path == "script.sh");
+  CHECK(p.files[6].chunks.empty());
+  CHECK(p.files[6].executable == true);
 }
 
 TEST_CASE("a git diff applies to every file it names") {
@@ -1597,4 +1602,30 @@ TEST_CASE("a unified hunk among repeated lines is found nearest its line number,
     padded += file.substr(at, file.find('\n', at) - at) + "  \n";
   Tree t = patched("--- a/f\n+++ b/f\n@@ -6001,4001 +6001,4001 @@\n" + body, {{"f", padded}});
   CHECK(t["f"].find("c\n") == 9000 * 4);
+}
+TEST_CASE("git mode lines: a mode-only entry is an Update without chunks that sets the mode") {
+  Patch p = parsed(
+      "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+      "diff --git a/old.sh b/bin/new.sh\nold mode 100755\nnew mode 100644\nsimilarity index 100%\n"
+      "rename from old.sh\nrename to bin/new.sh\n"
+      "diff --git a/x.sh b/x.sh\nnew file mode 100755\nindex 0000000..1111111\n--- /dev/null\n"
+      "+++ b/x.sh\n@@ -0,0 +1 @@\n+x\n"
+      "diff --git a/link b/link\nold mode 100644\nnew mode 120000\n");
+  REQUIRE(p.files.size() == 3);
+  CHECK(p.files[0].action == Action::kUpdate);
+  CHECK(p.files[0].chunks.empty());
+  CHECK(p.files[0].executable == true);
+  CHECK(p.files[1].action == Action::kMove);
+  CHECK(p.files[1].executable == false);
+  CHECK(p.files[2].action == Action::kAdd);
+  CHECK(p.files[2].executable == true);
+  const Inputs in = inputs_of({{"run.sh", "#!/bin/sh\n"}, {"old.sh", "o\n"}});
+  auto out = patch::apply(p, in);
+  REQUIRE(out.has_value());
+  REQUIRE(out->size() == 3);
+  CHECK((*out)[0].action == Action::kUpdate);
+  CHECK((*out)[0].new_bytes == "#!/bin/sh\n");
+  CHECK((*out)[0].executable == true);
+  CHECK((*out)[1].executable == false);
+  CHECK((*out)[2].executable == true);
 }

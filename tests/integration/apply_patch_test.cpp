@@ -1,6 +1,7 @@
 // apply_patch through the real binary: the JSON-RPC method and the
 // `editd apply-patch` command, on real directories.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
 #include <map>
 
@@ -427,4 +428,75 @@ TEST_CASE("`editd apply-patch` usage errors exit 2 and change nothing; a refused
   CHECK(empty.code == 1);
   CHECK(empty.err.find("invalid patch") != std::string::npos);
   CHECK(work.read("f.txt") == "a\n");
+}
+
+namespace {
+
+unsigned mode_of(const TempDir& root, const std::string& rel) {
+  struct stat st;
+  REQUIRE(::stat((root.path() / rel).c_str(), &st) == 0);
+  return st.st_mode & 07777;
+}
+
+}  // namespace
+
+TEST_CASE("a moved file keeps its mode: a 0600 secret stays private, a 0755 script executable") {
+  TempDir root;
+  root.write("secret.env", "KEY=1\n");
+  root.write("run.sh", "#!/bin/sh\necho hi\n");
+  root.write("over.txt", "overwritten\n");
+  ::chmod((root.path() / "secret.env").c_str(), 0600);
+  ::chmod((root.path() / "run.sh").c_str(), 0755);
+  ::chmod((root.path() / "over.txt").c_str(), 0644);
+  const mode_t umask_was = ::umask(022);  // editd inherits it: a new file would be 0644
+  auto p = spawn_editd(root);
+  ::umask(umask_was);
+  p.ok("apply_patch",
+       {{"patch",
+         "*** Begin Patch\n*** Update File: secret.env\n*** Move to: moved/secret.env\n"
+         "@@\n-KEY=1\n+KEY=2\n*** Update File: run.sh\n*** Move to: over.txt\n"
+         "@@\n-echo hi\n+echo ho\n*** End Patch"}});
+  CHECK(root.read("moved/secret.env") == "KEY=2\n");
+  CHECK(mode_of(root, "moved/secret.env") == 0600);
+  CHECK(root.read("over.txt") == "#!/bin/sh\necho ho\n");
+  CHECK(mode_of(root, "over.txt") == 0755);
+
+  // A git rename, content unchanged, keeps it as well.
+  root.write("tool", "x\n");
+  ::chmod((root.path() / "tool").c_str(), 0700);
+  p.ok("apply_patch", {{"patch",
+                        "diff --git a/tool b/bin/tool\nsimilarity index 100%\nrename from tool\n"
+                        "rename to bin/tool\n"}});
+  CHECK(mode_of(root, "bin/tool") == 0700);
+}
+
+TEST_CASE(
+    "git mode changes apply: mode-only, with a rename, on a new file; undo gives the mode back") {
+  TempDir root;
+  root.write("run.sh", "#!/bin/sh\n");
+  root.write("tool.sh", "t\n");
+  ::chmod((root.path() / "run.sh").c_str(), 0644);
+  ::chmod((root.path() / "tool.sh").c_str(), 0755);
+  const mode_t umask_was = ::umask(022);
+  auto p = spawn_editd(root);
+  ::umask(umask_was);
+  json r = p.ok("apply_patch",
+                {{"patch", "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"}});
+  CHECK(mode_of(root, "run.sh") == 0755);
+  CHECK(root.read("run.sh") == "#!/bin/sh\n");
+  REQUIRE(r["files"].size() == 1);
+  CHECK(r["files"][0]["action"] == "update");
+  CHECK(r["files"][0]["executable"] == true);
+  CHECK_FALSE(r["files"][0].contains("modeSkipped"));
+  REQUIRE(r.contains("undoId"));
+  p.ok("undo", {{"undoId", r["undoId"]}});
+  CHECK(mode_of(root, "run.sh") == 0644);
+
+  p.ok("apply_patch", {{"patch",
+                        "diff --git a/tool.sh b/bin/tool.sh\nold mode 100755\nnew mode 100644\n"
+                        "similarity index 100%\nrename from tool.sh\nrename to bin/tool.sh\n"
+                        "diff --git a/x.sh b/x.sh\nnew file mode 100755\nindex 0000000..1111111\n"
+                        "--- /dev/null\n+++ b/x.sh\n@@ -0,0 +1 @@\n+x\n"}});
+  CHECK(mode_of(root, "bin/tool.sh") == 0644);
+  CHECK(mode_of(root, "x.sh") == 0755);
 }
