@@ -332,6 +332,17 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
     return line < n ? static_cast<std::size_t>(lines[line].data() - text.data()) : text.size();
   };
   std::vector<splice::Edit> edits;
+  // Whether the new text before normalized offset `begin` ends a line (or is
+  // empty), given the edits so far: lines added at the end of a file without
+  // a final newline need one break before them, not one per chunk.
+  auto line_ends_before = [&](std::size_t begin) {
+    if (!edits.empty() && edits.back().end == begin) {
+      const splice::Edit& prev = edits.back();
+      if (!prev.text.empty()) return prev.text.back() == '\n';
+      begin = prev.begin;
+    }
+    return begin == 0 || text[begin - 1] == '\n';
+  };
   for (const Replacement& r : replacements) {
     for (const Group& g : r.groups) {
       splice::Edit e;
@@ -339,7 +350,7 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
       e.end = start_of(g.line + g.count);
       e.crlf_literal = true;
       // Lines added after a last line without a final newline start with one.
-      if (e.begin == text.size() && !text.empty() && text.back() != '\n' && !g.added.empty())
+      if (e.begin == text.size() && !g.added.empty() && !line_ends_before(e.begin))
         e.text.push_back('\n');
       for (const std::string& l : g.added) {
         e.text.append(l);

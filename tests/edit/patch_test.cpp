@@ -1603,6 +1603,22 @@ TEST_CASE("a unified hunk among repeated lines is found nearest its line number,
   Tree t = patched("--- a/f\n+++ b/f\n@@ -6001,4001 +6001,4001 @@\n" + body, {{"f", padded}});
   CHECK(t["f"].find("c\n") == 9000 * 4);
 }
+
+TEST_CASE("Codex chunks adding at the end of a file without a final newline add one break") {
+  CHECK(patched(codex("*** Update File: f\n@@\n+x\n@@\n+y\n"), {{"f", "a"}})["f"] == "a\nx\ny");
+  CHECK(patched(codex("*** Update File: f\n@@\n-L1\n@@\n+ \n"), {{"f", "L1"}})["f"] == " ");
+  CHECK(patched(codex("*** Update File: f\n@@\n+x\n"), {{"f", "a"}})["f"] == "a\nx");
+  CHECK(patched(codex("*** Update File: f\n@@\n+x\n@@\n+y\n"), {{"f", "a\n"}})["f"] == "a\nx\ny\n");
+}
+
+TEST_CASE("an added line ending in CR over a line holding a CR, at a file's unterminated end") {
+  // The CR of the added line's "\r\n" is part of its break, which the file's
+  // missing final newline takes away whole: never an exception.
+  Tree r = patched(codex("*** Update File: f\n@@\n-a\rb\n+a\r\n"), {{"f", "a\rb"}});
+  CHECK(r["f"] == "a");
+  Tree kept = patched(codex("*** Update File: f\n@@\n-a\rb\n+a\r\n"), {{"f", "a\rb\n"}});
+  CHECK(kept["f"] == "a\r\n");
+}
 TEST_CASE("git mode lines: a mode-only entry is an Update without chunks that sets the mode") {
   Patch p = parsed(
       "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"

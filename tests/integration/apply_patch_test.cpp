@@ -471,6 +471,20 @@ TEST_CASE("a moved file keeps its mode: a 0600 secret stays private, a 0755 scri
 }
 
 TEST_CASE(
+    "Codex updates at the end of a file without a final newline: one break, no internal error") {
+  TempDir root;
+  root.write("two.txt", "a");
+  root.write("cr.txt", "a\rb");
+  auto p = spawn_editd(root);
+  p.ok("apply_patch",
+       {{"patch", "*** Begin Patch\n*** Update File: two.txt\n@@\n+x\n@@\n+y\n*** End Patch"}});
+  CHECK(root.read("two.txt") == "a\nx\ny");
+  p.ok("apply_patch",
+       {{"patch", "*** Begin Patch\n*** Update File: cr.txt\n@@\n-a\rb\n+a\r\n*** End Patch"}});
+  CHECK(root.read("cr.txt") == "a");
+}
+
+TEST_CASE(
     "git mode changes apply: mode-only, with a rename, on a new file; undo gives the mode back") {
   TempDir root;
   root.write("run.sh", "#!/bin/sh\n");
