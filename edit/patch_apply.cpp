@@ -178,11 +178,31 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
   seek::Index index(lines);  // shared by the file's chunks
   bool final_newline = n == 0 || doc->final_newline();
 
+  // A BOM is never a matching problem: in a file with a BOM, a U+FEFF that
+  // starts the first old line of a chunk for line 1 (git diff shows the BOM
+  // as part of line 1; a model copies what a view showed) is the BOM, and is
+  // taken off before matching, so the forgiving tiers never see it. A unified
+  // hunk is for line 1 when its header says so; a Codex chunk has no number.
+  std::optional<std::vector<Chunk>> unbommed;
+  if (doc->bom() && !text.starts_with(text::kBom)) {
+    for (std::size_t k = 0; k < file.chunks.size(); ++k) {
+      const Chunk& c = file.chunks[k];
+      if (format == Format::kUnified && c.old_start && *c.old_start > 1) continue;
+      auto first = std::find_if(c.lines.begin(), c.lines.end(),
+                                [](const ChunkLine& l) { return l.kind != Kind::kAdded; });
+      if (first == c.lines.end() || !first->text.starts_with(text::kBom)) continue;
+      if (!unbommed) unbommed = file.chunks;
+      std::string& t = (*unbommed)[k].lines[static_cast<std::size_t>(first - c.lines.begin())].text;
+      t.erase(0, text::kBom.size());
+    }
+  }
+  const std::vector<Chunk>& chunks = unbommed ? *unbommed : file.chunks;
+
   std::vector<Replacement> replacements;
   std::size_t cursor = 0;
   std::ptrdiff_t offset = 0;  // unified: where the last hunk was found minus where it said
-  for (std::size_t k = 0; k < file.chunks.size(); ++k) {
-    const Chunk& chunk = file.chunks[k];
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    const Chunk& chunk = chunks[k];
     const std::size_t hunk = k + 1;
     std::vector<const ChunkLine*> ops;
     for (const ChunkLine& l : chunk.lines) ops.push_back(&l);

@@ -1619,6 +1619,27 @@ TEST_CASE("an added line ending in CR over a line holding a CR, at a file's unte
   Tree kept = patched(codex("*** Update File: f\n@@\n-a\rb\n+a\r\n"), {{"f", "a\rb\n"}});
   CHECK(kept["f"] == "a\r\n");
 }
+
+TEST_CASE("a U+FEFF starting line 1's old text in a file with a BOM is the BOM, in both dialects") {
+  const std::string bom = "\xEF\xBB\xBF";
+  const Tree file = {{"f", bom + "ab\ncd\n"}};
+  // git diff shows the BOM as part of line 1; the hunk is too short to fold.
+  CHECK(patched("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-" + bom + "ab\n+" + bom + "xy\n cd\n",
+                file)["f"] == bom + "xy\ncd\n");
+  CHECK(patched(codex("*** Update File: f\n@@\n-" + bom + "ab\n+xy\n"), file)["f"] ==
+        bom + "xy\ncd\n");
+  CHECK(patched(codex("*** Update File: f\n@@\n " + bom + "ab\n+new\n"), file)["f"] ==
+        bom + "ab\nnew\ncd\n");
+  // A change of the first character after the BOM lands, never folded away.
+  const Tree curly = {{"f", bom + "\xE2\x80\x9Cquoted\xE2\x80\x9D line\nrest\n"}};
+  CHECK(patched("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-" + bom +
+                    "\xE2\x80\x9Cquoted\xE2\x80\x9D line\n+" + bom + "\"quoted\" line\n",
+                curly)["f"] == bom + "\"quoted\" line\nrest\n");
+  // Without a BOM in the file, U+FEFF is text to match.
+  apply_failure(codex("*** Update File: f\n@@\n-" + bom + "ab\n+xy\n"),
+                inputs_of({{"f", "ab\ncd\n"}}), ErrorKind::kPatchApply);
+}
+
 TEST_CASE("git mode lines: a mode-only entry is an Update without chunks that sets the mode") {
   Patch p = parsed(
       "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"

@@ -484,6 +484,26 @@ TEST_CASE(
   CHECK(root.read("cr.txt") == "a");
 }
 
+TEST_CASE("a hunk at line 1 of a BOM file, as git diff shows it, applies in both dialects") {
+  const std::string bom = "\xEF\xBB\xBF";
+  TempDir root;
+  root.write("a.cs", bom + "ab\r\ncd\r\n");
+  root.write("q.txt", bom + "\xE2\x80\x9Cquoted\xE2\x80\x9D line\n");
+  auto p = spawn_editd(root);
+  p.ok("apply_patch", {{"patch",
+                        "diff --git a/a.cs b/a.cs\nindex 1111111..2222222 100644\n"
+                        "--- a/a.cs\n+++ b/a.cs\n@@ -1,2 +1,2 @@\n-" +
+                            bom + "ab\r\n+" + bom + "xy\r\n cd\r\n"}});
+  CHECK(root.read("a.cs") == bom + "xy\r\ncd\r\n");
+  p.ok("apply_patch", {{"patch", "*** Begin Patch\n*** Update File: a.cs\n@@\n-" + bom +
+                                     "xy\n+z\n*** End Patch"}});
+  CHECK(root.read("a.cs") == bom + "z\r\ncd\r\n");
+  p.ok("apply_patch",
+       {{"patch", "--- a/q.txt\n+++ b/q.txt\n@@ -1 +1 @@\n-" + bom +
+                      "\xE2\x80\x9Cquoted\xE2\x80\x9D line\n+" + bom + "\"quoted\" line\n"}});
+  CHECK(root.read("q.txt") == bom + "\"quoted\" line\n");
+}
+
 TEST_CASE(
     "git mode changes apply: mode-only, with a rename, on a new file; undo gives the mode back") {
   TempDir root;
