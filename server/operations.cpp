@@ -514,6 +514,68 @@ Operations::Awaitable Operations::write_text(RequestContext& ctx, protocol::Writ
       });
 }
 
+namespace {
+
+// "LF line endings, a BOM and a final newline": the state set_format was asked for.
+std::string format_asked(const protocol::SetFormatParams& p) {
+  std::vector<std::string> parts;
+  if (p.line_endings)
+    parts.push_back(*p.line_endings == "crlf" ? "CRLF line endings" : "LF line endings");
+  if (p.bom) parts.push_back(*p.bom ? "a BOM" : "no BOM");
+  if (p.final_newline) parts.push_back(*p.final_newline ? "a final newline" : "no final newline");
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  return out;
+}
+
+}  // namespace
+
+Operations::Awaitable Operations::set_format(RequestContext& ctx, protocol::SetFormatParams p) {
+  RunsHere small = [](const Current& cur) {
+    return cur.bytes && cur.bytes->size() <= kOffloadBytes;
+  };
+  co_return co_await mutate(ctx, p, false, small, [&p](const Current& cur) -> Result<Change> {
+    auto doc = text::Document::decode(*cur.bytes);
+    if (!doc) return doc.error();
+    const std::string_view body = doc->body();
+    std::string text;
+    text::Eol eol = doc->dominant_eol();
+    if (p.line_endings) {
+      eol = *p.line_endings == "crlf" ? text::Eol::kCrLf : text::Eol::kLf;
+      const std::string lf = text::normalize_eol(body);
+      if (eol == text::Eol::kLf) {
+        text = lf;
+      } else {
+        text.reserve(lf.size() + lf.size() / 16);
+        for (char ch : lf) {
+          if (ch == '\n') text.push_back('\r');
+          text.push_back(ch);
+        }
+      }
+    } else {
+      text = body;
+    }
+    // An empty body has no last line to end or not.
+    if (p.final_newline && !text.empty()) {
+      const bool has = text.back() == '\n';
+      if (*p.final_newline && !has) text.append(text::eol_bytes(eol));
+      if (!*p.final_newline && has) {
+        text.pop_back();
+        if (!text.empty() && text.back() == '\r') text.pop_back();
+      }
+    }
+    Change c;
+    if (p.bom.value_or(doc->bom())) c.bytes.append(text::kBom);
+    c.bytes.append(text);
+    if (c.bytes == *cur.bytes)
+      return Error(ErrorKind::kNoChange,
+                   cur.shown + " already has " + format_asked(p) + ": nothing would change",
+                   {{"path", cur.shown}});
+    return c;
+  });
+}
+
 Operations::Awaitable Operations::create(RequestContext& ctx, protocol::CreateParams p) {
   if (auto ok = check_param_text(p.content, "content"); !ok) co_return ok.error();
   co_return co_await mutate(

@@ -121,6 +121,8 @@ class Operations {
   boost::asio::awaitable<Result<protocol::ReadTextResult>> read_text(RequestContext& ctx,
                                                                      protocol::ReadTextParams p);
   Awaitable write_text(RequestContext& ctx, protocol::WriteTextParams p);
+  // The file's line endings, BOM and final newline, as asked (docs/protocol.md).
+  Awaitable set_format(RequestContext& ctx, protocol::SetFormatParams p);
   Awaitable create(RequestContext& ctx, protocol::CreateParams p);
   Awaitable insert(RequestContext& ctx, protocol::InsertParams p);
   Awaitable str_replace(RequestContext& ctx, protocol::StrReplaceParams p);

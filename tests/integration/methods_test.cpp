@@ -320,3 +320,36 @@ TEST_CASE("fingerprints are stable across processes") {
   }
   CHECK(first == second);
 }
+
+TEST_CASE("set_format converts line endings, the BOM and the final newline; dry run and undo") {
+  const std::string bom = "\xEF\xBB\xBF";
+  TempDir root;
+  root.write("win.txt", bom + "a\r\nb\r\nc\r\n");
+  auto p = spawn_editd(root);
+  const json before = p.ok("fingerprint", {{"path", "win.txt"}})["fingerprint"];
+  json dry = p.ok("set_format", {{"path", "win.txt"}, {"lineEndings", "lf"}, {"dryRun", true}});
+  CHECK_FALSE(dry.contains("undoId"));
+  CHECK(dry["diff"].get<std::string>().find("-a\r\n") != std::string::npos);
+  CHECK(root.read("win.txt") == bom + "a\r\nb\r\nc\r\n");
+  json r = p.ok("set_format", {{"path", "win.txt"},
+                               {"lineEndings", "lf"},
+                               {"bom", false},
+                               {"finalNewline", false},
+                               {"expectedFingerprint", before}});
+  CHECK(root.read("win.txt") == "a\nb\nc");
+  CHECK(r["fingerprint"] == p.ok("fingerprint", {{"path", "win.txt"}})["fingerprint"]);
+  json again = p.fails("set_format", {{"path", "win.txt"}, {"lineEndings", "lf"}, {"bom", false}});
+  CHECK(again["data"]["kind"] == "no_change");
+  CHECK(p.fails("set_format", {{"path", "win.txt"},
+                               {"bom", true},
+                               {"expectedFingerprint", before}})["data"]["kind"] == "conflict");
+  p.ok("undo", {{"undoId", r["undoId"]}});
+  CHECK(root.read("win.txt") == bom + "a\r\nb\r\nc\r\n");
+  p.ok("set_format", {{"path", "win.txt"}, {"lineEndings", "lf"}, {"finalNewline", true}});
+  CHECK(root.read("win.txt") == bom + "a\nb\nc\n");
+  CHECK(p.fails("set_format", {{"path", "win.txt"}})["data"]["kind"] == "invalid_params");
+  CHECK(p.fails("set_format", {{"path", "win.txt"}, {"lineEndings", "cr"}})["data"]["kind"] ==
+        "invalid_params");
+  CHECK(p.fails("set_format", {{"path", "none.txt"}, {"bom", true}})["data"]["kind"] ==
+        "not_found");
+}
