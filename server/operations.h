@@ -169,6 +169,11 @@ class Operations {
     // body applied. compute() makes them unless the Current is lean; then the
     // diff is made around the splices and the write takes pieces.
     std::optional<std::vector<splice::Splice>> splices;
+    // The text the caller asked to replace and its replacement (views of the
+    // request, or of the file), when they differ: a change that leaves the
+    // bytes as they were then answers no_change, naming the rule that kept
+    // them, never a plain success.
+    std::optional<std::pair<std::string_view, std::string_view>> asked;
   };
   using Transform = std::function<Result<Change>(const Current&)>;
   // `change` as `splices` of `doc`'s body (made into bytes by compute() when

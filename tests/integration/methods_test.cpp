@@ -353,3 +353,37 @@ TEST_CASE("set_format converts line endings, the BOM and the final newline; dry 
   CHECK(p.fails("set_format", {{"path", "none.txt"}, {"bom", true}})["data"]["kind"] ==
         "not_found");
 }
+
+TEST_CASE(
+    "an edit that leaves the bytes as they were answers no_change naming the rule and set_format") {
+  const std::string bom = "\xEF\xBB\xBF";
+  TempDir root;
+  root.write("nofinal.txt", "a\nb");
+  root.write("crlf.txt", "a\r\nb\r\n");
+  root.write("bom.txt", bom + "x\n");
+  auto p = spawn_editd(root);
+  json e = p.fails("str_replace", {{"path", "nofinal.txt"}, {"oldText", "b"}, {"newText", "b\n"}});
+  CHECK(e["data"]["kind"] == "no_change");
+  std::string m = e["message"];
+  CHECK(m.find("final newline") != std::string::npos);
+  CHECK(m.find("set_format") != std::string::npos);
+  e = p.fails("str_replace", {{"path", "crlf.txt"}, {"oldText", "a\r\n"}, {"newText", "a\n"}});
+  CHECK(e["data"]["kind"] == "no_change");
+  m = e["message"];
+  CHECK(m.find("line endings") != std::string::npos);
+  CHECK(m.find("set_format") != std::string::npos);
+  e = p.fails("write_text", {{"path", "crlf.txt"}, {"content", "a\nb\n"}});
+  CHECK(e["data"]["kind"] == "no_change");
+  CHECK(e["message"].get<std::string>().find("line endings") != std::string::npos);
+  e = p.fails("str_replace", {{"path", "bom.txt"}, {"oldText", bom + "x"}, {"newText", "x"}});
+  CHECK(e["data"]["kind"] == "no_change");
+  CHECK(e["message"].get<std::string>().find("a BOM") != std::string::npos);
+  e = p.fails("str_replace",
+              {{"path", "nofinal.txt"}, {"oldText", "b"}, {"newText", "b\n"}, {"dryRun", true}});
+  CHECK(e["data"]["kind"] == "no_change");
+  CHECK(root.read("nofinal.txt") == "a\nb");
+  CHECK(root.read("crlf.txt") == "a\r\nb\r\n");
+  CHECK(root.read("bom.txt") == bom + "x\n");
+  // Writing back what read_text shows is no request for a change: plain success, no undoId.
+  CHECK_FALSE(p.ok("write_text", {{"path", "bom.txt"}, {"content", "x\n"}}).contains("undoId"));
+}
