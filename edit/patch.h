@@ -30,8 +30,9 @@ std::string_view format_name(Format format);
 // The wire names "add" | "delete" | "update" | "move".
 std::string_view action_name(Action action);
 
-// One line of a chunk, without its ' ', '-' or '+' prefix. An added line whose
-// patch line ended in "\r\n" ends in "\r": that CR is content.
+// One line of a chunk, without its ' ', '-' or '+' prefix. An added line of a
+// unified diff whose patch line ended in "\r\n" ends in "\r": that CR is
+// content, as git apply reads it. In a Codex envelope it is the line's ending.
 struct ChunkLine {
   enum class Kind { kContext, kRemoved, kAdded };
   Kind kind;

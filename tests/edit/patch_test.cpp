@@ -1614,9 +1614,10 @@ TEST_CASE("Codex chunks adding at the end of a file without a final newline add 
 TEST_CASE("an added line ending in CR over a line holding a CR, at a file's unterminated end") {
   // The CR of the added line's "\r\n" is part of its break, which the file's
   // missing final newline takes away whole: never an exception.
-  Tree r = patched(codex("*** Update File: f\n@@\n-a\rb\n+a\r\n"), {{"f", "a\rb"}});
+  Tree r = patched("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\rb\n+a\r\n", {{"f", "a\rb"}});
   CHECK(r["f"] == "a");
-  Tree kept = patched(codex("*** Update File: f\n@@\n-a\rb\n+a\r\n"), {{"f", "a\rb\n"}});
+  CHECK(patched(codex("*** Update File: f\n@@\n-a\rb\n+a\r\n"), {{"f", "a\rb"}})["f"] == "a");
+  Tree kept = patched("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\rb\n+a\r\n", {{"f", "a\rb\n"}});
   CHECK(kept["f"] == "a\r\n");
 }
 
@@ -1665,4 +1666,17 @@ TEST_CASE("git mode lines: a mode-only entry is an Update without chunks that se
   CHECK((*out)[0].executable == true);
   CHECK((*out)[1].executable == false);
   CHECK((*out)[2].executable == true);
+}
+
+TEST_CASE("a Codex envelope with CRLF lines writes what the same envelope with LF lines writes") {
+  const std::string crlf =
+      "*** Begin Patch\r\n*** Update File: f\r\n@@\r\n a\r\n-b\r\n+B\r\n+C\r\n*** Add File: n\r\n"
+      "+x\r\n+y\r\n*** End Patch\r\n";
+  Tree r = patched(crlf, {{"f", "a\nb\nc\n"}, {"w", "a\r\nb\r\n"}});
+  CHECK(r["f"] == "a\nB\nC\nc\n");
+  CHECK(r["n"] == "x\ny\n");
+  // In a CRLF file the added lines take its CRLF, by the fidelity rules.
+  Tree w = patched("*** Begin Patch\r\n*** Update File: w\r\n@@\r\n a\r\n+m\r\n*** End Patch\r\n",
+                   {{"w", "a\r\nb\r\n"}});
+  CHECK(w["w"] == "a\r\nm\r\nb\r\n");
 }

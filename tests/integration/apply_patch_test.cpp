@@ -534,3 +534,14 @@ TEST_CASE(
   CHECK(mode_of(root, "bin/tool.sh") == 0644);
   CHECK(mode_of(root, "x.sh") == 0755);
 }
+
+TEST_CASE("a CRLF Codex envelope adds LF lines to an LF file, as Codex reads it") {
+  TempDir root;
+  root.write("f.txt", "a\nb\n");
+  auto p = spawn_editd(root);
+  p.ok("apply_patch", {{"patch",
+                        "*** Begin Patch\r\n*** Update File: f.txt\r\n@@\r\n a\r\n+x\r\n b\r\n"
+                        "*** Add File: n.txt\r\n+n\r\n*** End Patch\r\n"}});
+  CHECK(root.read("f.txt") == "a\nx\nb\n");
+  CHECK(root.read("n.txt") == "n\n");
+}

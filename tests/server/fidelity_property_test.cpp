@@ -1165,6 +1165,17 @@ PatchCase random_patch(Rng& rng, const Decoded& f, const std::string& new_path) 
       if (add_marker) p += marker;
     }
   }
+  if (codex) {
+    // A CR before the LF of an envelope line is its line ending, as Codex
+    // reads it (docs/patch.md): added lines take the file's ending.
+    for (Chunk& c : chunks)
+      for (PatchLine& l : c.lines) l.cr = false;
+    if (!add.empty()) {
+      std::string bytes;
+      for (const PatchLine& l : add) bytes += l.text + "\n";
+      pc.added[new_path] = bytes;
+    }
+  }
   for (const Chunk& c : chunks)
     for (Edit& e : group_edits(f, c)) {
       // Runs of chunks that meet are one replacement (docs/protocol.md,
