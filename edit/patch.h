@@ -54,6 +54,9 @@ struct Chunk {
   // Unified `\ No newline at end of file` after an old or a new line.
   bool old_no_newline = false;
   bool new_no_newline = false;
+  // Unified: per line of `lines`, whether its patch line ended in "\r\n"
+  // (kept in an added line's text; for the others, what git's bytes were).
+  std::vector<bool> cr;
   std::size_t patch_line = 0;  // 1-based line of the chunk's header (or first line)
 };
 
@@ -66,6 +69,10 @@ struct FilePatch {
   std::vector<Chunk> chunks;
   std::string content;         // kAdd: the new file's bytes
   std::size_t patch_line = 0;  // 1-based line of the operation's header
+  // A unified entry with git's extended headers (`diff --git` and an `index`
+  // line): made by git from the file's real bytes, so it is applied byte for
+  // byte as git apply would when its old lines match the file exactly.
+  bool git = false;
   // Unified git header `new mode` / `new file mode`: 100755 (true) or 100644
   // (false); nullopt: the entry sets no mode. A git entry that only changes
   // the mode is a kUpdate without chunks.

@@ -400,6 +400,90 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
                  doc->bom() ? text::kBom.size() : 0};
 }
 
+// git's own diff applied as git apply applies it: every old line (its CR
+// restored, line 1 with the BOM) must equal the file's line byte for byte, at
+// the hunk's line or the nearest place after the previous hunk, and the new
+// lines replace them byte for byte (endings, BOM, `\ No newline at end of
+// file`). nullopt when a hunk does not match so: the diff is not git's output
+// of these bytes, and the fidelity rules apply it instead.
+std::optional<std::string> git_exact(const FilePatch& file, std::string_view bytes) {
+  struct Line {
+    std::string_view text;  // without its "\n"
+    bool terminated;
+  };
+  std::vector<Line> lines;
+  for (std::size_t pos = 0; pos < bytes.size();) {
+    const std::size_t nl = bytes.find('\n', pos);
+    if (nl == std::string_view::npos) {
+      lines.push_back({bytes.substr(pos), false});
+      break;
+    }
+    lines.push_back({bytes.substr(pos, nl - pos), true});
+    pos = nl + 1;
+  }
+  std::string out;
+  std::size_t done = 0;  // lines of the file already copied or replaced
+  // Line comparisons before the search gives up (and the fidelity rules,
+  // whose search is indexed, take over): a bound on a hostile hunk's cost.
+  std::size_t budget = std::size_t{1} << 24;
+  for (const Chunk& c : file.chunks) {
+    if (c.cr.size() != c.lines.size() || !c.old_start) return std::nullopt;
+    std::vector<std::string> old_lines, new_lines;
+    for (std::size_t i = 0; i < c.lines.size(); ++i) {
+      const ChunkLine& l = c.lines[i];
+      std::string raw = l.text;
+      if (l.kind != Kind::kAdded && c.cr[i]) raw.push_back('\r');
+      if (l.kind != Kind::kAdded) old_lines.push_back(raw);
+      if (l.kind != Kind::kRemoved) new_lines.push_back(std::move(raw));
+    }
+    const std::size_t n = old_lines.size();
+    auto matches = [&](std::size_t at) {
+      if (at + n > lines.size()) return false;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (budget == 0) return false;
+        --budget;
+        const Line& l = lines[at + i];
+        if (l.text != old_lines[i]) return false;
+        // The last old line ends the file without a break exactly when the
+        // hunk says so.
+        if (i + 1 == n && l.terminated == c.old_no_newline) return false;
+      }
+      return true;
+    };
+    std::size_t hint = std::min<std::size_t>(*c.old_start, lines.size());
+    if (n > 0 && hint > 0) --hint;
+    std::optional<std::size_t> at;
+    // Outwards from the hunk's line, never before the end of the previous hunk.
+    for (std::size_t d = 0; !at && budget > 0 && (hint >= done + d || hint + d <= lines.size());
+         ++d) {
+      if (hint + d >= done && matches(hint + d)) {
+        at = hint + d;
+      } else if (d > 0 && hint >= done + d && matches(hint - d)) {
+        at = hint - d;
+      }
+    }
+    if (!at) return std::nullopt;
+    // Lines added after a last line without a break: git's diff would show it.
+    if (n == 0 && *at == lines.size() && !lines.empty() && !lines.back().terminated)
+      return std::nullopt;
+    for (; done < *at; ++done) {
+      out.append(lines[done].text);
+      if (lines[done].terminated) out.push_back('\n');
+    }
+    for (std::size_t i = 0; i < new_lines.size(); ++i) {
+      out.append(new_lines[i]);
+      if (i + 1 < new_lines.size() || !c.new_no_newline) out.push_back('\n');
+    }
+    done = *at + n;
+    if (c.new_no_newline && done != lines.size()) return std::nullopt;
+  }
+  for (; done < lines.size(); ++done) {
+    out.append(lines[done].text);
+    if (lines[done].terminated) out.push_back('\n');
+  }
+  return out;
+}
+
 void describe(FileOutcome& o, const std::optional<std::vector<diff::Window>>& windows,
               std::size_t bom) {
   const std::string_view before = o.old_bytes ? std::string_view(*o.old_bytes) : std::string_view();
@@ -469,10 +553,16 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
         break;
       case Action::kUpdate:
       case Action::kMove: {
-        auto updated = update_content(patch.format, f, source.content());
+        // git's diff of these bytes (of a text file) lands byte for byte.
+        std::optional<std::string> exact;
+        if (f.git && !f.chunks.empty() && text::Document::decode(source.content()))
+          exact = git_exact(f, source.content());
+        const bool exactly = exact.has_value();
+        Result<Updated> updated = exactly ? Result<Updated>(Updated{std::move(*exact), {}, 0})
+                                          : update_content(patch.format, f, source.content());
         if (!updated) return updated.error();
         std::optional<std::vector<diff::Window>> windows;
-        if (source.pristine) windows = std::move(updated->windows);
+        if (source.pristine && !exactly) windows = std::move(updated->windows);
         VirtualFile next{State::kFile,  std::move(updated->bytes),
                          source.origin, std::move(windows),
                          updated->bom,  false,

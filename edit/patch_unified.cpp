@@ -273,7 +273,7 @@ class UnifiedParser {
     f.patch_line = lines_[i_].number;
     std::optional<std::pair<std::string, std::string>> git_paths;
     std::optional<std::string> old_label, new_label, rename_from, rename_to;
-    bool new_file = false, deleted_file = false, mode_change = false;
+    bool new_file = false, deleted_file = false, mode_change = false, index_line = false;
     std::optional<bool> executable;  // 100755 or 100644; other modes (links) are skipped
     auto read_mode = [&](std::string_view v) {
       v = trim(v);
@@ -319,8 +319,9 @@ class UnifiedParser {
           return unsupported("copies are not supported; use an added file");
         } else if (t.starts_with("Binary files ") || t.starts_with("GIT binary patch")) {
           return unsupported("binary patches are not supported");
-        } else if (!(t.starts_with("index ") || t.starts_with("similarity index") ||
-                     t.starts_with("dissimilarity index"))) {
+        } else if (t.starts_with("index ")) {
+          index_line = true;
+        } else if (!(t.starts_with("similarity index") || t.starts_with("dissimilarity index"))) {
           // Not a git header line: the entry's headers end here. Unless its
           // `---`/`+++` lines or hunks still follow: then the line is stray.
           if (std::optional<std::size_t> stray = stray_in_file_header(i_))
@@ -422,6 +423,7 @@ class UnifiedParser {
       }
     }
     if (f.action != Action::kDelete) f.executable = executable;
+    f.git = git_paths.has_value() && index_line;
     if (f.path.empty())
       return parse_error(f.patch_line, "a file path ('--- a/<path>', '+++ b/<path>')",
                          lines_[f.patch_line - lines_.front().number].text);
@@ -480,6 +482,7 @@ class UnifiedParser {
       } else {
         break;
       }
+      c.cr.push_back(lines_[i_].cr);
       const bool old_side = line.kind != ChunkLine::Kind::kAdded;
       const bool new_side = line.kind != ChunkLine::Kind::kRemoved;
       if (range && ((old_side && old_seen == range->old_count) ||
@@ -502,6 +505,7 @@ class UnifiedParser {
           std::string_view t = trailing_blank_[k].text;
           if (t.starts_with(' ')) t.remove_prefix(1);
           c.lines.push_back({ChunkLine::Kind::kContext, std::string(t)});
+          c.cr.push_back(trailing_blank_[k].cr);
         }
       } else {
         std::string where = i_ < lines_.size()

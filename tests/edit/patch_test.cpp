@@ -1680,3 +1680,26 @@ TEST_CASE("a Codex envelope with CRLF lines writes what the same envelope with L
                    {{"w", "a\r\nb\r\n"}});
   CHECK(w["w"] == "a\r\nm\r\nb\r\n");
 }
+
+TEST_CASE(
+    "git's own diff lands byte for byte; one whose lines are not the file's bytes by the rules") {
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string head = "diff --git a/f b/f\nindex 1111111..2222222 100644\n--- a/f\n+++ b/f\n";
+  // BOM removal and CRLF -> LF, as git diff shows them.
+  CHECK(patched(head + "@@ -1,2 +1,2 @@\n-" + bom + "a\r\n-b\r\n+a\n+b\n",
+                {{"f", bom + "a\r\nb\r\n"}})["f"] == "a\nb\n");
+  // A final newline added and one taken away.
+  CHECK(patched(head + "@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+y\n",
+                {{"f", "x\ny"}})["f"] == "x\ny\n");
+  CHECK(patched(head + "@@ -1,2 +1,2 @@\n x\n-y\n+z\n\\ No newline at end of file\n",
+                {{"f", "x\ny\n"}})["f"] == "x\nz");
+  // LF lines added to a mostly-CRLF file stay LF.
+  CHECK(patched(head + "@@ -1,2 +1,3 @@\n a\r\n+n\n b\r\n", {{"f", "a\r\nb\r\n"}})["f"] ==
+        "a\r\nn\nb\r\n");
+  // Without the index line (or with lines that are not the file's bytes: an LF
+  // diff of a CRLF file), the fidelity rules apply it.
+  CHECK(patched("--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\r\n+n\n b\r\n",
+                {{"f", "a\r\nb\r\n"}})["f"] == "a\r\nn\r\nb\r\n");
+  CHECK(patched(head + "@@ -1,2 +1,2 @@\n-a\n+x\n b\n", {{"f", "a\r\nb\r\n"}})["f"] ==
+        "x\r\nb\r\n");
+}

@@ -3,6 +3,9 @@
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "support/conformance.h"
@@ -544,4 +547,71 @@ TEST_CASE("a CRLF Codex envelope adds LF lines to an LF file, as Codex reads it"
                         "*** Add File: n.txt\r\n+n\r\n*** End Patch\r\n"}});
   CHECK(root.read("f.txt") == "a\nx\nb\n");
   CHECK(root.read("n.txt") == "n\n");
+}
+
+namespace {
+
+// The standard output of `command` run by the shell; REQUIREs that it succeeds.
+std::string shell(const std::string& command) {
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  REQUIRE_MESSAGE(::pclose(pipe) == 0, command);
+  return out;
+}
+
+// Every file under `dir` (relative path -> bytes, and whether it is executable).
+std::map<std::string, std::pair<std::string, bool>> files_under(const TempDir& dir) {
+  std::map<std::string, std::pair<std::string, bool>> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir.path())) {
+    if (!e.is_regular_file()) continue;
+    const std::string rel = std::filesystem::relative(e.path(), dir.path()).string();
+    out[rel] = {dir.read(rel), (mode_of(dir, rel) & 0100) != 0};
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a replay of real git history: every file equals what git apply produces") {
+  const std::string bom = "\xEF\xBB\xBF";
+  TempDir repo;
+  const std::string git = "git -C '" + repo.str() + "' ";
+  shell(git + "init -q && " + git + "config user.email t@t && " + git + "config user.name t && " +
+        git + "config core.autocrlf false");
+  auto commit = [&] { shell(git + "add -A && " + git + "commit -q -m c"); };
+  repo.write("bom.cs", bom + "using A;\r\nclass B {}\r\n");
+  repo.write("crlf.txt", "one\r\ntwo\r\nthree\r\n");
+  repo.write("nonl.txt", "x\ny");
+  repo.write("script.sh", "#!/bin/sh\necho\n");
+  repo.write("short.txt", bom + "ab\ncd\n");
+  repo.write("mixed.txt", "a\r\nb\r\nc\n");
+  commit();
+  repo.write("bom.cs", "using A;\r\nclass B {}\r\n");  // the BOM removed
+  repo.write("crlf.txt", "one\ntwo\nthree\n");         // CRLF -> LF
+  repo.write("nonl.txt", "x\ny\n");                    // a final newline added
+  shell(git + "mv script.sh run.sh && chmod 755 '" + repo.str() + "/run.sh'");  // rename + mode
+  repo.write("short.txt", bom + "xy\ncd\n");      // a hunk at line 1 of a BOM file
+  repo.write("mixed.txt", "a\r\nnew\nb\r\nc\n");  // an LF line into CRLF lines
+  commit();
+  repo.write("nonl.txt", "x\nz");  // the final newline taken away
+  repo.write("run.sh", "#!/bin/sh\necho hi\n");
+  commit();
+  const int commits = 3;
+  for (int k = commits - 1; k >= 1; --k) {
+    const std::string from = "HEAD~" + std::to_string(k), to = "HEAD~" + std::to_string(k - 1);
+    CAPTURE(from);
+    const std::string diff = shell(git + "diff " + from + " " + to);
+    TempDir ours, theirs;
+    for (const TempDir* d : {&ours, &theirs})
+      shell(git + "archive " + from + " | tar -x -C '" + d->str() + "'");
+    std::ofstream(theirs.path() / ".patch", std::ios::binary) << diff;
+    shell("cd '" + theirs.str() + "' && git apply .patch && rm .patch");
+    auto p = spawn_editd(ours);
+    p.ok("apply_patch", {{"patch", diff}});
+    CHECK(files_under(ours) == files_under(theirs));
+  }
 }
