@@ -615,3 +615,20 @@ TEST_CASE("a replay of real git history: every file equals what git apply produc
     CHECK(files_under(ours) == files_under(theirs));
   }
 }
+
+TEST_CASE("`editd apply-patch` lists what Codex lists when a patch touches a path twice") {
+  TempDir work;
+  work.write("f.txt", "a\nb\n");
+  work.write("a.txt", "a\n");
+  work.write("b.txt", "b\n");
+  const std::string patch =
+      "*** Begin Patch\n*** Update File: f.txt\n@@\n-a\n+A\n*** Update File: f.txt\n@@\n-b\n+B\n"
+      "*** Delete File: b.txt\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-a\n+moved\n"
+      "*** End Patch\n";
+  Run r = apply_patch_command({}, work.path(), patch);
+  CHECK(r.code == 0);
+  CHECK(r.out == "Success. Updated the following files:\nM f.txt\nM f.txt\nM b.txt\nD b.txt\n");
+  CHECK(work.read("f.txt") == "A\nB\n");
+  CHECK(work.read("b.txt") == "moved\n");
+  CHECK(!work.exists("a.txt"));
+}
