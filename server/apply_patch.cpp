@@ -40,6 +40,24 @@ Error read_only_patch() {
                "the server is read-only (--read-only): the patch was not applied");
 }
 
+// no_change for a patch that leaves every file as it was: what it changed
+// is only what the fidelity rules keep.
+Error unchanged_patch() {
+  return Error(ErrorKind::kNoChange,
+               "the patch leaves every file's bytes as they were: what it changes is only what "
+               "every edit keeps as the file has it (line endings, a BOM, the final newline; "
+               "byte fidelity), so nothing was written. To convert line endings, add or remove "
+               "the BOM, or add or remove the final newline, call set_format (lineEndings, bom, "
+               "finalNewline)");
+}
+
+// Whether an outcome changes anything: an Update whose bytes stay and which
+// sets no mode does not.
+bool changes(const patch::FileOutcome& o) {
+  return o.action != patch::Action::kUpdate || !o.old_bytes || !o.new_bytes ||
+         *o.old_bytes != *o.new_bytes || o.executable;
+}
+
 Error untouched_expectation(const std::string& key) {
   return invalid_param("expectedFingerprints",
                        "names " + key + ", which the patch does not touch");
@@ -297,6 +315,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   Result<std::vector<patch::FileOutcome>> outcomes = Error();
   outcomes = co_await offload(pool_, apply);
   if (!outcomes) co_return outcomes.error();
+  if (std::none_of(outcomes->begin(), outcomes->end(), changes)) co_return unchanged_patch();
 
   protocol::ApplyPatchResult result = describe(*outcomes, ctx.backend.has_modes());
   std::vector<Step> steps = plan_steps(*outcomes, canonical, inputs);

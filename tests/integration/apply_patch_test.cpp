@@ -632,3 +632,22 @@ TEST_CASE("`editd apply-patch` lists what Codex lists when a patch touches a pat
   CHECK(work.read("b.txt") == "moved\n");
   CHECK(!work.exists("a.txt"));
 }
+
+TEST_CASE(
+    "a patch that leaves every file's bytes as they were answers no_change naming set_format") {
+  const std::string bom = "\xEF\xBB\xBF";
+  TempDir root;
+  root.write("b.txt", bom + "a\n");
+  root.write("c.txt", "x\r\ny\r\n");
+  auto p = spawn_editd(root);
+  // Not git's own diff: the BOM stays by the fidelity rules, and so does CRLF.
+  for (const std::string& patch :
+       {"--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-" + bom + "a\n+a\n",
+        std::string("*** Begin Patch\n*** Update File: c.txt\n@@\n-x\n+x\n*** End Patch")}) {
+    json e = p.fails("apply_patch", {{"patch", patch}});
+    CHECK(e["data"]["kind"] == "no_change");
+    CHECK(e["message"].get<std::string>().find("set_format") != std::string::npos);
+  }
+  CHECK(root.read("b.txt") == bom + "a\n");
+  CHECK(root.read("c.txt") == "x\r\ny\r\n");
+}
