@@ -70,6 +70,7 @@ class FaultyBackend final : public FsBackend {
   boost::asio::awaitable<Result<void>> write(std::string canonical, std::string bytes) override;
   boost::asio::awaitable<Result<void>> remove(std::string canonical) override;
   bool can_remove() const override { return inner_->can_remove(); }
+  bool has_modes() const override { return inner_->has_modes(); }
   std::vector<std::string> missing_directories(const std::string& canonical) const override {
     return inner_->missing_directories(canonical);
   }

@@ -31,10 +31,28 @@
 
 namespace editd {
 
+// A file's permission bits and owner, on a medium that has them.
+struct FileAttributes {
+  std::uint32_t mode = 0;  // the permission bits (07777 of st_mode)
+  std::uint32_t uid = 0;
+  std::uint32_t gid = 0;
+  bool operator==(const FileAttributes&) const = default;
+};
+
+// `mode` with the execute bits set where its read bits are (`executable`), or
+// every execute bit cleared: what a git mode change (100755, 100644) does to a
+// file's permission bits.
+inline std::uint32_t with_executable(std::uint32_t mode, bool executable) {
+  return executable ? mode | ((mode & 0444) >> 2) : mode & ~std::uint32_t{0111};
+}
+
 struct FileStat {
   enum class Type { kMissing, kFile, kDirectory, kOther };
   Type type = Type::kMissing;
   std::uint64_t size = 0;
+  // A file's mode and owner; nullopt where the medium has none (an ACP
+  // client) and for anything but a file.
+  std::optional<FileAttributes> attributes;
 };
 
 class FsBackend {
@@ -54,7 +72,8 @@ class FsBackend {
   // The path as shown to clients (relative to the root when inside it).
   virtual std::string display_path(const std::string& canonical) const = 0;
 
-  // Type and size; a missing file is a success with Type::kMissing.
+  // Type, size and, for a file on a medium with modes, its attributes; a
+  // missing file is a success with Type::kMissing.
   virtual boost::asio::awaitable<Result<FileStat>> stat(std::string canonical) = 0;
 
   // The size a read() of `canonical` would return now, for accounting before
@@ -95,6 +114,11 @@ class FsBackend {
   // False when the medium has no way to delete a file (remove() then always
   // fails with denied): a multi-file operation asks before changing anything.
   virtual bool can_remove() const { return true; }
+
+  // True when files have modes (and owners) that stat() reports and a batch
+  // write sets (BatchOp::attributes); false for a medium without them (an ACP
+  // client), where attributes are never reported and always ignored.
+  virtual bool has_modes() const { return false; }
 
   // The directories that write(canonical, ...) would create, outermost first;
   // empty when the parent exists or the medium has no directories.
@@ -147,16 +171,28 @@ class FsBackend {
     Kind kind = Kind::kWrite;
     std::string canonical;
     std::string bytes;  // kWrite: the new content
+    // kWrite: the mode and owner the written file gets (a moved file's, a
+    // deleted file's put back), on a medium that has them; nullopt: as
+    // write() (an existing file's own, a new file the medium's default). The
+    // mode is always given; the owner only where the medium's user may give
+    // it (the superuser; otherwise the file gets the medium's user, and a
+    // set-user-ID or set-group-ID bit is then dropped, never handed to it).
+    std::optional<FileAttributes> attributes;
+    // kWrite: then made executable or not (with_executable), on a medium
+    // with modes; nullopt: left as the rest of the op makes it.
+    std::optional<bool> executable;
   };
 
   // Applies `ops` (each path at most once) as one change. On success every op
-  // is applied. On failure the error (kinds as write() and remove()) names
-  // data.path, and `applied` holds the indices of the ops that did take effect,
-  // for the caller to undo; the backend never undoes them itself. Crash safety
-  // (kill -9, power loss) is the backend's: a medium that can journal (the
-  // local disk) makes a change interrupted at any point come out whole or not
-  // at all when a backend is next made over it. The default runs write() and
-  // remove() in order and stops at the first failure.
+  // is applied, each write with its attributes where the medium has modes. On
+  // failure the error (kinds as write() and remove()) names data.path, and
+  // `applied` holds the indices of the ops that did take effect, for the
+  // caller to undo; the backend never undoes them itself. Crash safety (kill
+  // -9, power loss) is the backend's: a medium that can journal (the local
+  // disk) makes a change interrupted at any point come out whole or not at all
+  // when a backend is next made over it. The default runs write() and remove()
+  // in order, ignoring attributes (a medium without modes), and stops at the
+  // first failure.
   virtual boost::asio::awaitable<Result<void>> apply_batch(std::vector<BatchOp> ops,
                                                            std::vector<std::size_t>& applied);
 };

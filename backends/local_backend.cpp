@@ -279,6 +279,8 @@ class LocalBackend final : public FsBackend {
     return S_ISREG(st.st_mode) ? static_cast<std::uint64_t>(st.st_size) : 0;
   }
 
+  bool has_modes() const override { return true; }
+
   asio::awaitable<Result<FileStat>> stat(std::string canonical) override {
     return offload(pool_,
                    [this, canonical = std::move(canonical)] { return stat_sync(canonical); });
@@ -562,6 +564,10 @@ class LocalBackend final : public FsBackend {
     out.type = S_ISREG(st.st_mode)   ? FileStat::Type::kFile
                : S_ISDIR(st.st_mode) ? FileStat::Type::kDirectory
                                      : FileStat::Type::kOther;
+    if (out.type == FileStat::Type::kFile)
+      out.attributes = FileAttributes{static_cast<std::uint32_t>(st.st_mode & 07777),
+                                      static_cast<std::uint32_t>(st.st_uid),
+                                      static_cast<std::uint32_t>(st.st_gid)};
     return out;
   }
 
@@ -796,10 +802,15 @@ class LocalBackend final : public FsBackend {
   }
 
   // Writes the pieces' concatenation into the temporary file (writev, up to
-  // IOV_MAX pieces a call), with the mode (and owner, where allowed) of
-  // `existing`, or the umask's for a new file.
+  // IOV_MAX pieces a call), with the mode and owner of `want` when given, else
+  // of `existing`, else the umask's mode. The owner is kept where allowed (the
+  // superuser, or a group of ours); when it cannot be, the set-user-ID and
+  // set-group-ID bits are dropped rather than given to editd's user.
+  // `executable`, when given, then sets or clears the execute bits.
   Failure fill_temp(Staged& s, std::span<const std::string_view> pieces,
-                    const struct stat* existing) const {
+                    const struct stat* existing,
+                    const std::optional<FileAttributes>& want = std::nullopt,
+                    std::optional<bool> executable = std::nullopt) const {
     std::size_t piece = 0, offset = 0;  // the next byte to write
     while (piece < pieces.size()) {
       if (offset == pieces[piece].size()) {
@@ -837,11 +848,20 @@ class LocalBackend final : public FsBackend {
         offset = 0;
       }
     }
-    mode_t mode = existing ? (existing->st_mode & 07777) : (0666 & ~current_umask());
+    std::optional<FileAttributes> keep = want;
+    if (!keep && existing)
+      keep = FileAttributes{static_cast<std::uint32_t>(existing->st_mode & 07777),
+                            static_cast<std::uint32_t>(existing->st_uid),
+                            static_cast<std::uint32_t>(existing->st_gid)};
+    mode_t mode = keep ? (keep->mode & 07777) : (0666 & ~current_umask());
+    if (executable) mode = with_executable(mode, *executable);
+    // The owner first: a change of owner clears the set-ID bits, which the
+    // chmod after it gives back where the owner was kept.
+    if (keep && (keep->uid != euid_ || keep->gid != egid_) &&
+        ::fchown(s.fd.get(), keep->uid, keep->gid) != 0) {
+      mode &= ~static_cast<mode_t>(S_ISUID | S_ISGID);  // best effort: the owner is ours
+    }
     if (::fchmod(s.fd.get(), mode) != 0) return {errno, "chmod"};
-    if (existing && (existing->st_uid != euid_ || existing->st_gid != egid_))
-      (void)::fchown(s.fd.get(), existing->st_uid,
-                     existing->st_gid);  // best effort: keep the owner
     return {};
   }
 
@@ -1036,7 +1056,9 @@ class LocalBackend final : public FsBackend {
       registry_->add(it.t.dir);
       Failure f = create_temp(d->second.get(), it.t, it.temp, &j);
       const std::string_view bytes = it.op->bytes;
-      if (!f.err) f = fill_temp(it.temp, std::span(&bytes, 1), it.exists ? &it.st : nullptr);
+      if (!f.err)
+        f = fill_temp(it.temp, std::span(&bytes, 1), it.exists ? &it.st : nullptr,
+                      it.op->attributes, it.op->executable);
       if (f.err) {
         unstage();
         return posix_error(f.op, it.t.shown, f.err);

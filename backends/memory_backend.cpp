@@ -73,12 +73,15 @@ std::optional<std::uint64_t> MemoryBackend::size_hint(const std::string& c) cons
 }
 
 boost::asio::awaitable<Result<FileStat>> MemoryBackend::stat(std::string c) {
-  if (auto it = files_.find(c); it != files_.end())
-    co_return FileStat{FileStat::Type::kFile, it->second.size()};
-  if (c == kRoot || dirs_.count(c)) co_return FileStat{FileStat::Type::kDirectory, 0};
+  if (auto it = files_.find(c); it != files_.end()) {
+    auto a = attributes_.find(c);
+    co_return FileStat{FileStat::Type::kFile, it->second.size(),
+                       a != attributes_.end() ? a->second : FileAttributes{kDefaultMode, 0, 0}};
+  }
+  if (c == kRoot || dirs_.count(c)) co_return FileStat{FileStat::Type::kDirectory, 0, std::nullopt};
   auto it = files_.lower_bound(c + "/");
   if (it != files_.end() && it->first.starts_with(c + "/"))
-    co_return FileStat{FileStat::Type::kDirectory, 0};
+    co_return FileStat{FileStat::Type::kDirectory, 0, std::nullopt};
   co_return FileStat{};
 }
 
@@ -113,6 +116,7 @@ boost::asio::awaitable<Result<void>> MemoryBackend::remove(std::string c) {
     fail_remove_.erase(f);
     co_return injected("remove", display_path(c));
   }
+  attributes_.erase(c);
   if (files_.erase(c) == 0) {
     auto st = co_await stat(c);
     if (st->type == FileStat::Type::kDirectory)
@@ -120,6 +124,28 @@ boost::asio::awaitable<Result<void>> MemoryBackend::remove(std::string c) {
     co_return Error(ErrorKind::kNotFound, "not found: " + display_path(c));
   }
   co_return Result<void>{};
+}
+
+boost::asio::awaitable<Result<void>> MemoryBackend::apply_batch(std::vector<BatchOp> ops,
+                                                                std::vector<std::size_t>& applied) {
+  for (std::size_t i = 0; i < ops.size(); ++i) {
+    BatchOp& op = ops[i];
+    Result<void> r;
+    if (op.kind == BatchOp::Kind::kWrite)
+      r = co_await write(op.canonical, std::move(op.bytes));
+    else
+      r = co_await remove(op.canonical);
+    if (!r) co_return r;
+    if (op.kind == BatchOp::Kind::kWrite && (op.attributes || op.executable)) {
+      FileAttributes a = (co_await stat(op.canonical))->attributes.value();
+      if (op.attributes) a = *op.attributes;
+      a.mode &= 07777;
+      if (op.executable) a.mode = with_executable(a.mode, *op.executable);
+      attributes_[op.canonical] = a;
+    }
+    applied.push_back(i);
+  }
+  co_return Result<void>();
 }
 
 std::vector<std::string> MemoryBackend::missing_directories(const std::string&) const {

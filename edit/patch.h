@@ -30,8 +30,9 @@ std::string_view format_name(Format format);
 // The wire names "add" | "delete" | "update" | "move".
 std::string_view action_name(Action action);
 
-// One line of a chunk, without its ' ', '-' or '+' prefix. An added line whose
-// patch line ended in "\r\n" ends in "\r": that CR is content.
+// One line of a chunk, without its ' ', '-' or '+' prefix. An added line of a
+// unified diff whose patch line ended in "\r\n" ends in "\r": that CR is
+// content, as git apply reads it. In a Codex envelope it is the line's ending.
 struct ChunkLine {
   enum class Kind { kContext, kRemoved, kAdded };
   Kind kind;
@@ -53,6 +54,9 @@ struct Chunk {
   // Unified `\ No newline at end of file` after an old or a new line.
   bool old_no_newline = false;
   bool new_no_newline = false;
+  // Unified: per line of `lines`, whether its patch line ended in "\r\n"
+  // (kept in an added line's text; for the others, what git's bytes were).
+  std::vector<bool> cr;
   std::size_t patch_line = 0;  // 1-based line of the chunk's header (or first line)
 };
 
@@ -65,6 +69,14 @@ struct FilePatch {
   std::vector<Chunk> chunks;
   std::string content;         // kAdd: the new file's bytes
   std::size_t patch_line = 0;  // 1-based line of the operation's header
+  // A unified entry with git's extended headers (`diff --git` and an `index`
+  // line): made by git from the file's real bytes, so it is applied byte for
+  // byte as git apply would when its old lines match the file exactly.
+  bool git = false;
+  // Unified git header `new mode` / `new file mode`: 100755 (true) or 100644
+  // (false); nullopt: the entry sets no mode. A git entry that only changes
+  // the mode is a kUpdate without chunks.
+  std::optional<bool> executable;
 };
 
 struct Patch {
@@ -112,6 +124,9 @@ struct FileOutcome {
   std::size_t added = 0;
   std::size_t removed = 0;
   bool overwritten = false;  // an Add or the Move's destination replaced a file
+  // The mode the patch sets on the file written (FilePatch::executable, the
+  // last one for the path); nullopt: it sets none.
+  std::optional<bool> executable;
 };
 
 // Applies every operation in order to an in-memory copy of `inputs` and returns

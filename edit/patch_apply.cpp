@@ -36,6 +36,7 @@ struct VirtualFile {
   bool pristine = false;  // the content is the origin's input, unchanged
   // The content while it is the input's, which is not copied.
   const std::string* input = nullptr;
+  std::optional<bool> executable;  // the mode the patch set on it
 
   const std::string& content() const { return input ? *input : bytes; }
   // The content, moved out when it is this file's own.
@@ -177,11 +178,31 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
   seek::Index index(lines);  // shared by the file's chunks
   bool final_newline = n == 0 || doc->final_newline();
 
+  // A BOM is never a matching problem: in a file with a BOM, a U+FEFF that
+  // starts the first old line of a chunk for line 1 (git diff shows the BOM
+  // as part of line 1; a model copies what a view showed) is the BOM, and is
+  // taken off before matching, so the forgiving tiers never see it. A unified
+  // hunk is for line 1 when its header says so; a Codex chunk has no number.
+  std::optional<std::vector<Chunk>> unbommed;
+  if (doc->bom() && !text.starts_with(text::kBom)) {
+    for (std::size_t k = 0; k < file.chunks.size(); ++k) {
+      const Chunk& c = file.chunks[k];
+      if (format == Format::kUnified && c.old_start && *c.old_start > 1) continue;
+      auto first = std::find_if(c.lines.begin(), c.lines.end(),
+                                [](const ChunkLine& l) { return l.kind != Kind::kAdded; });
+      if (first == c.lines.end() || !first->text.starts_with(text::kBom)) continue;
+      if (!unbommed) unbommed = file.chunks;
+      std::string& t = (*unbommed)[k].lines[static_cast<std::size_t>(first - c.lines.begin())].text;
+      t.erase(0, text::kBom.size());
+    }
+  }
+  const std::vector<Chunk>& chunks = unbommed ? *unbommed : file.chunks;
+
   std::vector<Replacement> replacements;
   std::size_t cursor = 0;
   std::ptrdiff_t offset = 0;  // unified: where the last hunk was found minus where it said
-  for (std::size_t k = 0; k < file.chunks.size(); ++k) {
-    const Chunk& chunk = file.chunks[k];
+  for (std::size_t k = 0; k < chunks.size(); ++k) {
+    const Chunk& chunk = chunks[k];
     const std::size_t hunk = k + 1;
     std::vector<const ChunkLine*> ops;
     for (const ChunkLine& l : chunk.lines) ops.push_back(&l);
@@ -331,6 +352,17 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
     return line < n ? static_cast<std::size_t>(lines[line].data() - text.data()) : text.size();
   };
   std::vector<splice::Edit> edits;
+  // Whether the new text before normalized offset `begin` ends a line (or is
+  // empty), given the edits so far: lines added at the end of a file without
+  // a final newline need one break before them, not one per chunk.
+  auto line_ends_before = [&](std::size_t begin) {
+    if (!edits.empty() && edits.back().end == begin) {
+      const splice::Edit& prev = edits.back();
+      if (!prev.text.empty()) return prev.text.back() == '\n';
+      begin = prev.begin;
+    }
+    return begin == 0 || text[begin - 1] == '\n';
+  };
   for (const Replacement& r : replacements) {
     for (const Group& g : r.groups) {
       splice::Edit e;
@@ -338,7 +370,7 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
       e.end = start_of(g.line + g.count);
       e.crlf_literal = true;
       // Lines added after a last line without a final newline start with one.
-      if (e.begin == text.size() && !text.empty() && text.back() != '\n' && !g.added.empty())
+      if (e.begin == text.size() && !g.added.empty() && !line_ends_before(e.begin))
         e.text.push_back('\n');
       for (const std::string& l : g.added) {
         e.text.append(l);
@@ -366,6 +398,90 @@ Result<Updated> update_content(Format format, const FilePatch& file, const std::
       splice::apply(*doc, splice::plan(*doc, text, std::move(edits), options));
   return Updated{std::move(applied.bytes), std::move(applied.windows),
                  doc->bom() ? text::kBom.size() : 0};
+}
+
+// git's own diff applied as git apply applies it: every old line (its CR
+// restored, line 1 with the BOM) must equal the file's line byte for byte, at
+// the hunk's line or the nearest place after the previous hunk, and the new
+// lines replace them byte for byte (endings, BOM, `\ No newline at end of
+// file`). nullopt when a hunk does not match so: the diff is not git's output
+// of these bytes, and the fidelity rules apply it instead.
+std::optional<std::string> git_exact(const FilePatch& file, std::string_view bytes) {
+  struct Line {
+    std::string_view text;  // without its "\n"
+    bool terminated;
+  };
+  std::vector<Line> lines;
+  for (std::size_t pos = 0; pos < bytes.size();) {
+    const std::size_t nl = bytes.find('\n', pos);
+    if (nl == std::string_view::npos) {
+      lines.push_back({bytes.substr(pos), false});
+      break;
+    }
+    lines.push_back({bytes.substr(pos, nl - pos), true});
+    pos = nl + 1;
+  }
+  std::string out;
+  std::size_t done = 0;  // lines of the file already copied or replaced
+  // Line comparisons before the search gives up (and the fidelity rules,
+  // whose search is indexed, take over): a bound on a hostile hunk's cost.
+  std::size_t budget = std::size_t{1} << 24;
+  for (const Chunk& c : file.chunks) {
+    if (c.cr.size() != c.lines.size() || !c.old_start) return std::nullopt;
+    std::vector<std::string> old_lines, new_lines;
+    for (std::size_t i = 0; i < c.lines.size(); ++i) {
+      const ChunkLine& l = c.lines[i];
+      std::string raw = l.text;
+      if (l.kind != Kind::kAdded && c.cr[i]) raw.push_back('\r');
+      if (l.kind != Kind::kAdded) old_lines.push_back(raw);
+      if (l.kind != Kind::kRemoved) new_lines.push_back(std::move(raw));
+    }
+    const std::size_t n = old_lines.size();
+    auto matches = [&](std::size_t at) {
+      if (at + n > lines.size()) return false;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (budget == 0) return false;
+        --budget;
+        const Line& l = lines[at + i];
+        if (l.text != old_lines[i]) return false;
+        // The last old line ends the file without a break exactly when the
+        // hunk says so.
+        if (i + 1 == n && l.terminated == c.old_no_newline) return false;
+      }
+      return true;
+    };
+    std::size_t hint = std::min<std::size_t>(*c.old_start, lines.size());
+    if (n > 0 && hint > 0) --hint;
+    std::optional<std::size_t> at;
+    // Outwards from the hunk's line, never before the end of the previous hunk.
+    for (std::size_t d = 0; !at && budget > 0 && (hint >= done + d || hint + d <= lines.size());
+         ++d) {
+      if (hint + d >= done && matches(hint + d)) {
+        at = hint + d;
+      } else if (d > 0 && hint >= done + d && matches(hint - d)) {
+        at = hint - d;
+      }
+    }
+    if (!at) return std::nullopt;
+    // Lines added after a last line without a break: git's diff would show it.
+    if (n == 0 && *at == lines.size() && !lines.empty() && !lines.back().terminated)
+      return std::nullopt;
+    for (; done < *at; ++done) {
+      out.append(lines[done].text);
+      if (lines[done].terminated) out.push_back('\n');
+    }
+    for (std::size_t i = 0; i < new_lines.size(); ++i) {
+      out.append(new_lines[i]);
+      if (i + 1 < new_lines.size() || !c.new_no_newline) out.push_back('\n');
+    }
+    done = *at + n;
+    if (c.new_no_newline && done != lines.size()) return std::nullopt;
+  }
+  for (; done < lines.size(); ++done) {
+    out.append(lines[done].text);
+    if (lines[done].terminated) out.push_back('\n');
+  }
+  return out;
 }
 
 void describe(FileOutcome& o, const std::optional<std::vector<diff::Window>>& windows,
@@ -419,7 +535,8 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
                         "cannot " + op + " '" + f.path + "': no such file");
     switch (f.action) {
       case Action::kAdd:
-        source = VirtualFile{State::kFile, f.content, std::nullopt, std::nullopt, 0, false};
+        source = VirtualFile{State::kFile, f.content, std::nullopt, std::nullopt, 0,
+                             false,        nullptr,   f.executable};
         break;
       case Action::kDelete:
         if (!f.chunks.empty()) {
@@ -436,13 +553,20 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
         break;
       case Action::kUpdate:
       case Action::kMove: {
-        auto updated = update_content(patch.format, f, source.content());
+        // git's diff of these bytes (of a text file) lands byte for byte.
+        std::optional<std::string> exact;
+        if (f.git && !f.chunks.empty() && text::Document::decode(source.content()))
+          exact = git_exact(f, source.content());
+        const bool exactly = exact.has_value();
+        Result<Updated> updated = exactly ? Result<Updated>(Updated{std::move(*exact), {}, 0})
+                                          : update_content(patch.format, f, source.content());
         if (!updated) return updated.error();
         std::optional<std::vector<diff::Window>> windows;
-        if (source.pristine) windows = std::move(updated->windows);
+        if (source.pristine && !exactly) windows = std::move(updated->windows);
         VirtualFile next{State::kFile,  std::move(updated->bytes),
                          source.origin, std::move(windows),
-                         updated->bom,  false};
+                         updated->bom,  false,
+                         nullptr,       f.executable ? f.executable : source.executable};
         if (f.move_to && *f.move_to != f.path) {
           VirtualFile& dest = files[*f.move_to];
           if (dest.state == State::kDirectory)
@@ -508,6 +632,7 @@ Result<std::vector<FileOutcome>> apply(const Patch& patch,
       done.insert(p);
     }
     const VirtualFile& last = files[o.moved_to.value_or(o.path)];
+    if (o.new_bytes) o.executable = last.executable;
     if (o.action == Action::kUpdate || o.action == Action::kMove)
       describe(o, last.windows, last.bom);
     else

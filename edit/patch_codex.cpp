@@ -162,8 +162,8 @@ class CodexParser {
     while (i_ < end_ && lines_[i_].text.starts_with('+')) {
       if (auto ok = check_added(lines_[i_], lines_[i_].text.substr(1), f.path); !ok)
         return ok.error();
+      // A CR before the LF is the envelope's line ending, as Codex reads it.
       f.content.append(lines_[i_].text.substr(1));
-      if (lines_[i_].cr) f.content.push_back('\r');
       f.content.push_back('\n');
       ++i_;
     }
@@ -257,8 +257,9 @@ class CodexParser {
         line = {ChunkLine::Kind::kRemoved, std::string(text.substr(1))};
       } else if (text[0] == '+') {
         if (auto ok = check_added(lines_[i_], text.substr(1), path); !ok) return ok.error();
+        // A CR before the LF is the envelope's line ending, as Codex reads
+        // it: the added line takes the file's ending by the fidelity rules.
         line = {ChunkLine::Kind::kAdded, std::string(text.substr(1))};
-        if (lines_[i_].cr) line.text.push_back('\r');
       } else {
         break;
       }

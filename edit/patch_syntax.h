@@ -16,7 +16,9 @@ namespace editd::patch::detail {
 
 // A line of the patch text without its line break, and its 1-based number.
 // `cr`: the line ended in "\r\n" (the "\r" is not in `text`). On `+` lines
-// that "\r" is content (as git apply reads it): an added line keeps it.
+// of a unified diff that "\r" is content (as git apply reads it): an added
+// line keeps it. In a Codex envelope it is part of the line ending, as Codex
+// reads it.
 struct PatchLine {
   std::string_view text;
   std::size_t number = 0;

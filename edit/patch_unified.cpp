@@ -273,7 +273,13 @@ class UnifiedParser {
     f.patch_line = lines_[i_].number;
     std::optional<std::pair<std::string, std::string>> git_paths;
     std::optional<std::string> old_label, new_label, rename_from, rename_to;
-    bool new_file = false, deleted_file = false, mode_change = false;
+    bool new_file = false, deleted_file = false, mode_change = false, index_line = false;
+    std::optional<bool> executable;  // 100755 or 100644; other modes (links) are skipped
+    auto read_mode = [&](std::string_view v) {
+      v = trim(v);
+      if (v == "100755") executable = true;
+      if (v == "100644") executable = false;
+    };
     // The lines (indexes in lines_) that the old and the new path are read from.
     std::size_t old_at = i_, new_at = i_, rename_from_at = i_, rename_to_at = i_;
 
@@ -289,10 +295,14 @@ class UnifiedParser {
         if (t.starts_with("diff --git ") || t.starts_with("@@") || file_header_at(i_)) break;
         if (t.starts_with("new file mode")) {
           new_file = true;
+          read_mode(t.substr(13));
         } else if (t.starts_with("deleted file mode")) {
           deleted_file = true;
-        } else if (t.starts_with("old mode") || t.starts_with("new mode")) {
+        } else if (t.starts_with("old mode")) {
           mode_change = true;
+        } else if (t.starts_with("new mode")) {
+          mode_change = true;
+          read_mode(t.substr(8));
         } else if (t.starts_with("rename from ")) {
           rename_from = value("rename from ");
           rename_from_at = i_;
@@ -309,8 +319,9 @@ class UnifiedParser {
           return unsupported("copies are not supported; use an added file");
         } else if (t.starts_with("Binary files ") || t.starts_with("GIT binary patch")) {
           return unsupported("binary patches are not supported");
-        } else if (!(t.starts_with("index ") || t.starts_with("similarity index") ||
-                     t.starts_with("dissimilarity index"))) {
+        } else if (t.starts_with("index ")) {
+          index_line = true;
+        } else if (!(t.starts_with("similarity index") || t.starts_with("dissimilarity index"))) {
           // Not a git header line: the entry's headers end here. Unless its
           // `---`/`+++` lines or hunks still follow: then the line is stray.
           if (std::optional<std::size_t> stray = stray_in_file_header(i_))
@@ -403,14 +414,16 @@ class UnifiedParser {
         f.action = Action::kUpdate;
         f.path = new_path;
       }
-      if (f.chunks.empty() && !renamed) {
-        if (mode_change) return std::optional<FilePatch>();
+      if (f.chunks.empty() && !renamed && !(mode_change && executable)) {
+        if (mode_change) return std::optional<FilePatch>();  // a mode editd cannot give
         std::size_t at = std::min(i_, lines_.size() - 1);
         return parse_error(lines_[at].number,
                            "a hunk '@@ -<line>,<count> +<line>,<count> @@' for '" + f.path + "'",
                            lines_[at].text);
       }
     }
+    if (f.action != Action::kDelete) f.executable = executable;
+    f.git = git_paths.has_value() && index_line;
     if (f.path.empty())
       return parse_error(f.patch_line, "a file path ('--- a/<path>', '+++ b/<path>')",
                          lines_[f.patch_line - lines_.front().number].text);
@@ -469,6 +482,7 @@ class UnifiedParser {
       } else {
         break;
       }
+      c.cr.push_back(lines_[i_].cr);
       const bool old_side = line.kind != ChunkLine::Kind::kAdded;
       const bool new_side = line.kind != ChunkLine::Kind::kRemoved;
       if (range && ((old_side && old_seen == range->old_count) ||
@@ -491,6 +505,7 @@ class UnifiedParser {
           std::string_view t = trailing_blank_[k].text;
           if (t.starts_with(' ')) t.remove_prefix(1);
           c.lines.push_back({ChunkLine::Kind::kContext, std::string(t)});
+          c.cr.push_back(trailing_blank_[k].cr);
         }
       } else {
         std::string where = i_ < lines_.size()

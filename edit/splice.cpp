@@ -32,7 +32,10 @@ bool literal_newline(const Edit& e, std::size_t k) {
 void keep_common_ends(std::string_view norm, const Edit& e, std::size_t ob, std::size_t oe,
                       std::size_t rb, std::size_t re, std::vector<Change>& out) {
   const std::string& r = e.text;
-  while (ob < oe && rb < re && norm[ob] == r[rb] && !literal_newline(e, rb)) ++ob, ++rb;
+  // A literal "\r\n" is one line break: its CR is never kept apart from it.
+  while (ob < oe && rb < re && norm[ob] == r[rb] && !literal_newline(e, rb) &&
+         !(rb + 1 < re && literal_newline(e, rb + 1)))
+    ++ob, ++rb;
   while (oe > ob && re > rb && norm[oe - 1] == r[re - 1] && !literal_newline(e, re - 1)) --oe, --re;
   if (ob < oe || rb < re) out.push_back({ob, oe, rb, re});
 }
@@ -182,7 +185,7 @@ void strip_final_break(std::string_view body, std::vector<Splice>& splices,
   for (std::size_t i = splices.size(); i-- > 0 && splices[i].end == end;) {
     std::string& bytes = splices[i].bytes;
     if (!bytes.empty()) {
-      bytes.resize(bytes.size() - breaks[i]);
+      bytes.resize(bytes.size() - std::min<std::size_t>(breaks[i], bytes.size()));
       return;
     }
     end = splices[i].begin;

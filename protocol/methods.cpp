@@ -70,6 +70,21 @@ Result<InsertParams> decode_insert(const json& p) {
   return d.finish(std::move(r));
 }
 
+Result<SetFormatParams> decode_set_format(const json& p) {
+  ParamDecoder d(p);
+  SetFormatParams r;
+  decode_mutation(d, r);
+  d.optional_string("lineEndings", r.line_endings);
+  d.optional_bool("bom", r.bom);
+  d.optional_bool("finalNewline", r.final_newline);
+  if (d.ok() && r.line_endings && *r.line_endings != "lf" && *r.line_endings != "crlf")
+    d.fail(invalid_param("lineEndings", "must be \"lf\" or \"crlf\""));
+  if (d.ok() && !r.line_endings && !r.bom && !r.final_newline)
+    d.fail(invalid_param("lineEndings",
+                         "set_format needs at least one of lineEndings, bom and finalNewline"));
+  return d.finish(std::move(r));
+}
+
 Result<StrReplaceParams> decode_str_replace(const json& p) {
   ParamDecoder d(p);
   StrReplaceParams r;
@@ -368,6 +383,8 @@ json to_json(const ApplyPatchResult& r) {
     if (f.moved_to) j["movedTo"] = *f.moved_to;
     if (f.fingerprint) j["fingerprint"] = *f.fingerprint;
     if (f.overwritten) j["overwritten"] = true;
+    if (f.executable) j["executable"] = *f.executable;
+    if (f.mode_skipped) j["modeSkipped"] = true;
     put_diagnostics(j, f.diagnostics);
     files.push_back(std::move(j));
   }

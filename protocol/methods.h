@@ -60,6 +60,13 @@ struct InsertParams : MutationParams {
   std::uint64_t line = 0;
   std::string text;
 };
+// set_format: what the fidelity rules otherwise keep, set explicitly; each
+// field absent keeps the file's own.
+struct SetFormatParams : MutationParams {
+  std::optional<std::string> line_endings;  // "lf" | "crlf"
+  std::optional<bool> bom;
+  std::optional<bool> final_newline;
+};
 struct StrReplaceParams : MutationParams {
   std::string old_text;
   std::string new_text;
@@ -147,6 +154,9 @@ struct PatchFileResult {
   std::uint64_t removed = 0;
   std::optional<std::string> fingerprint;  // absent for delete
   bool overwritten = false;
+  // The mode the patch set (git `new mode`): executable or not; absent: none.
+  std::optional<bool> executable;
+  bool mode_skipped = false;  // the patch set a mode the backend has no way to keep
   std::optional<DiagnosticsReport> diagnostics;  // when a check covers the file written
 };
 struct ApplyPatchResult {
@@ -204,6 +214,7 @@ Result<ReadTextParams> decode_read_text(const json& p);
 Result<WriteTextParams> decode_write_text(const json& p);
 Result<CreateParams> decode_create(const json& p);
 Result<InsertParams> decode_insert(const json& p);
+Result<SetFormatParams> decode_set_format(const json& p);
 Result<StrReplaceParams> decode_str_replace(const json& p);
 Result<EditLinesParams> decode_edit_lines(const json& p);
 Result<FingerprintParams> decode_fingerprint(const json& p);

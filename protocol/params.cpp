@@ -57,6 +57,13 @@ void ParamDecoder::optional_bool(const char* name, bool& out) {
   out = v->get<bool>();
 }
 
+void ParamDecoder::optional_bool(const char* name, std::optional<bool>& out) {
+  bool value = false;
+  if (!find(name)) return;
+  optional_bool(name, value);
+  if (ok()) out = value;
+}
+
 void ParamDecoder::optional_integer(const char* name, std::optional<std::uint64_t>& out,
                                     std::uint64_t min) {
   const nlohmann::json* v = find(name);

@@ -36,6 +36,7 @@ class ParamDecoder {
   void string(const char* name, std::string& out);
   void optional_string(const char* name, std::optional<std::string>& out);
   void optional_bool(const char* name, bool& out);
+  void optional_bool(const char* name, std::optional<bool>& out);
   // An integer in [min, 2^63 - 1]; a number with an integral value (2.0, 1e3)
   // counts as an integer.
   void integer(const char* name, std::uint64_t& out, std::uint64_t min);

@@ -40,6 +40,24 @@ Error read_only_patch() {
                "the server is read-only (--read-only): the patch was not applied");
 }
 
+// no_change for a patch that leaves every file as it was: what it changed
+// is only what the fidelity rules keep.
+Error unchanged_patch() {
+  return Error(ErrorKind::kNoChange,
+               "the patch leaves every file's bytes as they were: what it changes is only what "
+               "every edit keeps as the file has it (line endings, a BOM, the final newline; "
+               "byte fidelity), so nothing was written. To convert line endings, add or remove "
+               "the BOM, or add or remove the final newline, call set_format (lineEndings, bom, "
+               "finalNewline)");
+}
+
+// Whether an outcome changes anything: an Update whose bytes stay and which
+// sets no mode does not.
+bool changes(const patch::FileOutcome& o) {
+  return o.action != patch::Action::kUpdate || !o.old_bytes || !o.new_bytes ||
+         *o.old_bytes != *o.new_bytes || o.executable;
+}
+
 Error untouched_expectation(const std::string& key) {
   return invalid_param("expectedFingerprints",
                        "names " + key + ", which the patch does not touch");
@@ -103,7 +121,8 @@ bool readable(const Result<std::string>& bytes) {
 }
 
 // The result the client sees: one entry per file, and one diff for them all.
-protocol::ApplyPatchResult describe(const std::vector<patch::FileOutcome>& outcomes) {
+protocol::ApplyPatchResult describe(const std::vector<patch::FileOutcome>& outcomes,
+                                    bool has_modes) {
   protocol::ApplyPatchResult r;
   for (const patch::FileOutcome& o : outcomes) {
     protocol::PatchFileResult f;
@@ -113,6 +132,8 @@ protocol::ApplyPatchResult describe(const std::vector<patch::FileOutcome>& outco
     f.added = o.added;
     f.removed = o.removed;
     f.overwritten = o.overwritten;
+    f.executable = o.executable;
+    f.mode_skipped = o.executable && !has_modes;
     if (o.new_bytes) f.fingerprint = fingerprint(*o.new_bytes);
     r.diff += o.diff;
     r.files.push_back(std::move(f));
@@ -135,13 +156,22 @@ std::vector<Step> plan_steps(std::vector<patch::FileOutcome>& outcomes,
   for (patch::FileOutcome& o : outcomes) {
     if (!o.new_bytes) continue;
     const std::string& dest = o.moved_to ? *o.moved_to : o.path;
-    steps.push_back(
-        {Step::Kind::kWrite, canonical.at(dest), dest, std::move(*o.new_bytes), previous(dest)});
+    Step& s = steps.emplace_back();
+    s.canonical = canonical.at(dest);
+    s.shown = dest;
+    s.bytes = std::move(*o.new_bytes);
+    s.previous = previous(dest);
+    s.executable = o.executable;
   }
   for (const patch::FileOutcome& o : outcomes) {
     bool removes = o.action == patch::Action::kDelete ||
                    (o.action == patch::Action::kMove && o.moved_to && *o.moved_to != o.path);
-    if (removes) steps.push_back({Step::Kind::kRemove, canonical.at(o.path), o.path, "", previous(o.path)});
+    if (!removes) continue;
+    Step& s = steps.emplace_back();
+    s.kind = Step::Kind::kRemove;
+    s.canonical = canonical.at(o.path);
+    s.shown = o.path;
+    s.previous = previous(o.path);
   }
   return steps;
 }
@@ -187,9 +217,35 @@ std::vector<UndoFile> undo_files(
     }
     f.spilled = std::move(spilled[i]);
     if (s.kind == Step::Kind::kWrite) f.after_fingerprint = written_fingerprints[i];
+    f.before_attributes = s.previous_attributes;
+    if (s.kind == Step::Kind::kWrite && s.previous_attributes) {
+      std::uint32_t mode = s.attributes ? s.attributes->mode : s.previous_attributes->mode;
+      if (s.executable) mode = with_executable(mode, *s.executable);
+      f.attributes_changed = mode != s.previous_attributes->mode;
+    }
     files.push_back(std::move(f));
   }
   return files;
+}
+
+// A moved file keeps its mode, and its owner where editd may give it: the
+// write of its destination carries the source's (which the source's removal
+// keeps for the history).
+boost::asio::awaitable<Result<void>> carry_modes(
+    FsBackend& backend, const std::vector<patch::FileOutcome>& outcomes,
+    const std::map<std::string, std::string>& canonical, std::vector<Step>& steps) {
+  if (!backend.has_modes()) co_return Result<void>();
+  for (const patch::FileOutcome& o : outcomes) {
+    if (o.action != patch::Action::kMove || !o.moved_to || *o.moved_to == o.path) continue;
+    Result<FileStat> st = co_await backend.stat(canonical.at(o.path));
+    if (!st) co_return st.error();
+    for (Step& s : steps) {
+      if (s.kind == Step::Kind::kWrite && s.shown == *o.moved_to) s.attributes = st->attributes;
+      if (s.kind == Step::Kind::kRemove && s.shown == o.path)
+        s.previous_attributes = st->attributes;
+    }
+  }
+  co_return Result<void>();
 }
 
 // The ACP diff of one step: whole-file texts, the new text empty for a deletion.
@@ -261,13 +317,16 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   Result<std::vector<patch::FileOutcome>> outcomes = Error();
   outcomes = co_await offload(pool_, apply);
   if (!outcomes) co_return outcomes.error();
+  if (std::none_of(outcomes->begin(), outcomes->end(), changes)) co_return unchanged_patch();
 
-  protocol::ApplyPatchResult result = describe(*outcomes);
+  protocol::ApplyPatchResult result = describe(*outcomes, ctx.backend.has_modes());
   std::vector<Step> steps = plan_steps(*outcomes, canonical, inputs);
   for (const Step& s : steps)
     if (s.kind == Step::Kind::kRemove && !ctx.backend.can_remove())
       co_return unsupported_removal(s.shown);
   if (p.dry_run) co_return result;
+  if (auto r = co_await carry_modes(ctx.backend, *outcomes, canonical, steps); !r)
+    co_return r.error();
 
   if (ctx.approve) {
     for (const Step& s : steps) {
@@ -320,6 +379,17 @@ boost::asio::awaitable<void> Operations::checks_after(const std::vector<FileStep
 
 boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_steps(
     RequestContext& ctx, std::vector<FileStep>& steps, std::string method, bool keep_contents) {
+  // The mode and owner of each file a step may cost them (removes it, or
+  // sets its attributes), for the rollback and the history to give back.
+  if (ctx.backend.has_modes()) {
+    for (Step& s : steps) {
+      if (!s.previous || s.previous_attributes) continue;
+      if (s.kind != Step::Kind::kRemove && !s.attributes && !s.executable) continue;
+      Result<FileStat> st = co_await ctx.backend.stat(s.canonical);
+      if (!st) co_return st.error();
+      s.previous_attributes = st->attributes;
+    }
+  }
   // Directories that writes will create, for the rollback to remove.
   std::vector<std::string> made_dirs;
   for (const Step& s : steps)
@@ -362,6 +432,8 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
                                            : FsBackend::BatchOp::Kind::kRemove;
     op.canonical = s.canonical;
     if (s.kind == Step::Kind::kWrite) op.bytes = move_contents ? std::move(s.bytes) : s.bytes;
+    op.attributes = s.attributes;
+    op.executable = s.executable;
     ops.push_back(std::move(op));
   }
   // Large files as they were are copied for the history while the batch lands.
@@ -378,10 +450,17 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
     for (auto i = applied.rbegin(); i != applied.rend(); ++i) {
       const Step& s = steps[*i];
       Result<void> undo;
-      if (s.previous)
-        undo = co_await ctx.backend.write(s.canonical, *s.previous);
-      else
+      if (s.previous) {
+        // A batch of one: the file gets its mode back too (a removed one).
+        std::vector<FsBackend::BatchOp> back(1);
+        back[0].canonical = s.canonical;
+        back[0].bytes = *s.previous;
+        back[0].attributes = s.previous_attributes;
+        std::vector<std::size_t> done;
+        undo = co_await ctx.backend.apply_batch(std::move(back), done);
+      } else {
         undo = co_await ctx.backend.remove(s.canonical);
+      }
       if (!undo) not_restored.push_back(s.shown);
     }
     for (auto d = made_dirs.rbegin(); d != made_dirs.rend(); ++d) {

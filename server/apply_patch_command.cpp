@@ -11,6 +11,7 @@
 #include <iterator>
 
 #include "backends/local_backend.h"
+#include "edit/patch.h"
 #include "server/lock_chain.h"
 #include "server/operations.h"
 
@@ -18,16 +19,18 @@ namespace editd {
 
 namespace {
 
-// Codex lists added files, then modified ones (a move under its destination),
-// then deleted ones.
-void print_summary(const protocol::ApplyPatchResult& r, std::ostream& out) {
+// Codex's listing: one line per operation of the patch, as written, in patch
+// order: added files, then modified ones (a move under its destination), then
+// deleted ones. A path the patch touches twice is listed twice, as Codex does.
+void print_summary(const patch::Patch& p, std::ostream& out) {
   out << "Success. Updated the following files:\n";
-  for (const auto& f : r.files)
-    if (f.action == "add") out << "A " << f.path << "\n";
-  for (const auto& f : r.files)
-    if (f.action == "update" || f.action == "move") out << "M " << f.moved_to.value_or(f.path) << "\n";
-  for (const auto& f : r.files)
-    if (f.action == "delete") out << "D " << f.path << "\n";
+  for (const patch::FilePatch& f : p.files)
+    if (f.action == patch::Action::kAdd) out << "A " << f.path << "\n";
+  for (const patch::FilePatch& f : p.files)
+    if (f.action == patch::Action::kUpdate || f.action == patch::Action::kMove)
+      out << "M " << f.move_to.value_or(f.path) << "\n";
+  for (const patch::FilePatch& f : p.files)
+    if (f.action == patch::Action::kDelete) out << "D " << f.path << "\n";
 }
 
 }  // namespace
@@ -62,6 +65,8 @@ int run_apply_patch(const CommandLine& cl) {
     std::cerr << "editd apply-patch: " << backend.error().message << "\n";
     return 2;
   }
+  // The listing is of the patch as written (parsed again by apply_patch).
+  Result<patch::Patch> listed = patch::parse(params.patch);
   LockChains locks;
   Operations ops(options, locks, pool);
   RequestContext ctx{**backend, nullptr};
@@ -81,7 +86,7 @@ int run_apply_patch(const CommandLine& cl) {
     std::cerr << result.error().message << "\n";
     return 1;
   }
-  print_summary(*result, std::cout);
+  if (listed) print_summary(*listed, std::cout);
   return 0;
 }
 

@@ -106,6 +106,41 @@ std::uint64_t first_changed_line(std::string_view a, std::string_view b) {
                  std::count(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(i), '\n'));
 }
 
+// no_change for an edit whose difference from the file the byte-fidelity
+// rules kept out (`asked`: what the caller asked to replace, and by what):
+// which rule, and which call does what was asked.
+Error kept_unchanged(const std::string& shown, std::string_view before, std::string_view after) {
+  std::vector<std::string> what;
+  if (before.starts_with(text::kBom) != after.starts_with(text::kBom)) what.push_back("a BOM");
+  const std::string_view a = without_bom(before), b = without_bom(after);
+  std::string na = text::normalize_eol(a), nb = text::normalize_eol(b);
+  bool final_newline = false;
+  if (na.ends_with('\n') != nb.ends_with('\n')) {
+    final_newline = true;
+    if (na.ends_with('\n')) na.pop_back();
+    if (nb.ends_with('\n')) nb.pop_back();
+  }
+  auto raw_body = [final_newline](std::string_view s) {
+    if (final_newline && s.ends_with('\n')) s.remove_suffix(s.ends_with("\r\n") ? 2 : 1);
+    return s;
+  };
+  const bool known = na == nb;
+  if (known && raw_body(a) != raw_body(b)) what.insert(what.begin(), "line endings");
+  if (known && final_newline) what.push_back("the final newline");
+  std::string list;
+  for (std::size_t i = 0; i < what.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == what.size() ? " and " : ", ") + what[i];
+  const std::string why = known && !what.empty()
+                              ? "the only difference is " + list +
+                                    ", which every edit keeps as the file has it (byte fidelity)"
+                              : "the byte-fidelity rules kept the file's bytes as they were";
+  return Error(ErrorKind::kNoChange,
+               shown + " is unchanged: " + why +
+                   ". To convert line endings, add or remove the BOM, or add or remove the final "
+                   "newline, call set_format (lineEndings, bom, finalNewline)",
+               {{"path", shown}});
+}
+
 // The undo history's record of a one-file mutation.
 std::vector<UndoFile> one_file(const std::string& canonical, const std::string& shown,
                                std::optional<std::string> before, std::string before_fingerprint,
@@ -318,6 +353,8 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   } else {
     unchanged = cur.bytes && !window;
   }
+  if (unchanged && cur.bytes && change->asked)
+    co_return kept_unchanged(cur.shown, change->asked->first, change->asked->second);
   if (!p.dry_run && !unchanged) {
     if (ctx.approve) {
       std::optional<std::string> old_text;
@@ -536,6 +573,9 @@ Operations::Awaitable Operations::write_text(RequestContext& ctx, protocol::Writ
         std::string_view content = p.content;
         if (doc->bom() && !doc->body().starts_with(text::kBom) && content.starts_with(text::kBom))
           content.remove_prefix(text::kBom.size());
+        // Content other than the file as read_text shows it is a change asked for.
+        if (p.content != *cur.bytes && p.content != without_bom(*cur.bytes))
+          c.asked.emplace(*cur.bytes, p.content);
         const std::string normalized_content = text::normalize_eol(content);
         splice::Options options;
         options.final_newline = normalized_content.ends_with('\n');
@@ -543,6 +583,68 @@ Operations::Awaitable Operations::write_text(RequestContext& ctx, protocol::Writ
         return spliced(*doc, splice::rewrite(*doc, norm.view(), normalized_content, options),
                        std::move(c));
       });
+}
+
+namespace {
+
+// "LF line endings, a BOM and a final newline": the state set_format was asked for.
+std::string format_asked(const protocol::SetFormatParams& p) {
+  std::vector<std::string> parts;
+  if (p.line_endings)
+    parts.push_back(*p.line_endings == "crlf" ? "CRLF line endings" : "LF line endings");
+  if (p.bom) parts.push_back(*p.bom ? "a BOM" : "no BOM");
+  if (p.final_newline) parts.push_back(*p.final_newline ? "a final newline" : "no final newline");
+  std::string out;
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == parts.size() ? " and " : ", ") + parts[i];
+  return out;
+}
+
+}  // namespace
+
+Operations::Awaitable Operations::set_format(RequestContext& ctx, protocol::SetFormatParams p) {
+  RunsHere small = [](const Current& cur) {
+    return cur.bytes && cur.bytes->size() <= kOffloadBytes;
+  };
+  co_return co_await mutate(ctx, p, false, small, [&p](const Current& cur) -> Result<Change> {
+    auto doc = text::Document::decode(*cur.bytes);
+    if (!doc) return doc.error();
+    const std::string_view body = doc->body();
+    std::string text;
+    text::Eol eol = doc->dominant_eol();
+    if (p.line_endings) {
+      eol = *p.line_endings == "crlf" ? text::Eol::kCrLf : text::Eol::kLf;
+      const std::string lf = text::normalize_eol(body);
+      if (eol == text::Eol::kLf) {
+        text = lf;
+      } else {
+        text.reserve(lf.size() + lf.size() / 16);
+        for (char ch : lf) {
+          if (ch == '\n') text.push_back('\r');
+          text.push_back(ch);
+        }
+      }
+    } else {
+      text = body;
+    }
+    // An empty body has no last line to end or not.
+    if (p.final_newline && !text.empty()) {
+      const bool has = text.back() == '\n';
+      if (*p.final_newline && !has) text.append(text::eol_bytes(eol));
+      if (!*p.final_newline && has) {
+        text.pop_back();
+        if (!text.empty() && text.back() == '\r') text.pop_back();
+      }
+    }
+    Change c;
+    if (p.bom.value_or(doc->bom())) c.bytes.append(text::kBom);
+    c.bytes.append(text);
+    if (c.bytes == *cur.bytes)
+      return Error(ErrorKind::kNoChange,
+                   cur.shown + " already has " + format_asked(p) + ": nothing would change",
+                   {{"path", cur.shown}});
+    return c;
+  });
 }
 
 Operations::Awaitable Operations::create(RequestContext& ctx, protocol::CreateParams p) {
@@ -625,6 +727,14 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
         text::Normalized norm(*doc);
         std::string old_text = text::normalize_eol(p.old_text);
         std::string new_text = text::normalize_eol(p.new_text);
+        // Texts that differ only in what the fidelity rules keep (endings,
+        // a copy of the BOM) ask for a change that no edit makes.
+        auto bom_free = [&doc](std::string_view s) {
+          return doc->bom() && s.starts_with(text::kBom) ? s.substr(text::kBom.size()) : s;
+        };
+        if (p.old_text != p.new_text &&
+            text::normalize_eol(bom_free(p.old_text)) == text::normalize_eol(bom_free(p.new_text)))
+          return kept_unchanged(cur.shown, p.old_text, p.new_text);
         match::Request req{norm.view(), old_text,      new_text,
                            mode,        p.replace_all, p.expected_replacements};
         // The new body must fit --max-file-bytes before it is built (the backend
@@ -640,6 +750,7 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
           return e;
         }
         Change c;
+        c.asked.emplace(p.old_text, p.new_text);
         c.result.replacements = plan->replacements;
         c.result.matched_by = plan->tier;
         std::vector<protocol::LineRange> lines;

@@ -88,6 +88,14 @@ struct FileStep {
   std::string shown;
   std::string bytes;                    // kWrite: the new content
   std::optional<std::string> previous;  // the content before; nullopt: the file did not exist
+  // kWrite: the mode and owner the file gets (BatchOp::attributes): a moved
+  // file's, or those an undo gives back. nullopt: it keeps its own.
+  std::optional<FileAttributes> attributes;
+  // kWrite: then executable or not (BatchOp::executable): a git mode change.
+  std::optional<bool> executable;
+  // The file's own before the step, where the step may cost them (it removes
+  // the file or sets its mode); commit_steps fills it for the history.
+  std::optional<FileAttributes> previous_attributes;
 };
 
 // A step removes a file where the backend cannot (an ACP client): denied,
@@ -115,6 +123,8 @@ class Operations {
   boost::asio::awaitable<Result<protocol::ReadTextResult>> read_text(RequestContext& ctx,
                                                                      protocol::ReadTextParams p);
   Awaitable write_text(RequestContext& ctx, protocol::WriteTextParams p);
+  // The file's line endings, BOM and final newline, as asked (docs/protocol.md).
+  Awaitable set_format(RequestContext& ctx, protocol::SetFormatParams p);
   Awaitable create(RequestContext& ctx, protocol::CreateParams p);
   Awaitable insert(RequestContext& ctx, protocol::InsertParams p);
   Awaitable str_replace(RequestContext& ctx, protocol::StrReplaceParams p);
@@ -161,6 +171,11 @@ class Operations {
     // body applied. compute() makes them unless the Current is lean; then the
     // diff is made around the splices and the write takes pieces.
     std::optional<std::vector<splice::Splice>> splices;
+    // The text the caller asked to replace and its replacement (views of the
+    // request, or of the file), when they differ: a change that leaves the
+    // bytes as they were then answers no_change, naming the rule that kept
+    // them, never a plain success.
+    std::optional<std::pair<std::string_view, std::string_view>> asked;
   };
   using Transform = std::function<Result<Change>(const Current&)>;
   // `change` as `splices` of `doc`'s body (made into bytes by compute() when

@@ -110,7 +110,9 @@ json patch_file_output() {
       {"added", {{"type", "integer"}}},
       {"removed", {{"type", "integer"}}},
       {"fingerprint", {{"type", "string"}}},
-      {"overwritten", {{"type", "boolean"}}}};
+      {"overwritten", {{"type", "boolean"}}},
+      {"executable", {{"type", "boolean"}}},
+      {"modeSkipped", {{"type", "boolean"}}}};
   properties.update(diagnostics_properties());
   return {{"type", "object"},
           {"properties", std::move(properties)},
@@ -226,6 +228,37 @@ Registry::Registry(Operations& ops) : ops_(ops) {
        .destructive = true,
        .render = &render_mutation},
       &protocol::decode_write_text, &Operations::write_text);
+
+  add({.name = "set_format",
+       .title = "Convert line endings, BOM or final newline",
+       .description =
+           std::string(
+               "Convert a file's line endings (CRLF to LF or LF to CRLF), add or remove its "
+               "UTF-8 BOM, or add or remove its final newline. The only way to change "
+               "these: every other edit keeps them as the file has them. Give at least one "
+               "of lineEndings, bom and finalNewline; the text itself never changes. "
+               "Returns the new fingerprint and a diff. Errors: no_change (the file "
+               "already has that format), conflict, not_text, not_found.") +
+           kErrorsNote,
+       .input_schema = object(
+           {{"path", path_param()},
+            {"lineEndings",
+             {{"type", "string"},
+              {"enum", {"lf", "crlf"}},
+              {"description", "Every line break becomes LF (\\n) or CRLF (\\r\\n)."}}},
+            {"bom",
+             {{"type", "boolean"}, {"description", "true adds a UTF-8 BOM, false removes it."}}},
+            {"finalNewline",
+             {{"type", "boolean"},
+              {"description", "true ends the last line with a line break, false removes it."}}},
+            {"expectedFingerprint", expected_fingerprint_param()},
+            {"dryRun", dry_run_param()}},
+           {"path"}),
+       .output_schema = mutation_output({}),
+       .mutates = true,
+       .idempotent = true,
+       .render = &render_mutation},
+      &protocol::decode_set_format, &Operations::set_format);
 
   add({.name = "create",
        .title = "Create a new file",

@@ -130,6 +130,7 @@ Result<std::vector<FileStep>> restore_steps(const UndoEntry& entry,
           return e;
         }
         s.bytes = std::move(*bytes);
+        s.attributes = f.before_attributes;
       }
       s.previous = std::move(current[i]);
       steps.push_back(std::move(s));

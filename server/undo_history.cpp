@@ -30,6 +30,7 @@ std::uint64_t size_of(const UndoEntry& e) {
 
 // Whether the mutation left `f` as it found it.
 bool unchanged(const UndoFile& f) {
+  if (f.attributes_changed) return false;
   const bool existed = f.before || f.restores;
   if (!existed || !f.after_fingerprint) return !existed && !f.after_fingerprint;
   if (f.restores && f.before_fingerprint.empty()) return false;  // record() keeps nothing
@@ -102,6 +103,8 @@ std::optional<std::string> UndoHistory::record(std::string scope, std::vector<Un
       // Restores are of one change: two of them do not compose into one.
       if (same->restores || f.restores) return std::nullopt;
       same->after_fingerprint = std::move(f.after_fingerprint);
+      if (!same->before_attributes) same->before_attributes = f.before_attributes;
+      same->attributes_changed = same->attributes_changed || f.attributes_changed;
     }
   }
   std::erase_if(merged, unchanged);
@@ -124,6 +127,7 @@ std::optional<std::string> UndoHistory::record(std::string scope, std::vector<Un
     else if (f.before)
       k.before = std::make_shared<KeptBytes>(std::move(*f.before));
     k.after_fingerprint = std::move(f.after_fingerprint);
+    k.before_attributes = f.before_attributes;
   }
   merged.clear();
   const std::uint64_t size = size_of(*entry);

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "backends/beneath.h"
+#include "backends/fs_backend.h"
 #include "edit/restore.h"
 #include "protocol/error.h"
 
@@ -48,6 +49,12 @@ struct UndoFile {
   // fingerprint() of `before` when the caller has it at hand ("": record()
   // computes it if it needs it).
   std::string before_fingerprint;
+  // The mode and owner the file had, where the mutation may have cost them
+  // (it removed the file, or set its mode): an undo that writes the file back
+  // gives them back. nullopt: the file keeps whatever it has.
+  std::optional<FileAttributes> before_attributes;
+  // The mutation changed the mode: kept even when the bytes are the same.
+  bool attributes_changed = false;
 };
 
 // A file's bytes as a mutation found them: in memory, in an unlinked file
@@ -107,6 +114,7 @@ struct KeptFile {
   std::string shown;
   std::shared_ptr<const KeptBytes> before;  // null: the file did not exist
   std::optional<std::string> after_fingerprint;
+  std::optional<FileAttributes> before_attributes;  // as UndoFile's
 };
 
 struct UndoEntry {
@@ -125,7 +133,7 @@ class UndoHistory {
 
   // Keeps `files` (a file listed twice is merged: first before, last after,
   // unless either has restores, which keeps nothing; a file whose before and
-  // after are the same content is left out) and
+  // after are the same content and the same mode is left out) and
   // returns the entry's id ("undo-XXXXXXXX-N": a random prefix per process, so
   // that an id from before a restart is never mistaken for a new one); nullopt
   // when nothing changed or the history keeps nothing that large.

@@ -287,6 +287,46 @@ TEST_CASE_TEMPLATE("a backend applies a batch whole, and says which ops took eff
   CHECK(std::find(applied.begin(), applied.end(), 1) == applied.end());
 }
 
+TEST_CASE_TEMPLATE(
+    "a backend with modes keeps a file's mode, and a batch write sets the one it carries", F,
+    LocalFixture, LocalWalkFixture, FaultyLocalFixture, MemoryFixture, DelegatedFixture) {
+  F f;
+  boost::asio::io_context io;
+  FsBackend& b = *f.backend;
+  using Op = FsBackend::BatchOp;
+  const std::string a = *b.resolve("a.txt"), moved = *b.resolve("sub/moved.txt");
+  REQUIRE(run(io, b.write(a, "a")).has_value());
+  auto st = run(io, b.stat(a));
+  REQUIRE(st.has_value());
+  if (!b.has_modes()) {
+    CHECK_FALSE(st->attributes.has_value());
+    // Carried attributes are ignored, never an error.
+    std::vector<std::size_t> applied;
+    FileAttributes secret{0600, 0, 0};
+    CHECK(run(io, b.apply_batch({Op{Op::Kind::kWrite, a, "b", secret}}, applied)).has_value());
+    CHECK(run(io, b.read(a)).value() == "b");
+    return;
+  }
+  REQUIRE(st->attributes.has_value());
+  FileAttributes secret = *st->attributes;
+  secret.mode = 0600;
+  FileAttributes script = secret;
+  script.mode = 0755;
+  std::vector<std::size_t> applied;
+  REQUIRE(run(io, b.apply_batch({Op{Op::Kind::kWrite, a, "b", secret},
+                                 Op{Op::Kind::kWrite, moved, "m", script}},
+                                applied))
+              .has_value());
+  CHECK(run(io, b.stat(a))->attributes == secret);
+  CHECK(run(io, b.stat(moved))->attributes == script);
+  // A plain write keeps the mode; a removed and recreated file gets the default again.
+  REQUIRE(run(io, b.write(a, "c")).has_value());
+  CHECK(run(io, b.stat(a))->attributes->mode == 0600);
+  REQUIRE(run(io, b.remove(moved)).has_value());
+  REQUIRE(run(io, b.write(moved, "n")).has_value());
+  CHECK(run(io, b.stat(moved))->attributes->mode != 0755);
+}
+
 TEST_CASE_TEMPLATE("a backend's lock can be taken on several paths and given back", F, LocalFixture,
                    LocalWalkFixture, FaultyLocalFixture, MemoryFixture, DelegatedFixture) {
   F f;

@@ -712,7 +712,7 @@ TEST_CASE("a git diff with modified, new, deleted and renamed files parses") {
       "old mode 100644\n"
       "new mode 100755\n");
   CHECK(p.format == Format::kUnified);
-  REQUIRE(p.files.size() == 6);
+  REQUIRE(p.files.size() == 7);
   CHECK(p.files[0].action == Action::kUpdate);
   CHECK(p.files[0].path == "src/mod.c");
   CHECK(p.files[0].chunks[0].old_start == 1);
@@ -730,6 +730,11 @@ TEST_CASE("a git diff with modified, new, deleted and renamed files parses") {
   CHECK(p.files[5].action == Action::kAdd);
   CHECK(p.files[5].path == "empty.txt");
   CHECK(p.files[5].content.empty());
+  // A mode-only entry: an Update without chunks that makes the file executable.
+  CHECK(p.files[6].action == Action::kUpdate);
+  CHECK(p.files[6].path == "script.sh");
+  CHECK(p.files[6].chunks.empty());
+  CHECK(p.files[6].executable == true);
 }
 
 TEST_CASE("a git diff applies to every file it names") {
@@ -1597,4 +1602,104 @@ TEST_CASE("a unified hunk among repeated lines is found nearest its line number,
     padded += file.substr(at, file.find('\n', at) - at) + "  \n";
   Tree t = patched("--- a/f\n+++ b/f\n@@ -6001,4001 +6001,4001 @@\n" + body, {{"f", padded}});
   CHECK(t["f"].find("c\n") == 9000 * 4);
+}
+
+TEST_CASE("Codex chunks adding at the end of a file without a final newline add one break") {
+  CHECK(patched(codex("*** Update File: f\n@@\n+x\n@@\n+y\n"), {{"f", "a"}})["f"] == "a\nx\ny");
+  CHECK(patched(codex("*** Update File: f\n@@\n-L1\n@@\n+ \n"), {{"f", "L1"}})["f"] == " ");
+  CHECK(patched(codex("*** Update File: f\n@@\n+x\n"), {{"f", "a"}})["f"] == "a\nx");
+  CHECK(patched(codex("*** Update File: f\n@@\n+x\n@@\n+y\n"), {{"f", "a\n"}})["f"] == "a\nx\ny\n");
+}
+
+TEST_CASE("an added line ending in CR over a line holding a CR, at a file's unterminated end") {
+  // The CR of the added line's "\r\n" is part of its break, which the file's
+  // missing final newline takes away whole: never an exception.
+  Tree r = patched("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\rb\n+a\r\n", {{"f", "a\rb"}});
+  CHECK(r["f"] == "a");
+  CHECK(patched(codex("*** Update File: f\n@@\n-a\rb\n+a\r\n"), {{"f", "a\rb"}})["f"] == "a");
+  Tree kept = patched("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\rb\n+a\r\n", {{"f", "a\rb\n"}});
+  CHECK(kept["f"] == "a\r\n");
+}
+
+TEST_CASE("a U+FEFF starting line 1's old text in a file with a BOM is the BOM, in both dialects") {
+  const std::string bom = "\xEF\xBB\xBF";
+  const Tree file = {{"f", bom + "ab\ncd\n"}};
+  // git diff shows the BOM as part of line 1; the hunk is too short to fold.
+  CHECK(patched("--- a/f\n+++ b/f\n@@ -1,2 +1,2 @@\n-" + bom + "ab\n+" + bom + "xy\n cd\n",
+                file)["f"] == bom + "xy\ncd\n");
+  CHECK(patched(codex("*** Update File: f\n@@\n-" + bom + "ab\n+xy\n"), file)["f"] ==
+        bom + "xy\ncd\n");
+  CHECK(patched(codex("*** Update File: f\n@@\n " + bom + "ab\n+new\n"), file)["f"] ==
+        bom + "ab\nnew\ncd\n");
+  // A change of the first character after the BOM lands, never folded away.
+  const Tree curly = {{"f", bom + "\xE2\x80\x9Cquoted\xE2\x80\x9D line\nrest\n"}};
+  CHECK(patched("--- a/f\n+++ b/f\n@@ -1 +1 @@\n-" + bom +
+                    "\xE2\x80\x9Cquoted\xE2\x80\x9D line\n+" + bom + "\"quoted\" line\n",
+                curly)["f"] == bom + "\"quoted\" line\nrest\n");
+  // Without a BOM in the file, U+FEFF is text to match.
+  apply_failure(codex("*** Update File: f\n@@\n-" + bom + "ab\n+xy\n"),
+                inputs_of({{"f", "ab\ncd\n"}}), ErrorKind::kPatchApply);
+}
+
+TEST_CASE("git mode lines: a mode-only entry is an Update without chunks that sets the mode") {
+  Patch p = parsed(
+      "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+      "diff --git a/old.sh b/bin/new.sh\nold mode 100755\nnew mode 100644\nsimilarity index 100%\n"
+      "rename from old.sh\nrename to bin/new.sh\n"
+      "diff --git a/x.sh b/x.sh\nnew file mode 100755\nindex 0000000..1111111\n--- /dev/null\n"
+      "+++ b/x.sh\n@@ -0,0 +1 @@\n+x\n"
+      "diff --git a/link b/link\nold mode 100644\nnew mode 120000\n");
+  REQUIRE(p.files.size() == 3);
+  CHECK(p.files[0].action == Action::kUpdate);
+  CHECK(p.files[0].chunks.empty());
+  CHECK(p.files[0].executable == true);
+  CHECK(p.files[1].action == Action::kMove);
+  CHECK(p.files[1].executable == false);
+  CHECK(p.files[2].action == Action::kAdd);
+  CHECK(p.files[2].executable == true);
+  const Inputs in = inputs_of({{"run.sh", "#!/bin/sh\n"}, {"old.sh", "o\n"}});
+  auto out = patch::apply(p, in);
+  REQUIRE(out.has_value());
+  REQUIRE(out->size() == 3);
+  CHECK((*out)[0].action == Action::kUpdate);
+  CHECK((*out)[0].new_bytes == "#!/bin/sh\n");
+  CHECK((*out)[0].executable == true);
+  CHECK((*out)[1].executable == false);
+  CHECK((*out)[2].executable == true);
+}
+
+TEST_CASE("a Codex envelope with CRLF lines writes what the same envelope with LF lines writes") {
+  const std::string crlf =
+      "*** Begin Patch\r\n*** Update File: f\r\n@@\r\n a\r\n-b\r\n+B\r\n+C\r\n*** Add File: n\r\n"
+      "+x\r\n+y\r\n*** End Patch\r\n";
+  Tree r = patched(crlf, {{"f", "a\nb\nc\n"}, {"w", "a\r\nb\r\n"}});
+  CHECK(r["f"] == "a\nB\nC\nc\n");
+  CHECK(r["n"] == "x\ny\n");
+  // In a CRLF file the added lines take its CRLF, by the fidelity rules.
+  Tree w = patched("*** Begin Patch\r\n*** Update File: w\r\n@@\r\n a\r\n+m\r\n*** End Patch\r\n",
+                   {{"w", "a\r\nb\r\n"}});
+  CHECK(w["w"] == "a\r\nm\r\nb\r\n");
+}
+
+TEST_CASE(
+    "git's own diff lands byte for byte; one whose lines are not the file's bytes by the rules") {
+  const std::string bom = "\xEF\xBB\xBF";
+  const std::string head = "diff --git a/f b/f\nindex 1111111..2222222 100644\n--- a/f\n+++ b/f\n";
+  // BOM removal and CRLF -> LF, as git diff shows them.
+  CHECK(patched(head + "@@ -1,2 +1,2 @@\n-" + bom + "a\r\n-b\r\n+a\n+b\n",
+                {{"f", bom + "a\r\nb\r\n"}})["f"] == "a\nb\n");
+  // A final newline added and one taken away.
+  CHECK(patched(head + "@@ -1,2 +1,2 @@\n x\n-y\n\\ No newline at end of file\n+y\n",
+                {{"f", "x\ny"}})["f"] == "x\ny\n");
+  CHECK(patched(head + "@@ -1,2 +1,2 @@\n x\n-y\n+z\n\\ No newline at end of file\n",
+                {{"f", "x\ny\n"}})["f"] == "x\nz");
+  // LF lines added to a mostly-CRLF file stay LF.
+  CHECK(patched(head + "@@ -1,2 +1,3 @@\n a\r\n+n\n b\r\n", {{"f", "a\r\nb\r\n"}})["f"] ==
+        "a\r\nn\nb\r\n");
+  // Without the index line (or with lines that are not the file's bytes: an LF
+  // diff of a CRLF file), the fidelity rules apply it.
+  CHECK(patched("--- a/f\n+++ b/f\n@@ -1,2 +1,3 @@\n a\r\n+n\n b\r\n",
+                {{"f", "a\r\nb\r\n"}})["f"] == "a\r\nn\r\nb\r\n");
+  CHECK(patched(head + "@@ -1,2 +1,2 @@\n-a\n+x\n b\n", {{"f", "a\r\nb\r\n"}})["f"] ==
+        "x\r\nb\r\n");
 }

@@ -521,3 +521,20 @@ TEST_CASE("undo on a delegated connection goes through the client") {
   CHECK(root.files().empty());
   (void)again;
 }
+
+TEST_CASE(
+    "a git mode change through an ACP client's files is reported skipped, the content written") {
+  TempDir root;
+  auto p = spawn_editd(root);
+  Editor ed(p);
+  ed.ok("initialize", fs_capabilities());
+  const std::string a = root.str() + "/run.sh";
+  ed.files[a] = "echo\n";
+  json r = ed.ok("apply_patch", {{"patch",
+                                  "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"
+                                  "--- a/run.sh\n+++ b/run.sh\n@@ -1 +1 @@\n-echo\n+echo hi\n"}});
+  REQUIRE(r["files"].size() == 1);
+  CHECK(r["files"][0]["executable"] == true);
+  CHECK(r["files"][0]["modeSkipped"] == true);
+  CHECK(ed.files[a] == "echo hi\n");
+}

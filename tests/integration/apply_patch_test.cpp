@@ -1,7 +1,11 @@
 // apply_patch through the real binary: the JSON-RPC method and the
 // `editd apply-patch` command, on real directories.
 #include <doctest/doctest.h>
+#include <sys/stat.h>
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
 
 #include "support/conformance.h"
@@ -427,4 +431,223 @@ TEST_CASE("`editd apply-patch` usage errors exit 2 and change nothing; a refused
   CHECK(empty.code == 1);
   CHECK(empty.err.find("invalid patch") != std::string::npos);
   CHECK(work.read("f.txt") == "a\n");
+}
+
+namespace {
+
+unsigned mode_of(const TempDir& root, const std::string& rel) {
+  struct stat st;
+  REQUIRE(::stat((root.path() / rel).c_str(), &st) == 0);
+  return st.st_mode & 07777;
+}
+
+}  // namespace
+
+TEST_CASE("a moved file keeps its mode: a 0600 secret stays private, a 0755 script executable") {
+  TempDir root;
+  root.write("secret.env", "KEY=1\n");
+  root.write("run.sh", "#!/bin/sh\necho hi\n");
+  root.write("over.txt", "overwritten\n");
+  ::chmod((root.path() / "secret.env").c_str(), 0600);
+  ::chmod((root.path() / "run.sh").c_str(), 0755);
+  ::chmod((root.path() / "over.txt").c_str(), 0644);
+  const mode_t umask_was = ::umask(022);  // editd inherits it: a new file would be 0644
+  auto p = spawn_editd(root);
+  ::umask(umask_was);
+  p.ok("apply_patch",
+       {{"patch",
+         "*** Begin Patch\n*** Update File: secret.env\n*** Move to: moved/secret.env\n"
+         "@@\n-KEY=1\n+KEY=2\n*** Update File: run.sh\n*** Move to: over.txt\n"
+         "@@\n-echo hi\n+echo ho\n*** End Patch"}});
+  CHECK(root.read("moved/secret.env") == "KEY=2\n");
+  CHECK(mode_of(root, "moved/secret.env") == 0600);
+  CHECK(root.read("over.txt") == "#!/bin/sh\necho ho\n");
+  CHECK(mode_of(root, "over.txt") == 0755);
+
+  // A git rename, content unchanged, keeps it as well.
+  root.write("tool", "x\n");
+  ::chmod((root.path() / "tool").c_str(), 0700);
+  p.ok("apply_patch", {{"patch",
+                        "diff --git a/tool b/bin/tool\nsimilarity index 100%\nrename from tool\n"
+                        "rename to bin/tool\n"}});
+  CHECK(mode_of(root, "bin/tool") == 0700);
+}
+
+TEST_CASE(
+    "Codex updates at the end of a file without a final newline: one break, no internal error") {
+  TempDir root;
+  root.write("two.txt", "a");
+  root.write("cr.txt", "a\rb");
+  auto p = spawn_editd(root);
+  p.ok("apply_patch",
+       {{"patch", "*** Begin Patch\n*** Update File: two.txt\n@@\n+x\n@@\n+y\n*** End Patch"}});
+  CHECK(root.read("two.txt") == "a\nx\ny");
+  p.ok("apply_patch",
+       {{"patch", "*** Begin Patch\n*** Update File: cr.txt\n@@\n-a\rb\n+a\r\n*** End Patch"}});
+  CHECK(root.read("cr.txt") == "a");
+}
+
+TEST_CASE("a hunk at line 1 of a BOM file, as git diff shows it, applies in both dialects") {
+  const std::string bom = "\xEF\xBB\xBF";
+  TempDir root;
+  root.write("a.cs", bom + "ab\r\ncd\r\n");
+  root.write("q.txt", bom + "\xE2\x80\x9Cquoted\xE2\x80\x9D line\n");
+  auto p = spawn_editd(root);
+  p.ok("apply_patch", {{"patch",
+                        "diff --git a/a.cs b/a.cs\nindex 1111111..2222222 100644\n"
+                        "--- a/a.cs\n+++ b/a.cs\n@@ -1,2 +1,2 @@\n-" +
+                            bom + "ab\r\n+" + bom + "xy\r\n cd\r\n"}});
+  CHECK(root.read("a.cs") == bom + "xy\r\ncd\r\n");
+  p.ok("apply_patch", {{"patch", "*** Begin Patch\n*** Update File: a.cs\n@@\n-" + bom +
+                                     "xy\n+z\n*** End Patch"}});
+  CHECK(root.read("a.cs") == bom + "z\r\ncd\r\n");
+  p.ok("apply_patch",
+       {{"patch", "--- a/q.txt\n+++ b/q.txt\n@@ -1 +1 @@\n-" + bom +
+                      "\xE2\x80\x9Cquoted\xE2\x80\x9D line\n+" + bom + "\"quoted\" line\n"}});
+  CHECK(root.read("q.txt") == bom + "\"quoted\" line\n");
+}
+
+TEST_CASE(
+    "git mode changes apply: mode-only, with a rename, on a new file; undo gives the mode back") {
+  TempDir root;
+  root.write("run.sh", "#!/bin/sh\n");
+  root.write("tool.sh", "t\n");
+  ::chmod((root.path() / "run.sh").c_str(), 0644);
+  ::chmod((root.path() / "tool.sh").c_str(), 0755);
+  const mode_t umask_was = ::umask(022);
+  auto p = spawn_editd(root);
+  ::umask(umask_was);
+  json r = p.ok("apply_patch",
+                {{"patch", "diff --git a/run.sh b/run.sh\nold mode 100644\nnew mode 100755\n"}});
+  CHECK(mode_of(root, "run.sh") == 0755);
+  CHECK(root.read("run.sh") == "#!/bin/sh\n");
+  REQUIRE(r["files"].size() == 1);
+  CHECK(r["files"][0]["action"] == "update");
+  CHECK(r["files"][0]["executable"] == true);
+  CHECK_FALSE(r["files"][0].contains("modeSkipped"));
+  REQUIRE(r.contains("undoId"));
+  p.ok("undo", {{"undoId", r["undoId"]}});
+  CHECK(mode_of(root, "run.sh") == 0644);
+
+  p.ok("apply_patch", {{"patch",
+                        "diff --git a/tool.sh b/bin/tool.sh\nold mode 100755\nnew mode 100644\n"
+                        "similarity index 100%\nrename from tool.sh\nrename to bin/tool.sh\n"
+                        "diff --git a/x.sh b/x.sh\nnew file mode 100755\nindex 0000000..1111111\n"
+                        "--- /dev/null\n+++ b/x.sh\n@@ -0,0 +1 @@\n+x\n"}});
+  CHECK(mode_of(root, "bin/tool.sh") == 0644);
+  CHECK(mode_of(root, "x.sh") == 0755);
+}
+
+TEST_CASE("a CRLF Codex envelope adds LF lines to an LF file, as Codex reads it") {
+  TempDir root;
+  root.write("f.txt", "a\nb\n");
+  auto p = spawn_editd(root);
+  p.ok("apply_patch", {{"patch",
+                        "*** Begin Patch\r\n*** Update File: f.txt\r\n@@\r\n a\r\n+x\r\n b\r\n"
+                        "*** Add File: n.txt\r\n+n\r\n*** End Patch\r\n"}});
+  CHECK(root.read("f.txt") == "a\nx\nb\n");
+  CHECK(root.read("n.txt") == "n\n");
+}
+
+namespace {
+
+// The standard output of `command` run by the shell; REQUIREs that it succeeds.
+std::string shell(const std::string& command) {
+  FILE* pipe = ::popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  std::size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  REQUIRE_MESSAGE(::pclose(pipe) == 0, command);
+  return out;
+}
+
+// Every file under `dir` (relative path -> bytes, and whether it is executable).
+std::map<std::string, std::pair<std::string, bool>> files_under(const TempDir& dir) {
+  std::map<std::string, std::pair<std::string, bool>> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(dir.path())) {
+    if (!e.is_regular_file()) continue;
+    const std::string rel = std::filesystem::relative(e.path(), dir.path()).string();
+    out[rel] = {dir.read(rel), (mode_of(dir, rel) & 0100) != 0};
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a replay of real git history: every file equals what git apply produces") {
+  const std::string bom = "\xEF\xBB\xBF";
+  TempDir repo;
+  const std::string git = "git -C '" + repo.str() + "' ";
+  shell(git + "init -q && " + git + "config user.email t@t && " + git + "config user.name t && " +
+        git + "config core.autocrlf false");
+  auto commit = [&] { shell(git + "add -A && " + git + "commit -q -m c"); };
+  repo.write("bom.cs", bom + "using A;\r\nclass B {}\r\n");
+  repo.write("crlf.txt", "one\r\ntwo\r\nthree\r\n");
+  repo.write("nonl.txt", "x\ny");
+  repo.write("script.sh", "#!/bin/sh\necho\n");
+  repo.write("short.txt", bom + "ab\ncd\n");
+  repo.write("mixed.txt", "a\r\nb\r\nc\n");
+  commit();
+  repo.write("bom.cs", "using A;\r\nclass B {}\r\n");  // the BOM removed
+  repo.write("crlf.txt", "one\ntwo\nthree\n");         // CRLF -> LF
+  repo.write("nonl.txt", "x\ny\n");                    // a final newline added
+  shell(git + "mv script.sh run.sh && chmod 755 '" + repo.str() + "/run.sh'");  // rename + mode
+  repo.write("short.txt", bom + "xy\ncd\n");      // a hunk at line 1 of a BOM file
+  repo.write("mixed.txt", "a\r\nnew\nb\r\nc\n");  // an LF line into CRLF lines
+  commit();
+  repo.write("nonl.txt", "x\nz");  // the final newline taken away
+  repo.write("run.sh", "#!/bin/sh\necho hi\n");
+  commit();
+  const int commits = 3;
+  for (int k = commits - 1; k >= 1; --k) {
+    const std::string from = "HEAD~" + std::to_string(k), to = "HEAD~" + std::to_string(k - 1);
+    CAPTURE(from);
+    const std::string diff = shell(git + "diff " + from + " " + to);
+    TempDir ours, theirs;
+    for (const TempDir* d : {&ours, &theirs})
+      shell(git + "archive " + from + " | tar -x -C '" + d->str() + "'");
+    std::ofstream(theirs.path() / ".patch", std::ios::binary) << diff;
+    shell("cd '" + theirs.str() + "' && git apply .patch && rm .patch");
+    auto p = spawn_editd(ours);
+    p.ok("apply_patch", {{"patch", diff}});
+    CHECK(files_under(ours) == files_under(theirs));
+  }
+}
+
+TEST_CASE("`editd apply-patch` lists what Codex lists when a patch touches a path twice") {
+  TempDir work;
+  work.write("f.txt", "a\nb\n");
+  work.write("a.txt", "a\n");
+  work.write("b.txt", "b\n");
+  const std::string patch =
+      "*** Begin Patch\n*** Update File: f.txt\n@@\n-a\n+A\n*** Update File: f.txt\n@@\n-b\n+B\n"
+      "*** Delete File: b.txt\n*** Update File: a.txt\n*** Move to: b.txt\n@@\n-a\n+moved\n"
+      "*** End Patch\n";
+  Run r = apply_patch_command({}, work.path(), patch);
+  CHECK(r.code == 0);
+  CHECK(r.out == "Success. Updated the following files:\nM f.txt\nM f.txt\nM b.txt\nD b.txt\n");
+  CHECK(work.read("f.txt") == "A\nB\n");
+  CHECK(work.read("b.txt") == "moved\n");
+  CHECK(!work.exists("a.txt"));
+}
+
+TEST_CASE(
+    "a patch that leaves every file's bytes as they were answers no_change naming set_format") {
+  const std::string bom = "\xEF\xBB\xBF";
+  TempDir root;
+  root.write("b.txt", bom + "a\n");
+  root.write("c.txt", "x\r\ny\r\n");
+  auto p = spawn_editd(root);
+  // Not git's own diff: the BOM stays by the fidelity rules, and so does CRLF.
+  for (const std::string& patch :
+       {"--- a/b.txt\n+++ b/b.txt\n@@ -1 +1 @@\n-" + bom + "a\n+a\n",
+        std::string("*** Begin Patch\n*** Update File: c.txt\n@@\n-x\n+x\n*** End Patch")}) {
+    json e = p.fails("apply_patch", {{"patch", patch}});
+    CHECK(e["data"]["kind"] == "no_change");
+    CHECK(e["message"].get<std::string>().find("set_format") != std::string::npos);
+  }
+  CHECK(root.read("b.txt") == bom + "a\n");
+  CHECK(root.read("c.txt") == "x\r\ny\r\n");
 }

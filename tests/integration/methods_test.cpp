@@ -320,3 +320,70 @@ TEST_CASE("fingerprints are stable across processes") {
   }
   CHECK(first == second);
 }
+
+TEST_CASE("set_format converts line endings, the BOM and the final newline; dry run and undo") {
+  const std::string bom = "\xEF\xBB\xBF";
+  TempDir root;
+  root.write("win.txt", bom + "a\r\nb\r\nc\r\n");
+  auto p = spawn_editd(root);
+  const json before = p.ok("fingerprint", {{"path", "win.txt"}})["fingerprint"];
+  json dry = p.ok("set_format", {{"path", "win.txt"}, {"lineEndings", "lf"}, {"dryRun", true}});
+  CHECK_FALSE(dry.contains("undoId"));
+  CHECK(dry["diff"].get<std::string>().find("-a\r\n") != std::string::npos);
+  CHECK(root.read("win.txt") == bom + "a\r\nb\r\nc\r\n");
+  json r = p.ok("set_format", {{"path", "win.txt"},
+                               {"lineEndings", "lf"},
+                               {"bom", false},
+                               {"finalNewline", false},
+                               {"expectedFingerprint", before}});
+  CHECK(root.read("win.txt") == "a\nb\nc");
+  CHECK(r["fingerprint"] == p.ok("fingerprint", {{"path", "win.txt"}})["fingerprint"]);
+  json again = p.fails("set_format", {{"path", "win.txt"}, {"lineEndings", "lf"}, {"bom", false}});
+  CHECK(again["data"]["kind"] == "no_change");
+  CHECK(p.fails("set_format", {{"path", "win.txt"},
+                               {"bom", true},
+                               {"expectedFingerprint", before}})["data"]["kind"] == "conflict");
+  p.ok("undo", {{"undoId", r["undoId"]}});
+  CHECK(root.read("win.txt") == bom + "a\r\nb\r\nc\r\n");
+  p.ok("set_format", {{"path", "win.txt"}, {"lineEndings", "lf"}, {"finalNewline", true}});
+  CHECK(root.read("win.txt") == bom + "a\nb\nc\n");
+  CHECK(p.fails("set_format", {{"path", "win.txt"}})["data"]["kind"] == "invalid_params");
+  CHECK(p.fails("set_format", {{"path", "win.txt"}, {"lineEndings", "cr"}})["data"]["kind"] ==
+        "invalid_params");
+  CHECK(p.fails("set_format", {{"path", "none.txt"}, {"bom", true}})["data"]["kind"] ==
+        "not_found");
+}
+
+TEST_CASE(
+    "an edit that leaves the bytes as they were answers no_change naming the rule and set_format") {
+  const std::string bom = "\xEF\xBB\xBF";
+  TempDir root;
+  root.write("nofinal.txt", "a\nb");
+  root.write("crlf.txt", "a\r\nb\r\n");
+  root.write("bom.txt", bom + "x\n");
+  auto p = spawn_editd(root);
+  json e = p.fails("str_replace", {{"path", "nofinal.txt"}, {"oldText", "b"}, {"newText", "b\n"}});
+  CHECK(e["data"]["kind"] == "no_change");
+  std::string m = e["message"];
+  CHECK(m.find("final newline") != std::string::npos);
+  CHECK(m.find("set_format") != std::string::npos);
+  e = p.fails("str_replace", {{"path", "crlf.txt"}, {"oldText", "a\r\n"}, {"newText", "a\n"}});
+  CHECK(e["data"]["kind"] == "no_change");
+  m = e["message"];
+  CHECK(m.find("line endings") != std::string::npos);
+  CHECK(m.find("set_format") != std::string::npos);
+  e = p.fails("write_text", {{"path", "crlf.txt"}, {"content", "a\nb\n"}});
+  CHECK(e["data"]["kind"] == "no_change");
+  CHECK(e["message"].get<std::string>().find("line endings") != std::string::npos);
+  e = p.fails("str_replace", {{"path", "bom.txt"}, {"oldText", bom + "x"}, {"newText", "x"}});
+  CHECK(e["data"]["kind"] == "no_change");
+  CHECK(e["message"].get<std::string>().find("a BOM") != std::string::npos);
+  e = p.fails("str_replace",
+              {{"path", "nofinal.txt"}, {"oldText", "b"}, {"newText", "b\n"}, {"dryRun", true}});
+  CHECK(e["data"]["kind"] == "no_change");
+  CHECK(root.read("nofinal.txt") == "a\nb");
+  CHECK(root.read("crlf.txt") == "a\r\nb\r\n");
+  CHECK(root.read("bom.txt") == bom + "x\n");
+  // Writing back what read_text shows is no request for a change: plain success, no undoId.
+  CHECK_FALSE(p.ok("write_text", {{"path", "bom.txt"}, {"content", "x\n"}}).contains("undoId"));
+}

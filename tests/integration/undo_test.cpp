@@ -2,6 +2,7 @@
 // with moves, refusals after a later change, redo, and the history's bounds.
 #include <doctest/doctest.h>
 #include <linux/magic.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -383,4 +384,46 @@ TEST_CASE("undo honours --read-only") {
   }
   auto p = spawn_editd(root, {"--read-only"});
   CHECK(p.fails("undo", {{"undoId", id}})["data"]["kind"] == "denied");
+}
+
+namespace {
+
+unsigned mode_of(const TempDir& root, const std::string& rel) {
+  struct stat st;
+  REQUIRE(::stat((root.path() / rel).c_str(), &st) == 0);
+  return st.st_mode & 07777;
+}
+
+}  // namespace
+
+TEST_CASE("undo of a delete or a move puts the file back with its mode, and redo keeps it") {
+  TempDir root;
+  root.write("secret.env", "KEY=1\n");
+  root.write("run.sh", "#!/bin/sh\n");
+  ::chmod((root.path() / "secret.env").c_str(), 0600);
+  ::chmod((root.path() / "run.sh").c_str(), 0755);
+  const mode_t umask_was = ::umask(022);  // editd inherits it: a new file would be 0644
+  auto p = spawn_editd(root);
+  ::umask(umask_was);
+
+  const std::string deleted = undo_id(p.ok(
+      "apply_patch", {{"patch", "*** Begin Patch\n*** Delete File: secret.env\n*** End Patch"}}));
+  CHECK_FALSE(root.exists("secret.env"));
+  const std::string restored = undo_id(p.ok("undo", {{"undoId", deleted}}));
+  CHECK(root.read("secret.env") == "KEY=1\n");
+  CHECK(mode_of(root, "secret.env") == 0600);
+  p.ok("undo", {{"undoId", restored}});  // the delete again
+  CHECK_FALSE(root.exists("secret.env"));
+
+  const std::string moved = undo_id(
+      p.ok("apply_patch", {{"patch",
+                            "*** Begin Patch\n*** Update File: run.sh\n*** Move to: bin/run.sh\n"
+                            "@@\n-#!/bin/sh\n+#!/bin/bash\n*** End Patch"}}));
+  CHECK(mode_of(root, "bin/run.sh") == 0755);
+  const std::string back = undo_id(p.ok("undo", {{"undoId", moved}}));
+  CHECK(root.read("run.sh") == "#!/bin/sh\n");
+  CHECK(mode_of(root, "run.sh") == 0755);
+  CHECK_FALSE(root.exists("bin/run.sh"));
+  p.ok("undo", {{"undoId", back}});  // the move again
+  CHECK(mode_of(root, "bin/run.sh") == 0755);
 }

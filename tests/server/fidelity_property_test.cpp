@@ -1165,6 +1165,17 @@ PatchCase random_patch(Rng& rng, const Decoded& f, const std::string& new_path) 
       if (add_marker) p += marker;
     }
   }
+  if (codex) {
+    // A CR before the LF of an envelope line is its line ending, as Codex
+    // reads it (docs/patch.md): added lines take the file's ending.
+    for (Chunk& c : chunks)
+      for (PatchLine& l : c.lines) l.cr = false;
+    if (!add.empty()) {
+      std::string bytes;
+      for (const PatchLine& l : add) bytes += l.text + "\n";
+      pc.added[new_path] = bytes;
+    }
+  }
   for (const Chunk& c : chunks)
     for (Edit& e : group_edits(f, c)) {
       // Runs of chunks that meet are one replacement (docs/protocol.md,
@@ -1332,9 +1343,14 @@ void check_case(Server& s, Failures& fails, const Case& c) {
     if (actual != c.bytes) fails.add(c, "error", "a failed call changed the file");
     return;
   }
+  const Expected x = realize(f, c.edits, c.final_newline);
+  // An edit whose change the rules keep out whole answers no_change, never a
+  // plain success (docs/protocol.md, str_replace: no silent no-ops).
+  if (real.error && real.error->kind == ErrorKind::kNoChange && !x.plan.ambiguous &&
+      x.bytes == c.bytes && actual == c.bytes)
+    return;
   if (real.error) return fails.add(c, "error", "unexpected " + reply_text(real));
 
-  const Expected x = realize(f, c.edits, c.final_newline);
   const std::string got = actual.value_or("<missing>");
   if (!x.plan.ambiguous) {
     if (got != x.bytes)

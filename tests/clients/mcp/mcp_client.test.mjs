@@ -23,7 +23,7 @@ import { StdioClientTransport as Stdio2 } from "@modelcontextprotocol/client/std
 
 const EDITD = path.resolve(process.argv[2] ?? process.env.EDITD_BINARY ?? "../../../build/editd");
 const TOOLS = ["anthropic_text_editor", "apply_patch", "create", "edit_lines", "fingerprint", "insert",
-  "openai_apply_patch", "read_text", "str_replace", "undo", "write_text"];
+  "openai_apply_patch", "read_text", "set_format", "str_replace", "undo", "write_text"];
 
 function tempRoot() {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "editd-mcp-")));
