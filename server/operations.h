@@ -23,6 +23,7 @@
 #include "server/lock_chain.h"
 #include "server/options.h"
 #include "server/undo_history.h"
+#include "server/views.h"
 
 namespace editd {
 
@@ -77,6 +78,9 @@ struct RequestContext {
   // The request's place among its connection's: it joins the lock chains in
   // that turn (server/lock_chain.h). Optional.
   Arrivals::Place* place = nullptr;
+  // The connection's id in the view store (server/views.h): read_text records
+  // what it shows under it, edit_lines maps anchors from there. 0: no views.
+  std::uint64_t reader = 0;
 };
 
 // One file of a multi-file write (apply_patch, undo), with what undoing it needs.
@@ -100,7 +104,11 @@ class Operations {
         locks_(locks),
         pool_(pool),
         history_(options.undo_history_entries, options.undo_history_bytes, undo_spill(options)),
-        checks_(options.checks, options.root, options.check_timeout) {}
+        checks_(options.checks, options.root, options.check_timeout),
+        views_(options.view_memory) {}
+
+  // The views read_text served, for edit_lines' anchors.
+  Views& views() { return views_; }
 
   // Ends what the checks keep running (language servers): editd is exiting.
   void stop_checks() { checks_.stop(); }
@@ -265,6 +273,7 @@ class Operations {
   boost::asio::thread_pool& pool_;
   UndoHistory history_;
   Checks checks_;
+  Views views_;
 };
 
 }  // namespace editd
