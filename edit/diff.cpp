@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 
@@ -28,8 +29,11 @@ class Differ {
         // Diagonals of every subproblem, with one sentinel on each side, lie in
         // [-|b| - 1, |a| + 1].
         offset_(static_cast<std::ptrdiff_t>(nb) + 1),
-        fwd_(na + nb + 3),
-        bwd_(na + nb + 3),
+        // Left unset, as GNU diff leaves them: a search writes each entry (or
+        // its sentinel) before it reads it, and pages never reached are never
+        // touched, which on a large file with few changes is most of them.
+        fwd_(std::make_unique_for_overwrite<std::ptrdiff_t[]>(na + nb + 3)),
+        bwd_(std::make_unique_for_overwrite<std::ptrdiff_t[]>(na + nb + 3)),
         base_(base),
         out_(out) {}
 
@@ -75,8 +79,8 @@ class Differ {
       work_ = work;
       return mid;
     };
-    std::ptrdiff_t* fd = fwd_.data() + offset_;
-    std::ptrdiff_t* bd = bwd_.data() + offset_;
+    std::ptrdiff_t* fd = fwd_.get() + offset_;
+    std::ptrdiff_t* bd = bwd_.get() + offset_;
     const std::ptrdiff_t dmin = xoff - ylim, dmax = xlim - yoff;
     const std::ptrdiff_t fmid = xoff - yoff, bmid = xlim - ylim;
     // With an odd delta the paths first meet on a forward step, otherwise on a
@@ -148,7 +152,7 @@ class Differ {
   const T* a_;
   const T* b_;
   std::ptrdiff_t offset_;
-  std::vector<std::ptrdiff_t> fwd_, bwd_;
+  std::unique_ptr<std::ptrdiff_t[]> fwd_, bwd_;
   std::int64_t work_ = 0;
   std::size_t base_;
   std::vector<Block>& out_;

@@ -34,17 +34,13 @@ class Lines {
       pos += l.size() + 1;
     }
     starts_.push_back(normalized.size());
-    tags_.resize(lines_.size());
   }
 
   std::uint64_t count() const { return lines_.size(); }
   // Offset of the start of 0-based line i (the text's size past the end).
   std::size_t offset(std::uint64_t i) const { return starts_[std::min<std::uint64_t>(i, count())]; }
-  const std::string& tag_of(std::uint64_t line) {  // 1-based
-    std::optional<std::string>& t = tags_[line - 1];
-    if (!t) t = tag(lines_[line - 1]);
-    return *t;
-  }
+  std::string tag_of(std::uint64_t line) const { return tag(lines_[line - 1]); }  // 1-based
+  const std::vector<std::string_view>& lines() const { return lines_; }
   // Lines [first, last] (1-based, clamped) in the hashline view.
   std::string region(std::uint64_t first, std::uint64_t last) const {
     first = std::max<std::uint64_t>(first, 1);
@@ -61,7 +57,6 @@ class Lines {
   std::string_view text_;
   std::vector<std::string_view> lines_;
   std::vector<std::size_t> starts_;
-  std::vector<std::optional<std::string>> tags_;
 };
 
 Error stale(Lines& lines, std::size_t index, const Anchor& a, const std::string& why,
@@ -92,11 +87,11 @@ struct Resolved {
 // read from, or where they stand.
 class Resolver {
  public:
-  Resolver(Lines& lines, const View* read, std::string_view normalized) : lines_(lines) {
+  Resolver(Lines& lines, const View* read) : lines_(lines) {
     if (!read) return;
     std::vector<std::uint64_t> now;
     now.reserve(lines.count());
-    for (std::string_view l : text::split_lines(normalized)) now.push_back(line_hash(l));
+    for (std::string_view l : lines.lines()) now.push_back(line_hash(l));
     map_.emplace(read->file->hashes, now);
   }
 
@@ -170,11 +165,18 @@ Error overlap(const Item& a, const Item& b) {
 }  // namespace
 
 std::uint16_t tag_code(std::string_view line) {
-  std::string kept;
-  kept.reserve(line.size());
+  // Most lines fit the buffer on the stack: no allocation per line.
+  char small[256];
+  std::string large;
+  char* kept = small;
+  if (line.size() > sizeof small) {
+    large.resize(line.size());
+    kept = large.data();
+  }
+  std::size_t n = 0;
   for (char c : line)
-    if (!is_blank_byte(c)) kept.push_back(c);
-  const XXH64_hash_t h = XXH3_64bits(kept.data(), kept.size());
+    if (!is_blank_byte(c)) kept[n++] = c;
+  const XXH64_hash_t h = XXH3_64bits(kept, n);
   return static_cast<std::uint16_t>(h % 676);
 }
 
@@ -279,7 +281,7 @@ Result<Plan> plan(std::string_view normalized, const std::vector<LineEdit>& edit
                   const View* read) {
   Lines lines(normalized);
   if (read && !shows(*read, edits)) read = nullptr;
-  Resolver resolver(lines, read, normalized);
+  Resolver resolver(lines, read);
   Plan out;
   std::vector<Item> items;
   for (std::size_t i = 0; i < edits.size(); ++i) {
