@@ -6,8 +6,9 @@ namespace editd {
 
 namespace {
 
-// Adds `r` to `shown`, merging what it overlaps or touches.
-void add_range(std::vector<hashline::LineRange>& shown, hashline::LineRange r) {
+// Adds `r` to `shown` (oldest first), merging what it overlaps or touches;
+// past `limit` runs the oldest go (lines forgotten, never lines added).
+void add_range(std::vector<hashline::LineRange>& shown, hashline::LineRange r, std::size_t limit) {
   std::vector<hashline::LineRange> out;
   for (const hashline::LineRange& s : shown) {
     if (s.end_line + 1 < r.start_line || r.end_line + 1 < s.start_line) {
@@ -18,6 +19,7 @@ void add_range(std::vector<hashline::LineRange>& shown, hashline::LineRange r) {
     }
   }
   out.push_back(r);
+  if (out.size() > limit) out.erase(out.begin(), out.end() - static_cast<std::ptrdiff_t>(limit));
   shown = std::move(out);
 }
 
@@ -59,7 +61,7 @@ bool Views::add_lines(const Where& where, const std::string& fingerprint,
   auto it = entries_.find(Key{where.reader, where.scope, where.path, fingerprint});
   if (it == entries_.end()) return false;
   Entry& e = it->second;
-  add_range(e.shown, shown);
+  add_range(e.shown, shown, kRangesPerView);
   bytes_ -= e.bytes;
   e.bytes = cost(e);
   bytes_ += e.bytes;

@@ -11,7 +11,8 @@
 //
 // One byte budget for the whole server (--view-memory) bounds them all:
 // least recently used views go first, a view larger than the budget is not
-// kept, and a connection keeps at most kVersionsPerFile versions of one file.
+// kept, a connection keeps at most kVersionsPerFile versions of one file, and
+// a view at most kRangesPerView separate runs of lines read.
 // An evicted view only makes its anchors stale, never wrong.
 //
 // Thread-safe: connections on every I/O thread use one store; the mutex is
@@ -36,6 +37,9 @@ class Views {
  public:
   // Versions of one file one connection keeps; older ones go first.
   static constexpr std::size_t kVersionsPerFile = 16;
+  // Separate runs of lines one view keeps (reads one at a time, far apart):
+  // past it the oldest go, so that a read's work under the mutex stays small.
+  static constexpr std::size_t kRangesPerView = 64;
   // What an entry costs beyond its snapshot's bytes (keys, links, ranges).
   static constexpr std::size_t kEntryOverhead = 256;
 

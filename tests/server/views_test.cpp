@@ -61,6 +61,22 @@ TEST_CASE("views: one budget for all connections, least recently used first") {
   CHECK(views.find({a, "local", "/1"}).size() == 1);
 }
 
+TEST_CASE("views: a view keeps a bounded number of runs of lines, the most recent") {
+  Views views(1 << 20);
+  const std::uint64_t a = views.open_reader();
+  const Views::Where where{a, "local", "/f"};
+  views.remember(where, "v", {1, 1}, lines(1000, "x"));
+  for (std::uint64_t l = 3; l < 3 + 2 * (Views::kRangesPerView + 10); l += 2)
+    CHECK(views.add_lines(where, "v", {l, l}));
+  auto found = views.find(where);
+  REQUIRE(found.size() == 1);
+  const auto& shown = found[0].shown;
+  CHECK(shown.size() == Views::kRangesPerView);
+  for (const hashline::LineRange& r : shown) CHECK(r.start_line == r.end_line);
+  CHECK(shown.back().start_line == 1 + 2 * (Views::kRangesPerView + 10));
+  CHECK(shown.front().start_line > 1);  // the first read's line was forgotten, not widened
+}
+
 TEST_CASE("views: a connection keeps a bounded number of versions of one file") {
   Views views(1 << 20);
   const std::uint64_t a = views.open_reader();
