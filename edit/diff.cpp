@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 
@@ -16,18 +17,23 @@ constexpr std::int64_t kWorkBudget = 30'000'000;
 // Linear-space Myers (1986, section 4b) over interned lines: find the middle of
 // an optimal path, then solve the two halves. Points are (x, y) with x indexing
 // a and y indexing b; the diagonal of (x, y) is x - y. Changed regions are
-// appended to `out` in order, offset by `base`, adjacent ones merged.
+// appended to `out` in order, offset by `base`, adjacent ones merged. T is
+// an interned line id or a line's full-width hash.
+template <typename T>
 class Differ {
  public:
-  Differ(const std::vector<std::int32_t>& a, const std::vector<std::int32_t>& b, std::size_t base,
+  Differ(const T* a, std::size_t na, const T* b, std::size_t nb, std::size_t base,
          std::vector<Block>& out)
-      : a_(a.data()),
-        b_(b.data()),
+      : a_(a),
+        b_(b),
         // Diagonals of every subproblem, with one sentinel on each side, lie in
         // [-|b| - 1, |a| + 1].
-        offset_(static_cast<std::ptrdiff_t>(b.size()) + 1),
-        fwd_(a.size() + b.size() + 3),
-        bwd_(a.size() + b.size() + 3),
+        offset_(static_cast<std::ptrdiff_t>(nb) + 1),
+        // Left unset, as GNU diff leaves them: a search writes each entry (or
+        // its sentinel) before it reads it, and pages never reached are never
+        // touched, which on a large file with few changes is most of them.
+        fwd_(std::make_unique_for_overwrite<std::ptrdiff_t[]>(na + nb + 3)),
+        bwd_(std::make_unique_for_overwrite<std::ptrdiff_t[]>(na + nb + 3)),
         base_(base),
         out_(out) {}
 
@@ -65,16 +71,16 @@ class Differ {
   std::optional<Point> split(std::ptrdiff_t xoff, std::ptrdiff_t xlim, std::ptrdiff_t yoff,
                              std::ptrdiff_t ylim) {
     constexpr std::ptrdiff_t kNone = std::numeric_limits<std::ptrdiff_t>::max();
-    const std::int32_t* const a = a_;
-    const std::int32_t* const b = b_;
+    const T* const a = a_;
+    const T* const b = b_;
     // Counted locally: the stores into fd and bd could alias work_.
     std::int64_t work = work_;
     auto done = [&](std::optional<Point> mid) {
       work_ = work;
       return mid;
     };
-    std::ptrdiff_t* fd = fwd_.data() + offset_;
-    std::ptrdiff_t* bd = bwd_.data() + offset_;
+    std::ptrdiff_t* fd = fwd_.get() + offset_;
+    std::ptrdiff_t* bd = bwd_.get() + offset_;
     const std::ptrdiff_t dmin = xoff - ylim, dmax = xlim - yoff;
     const std::ptrdiff_t fmid = xoff - yoff, bmid = xlim - ylim;
     // With an odd delta the paths first meet on a forward step, otherwise on a
@@ -143,31 +149,53 @@ class Differ {
     }
   }
 
-  const std::int32_t* a_;
-  const std::int32_t* b_;
+  const T* a_;
+  const T* b_;
   std::ptrdiff_t offset_;
-  std::vector<std::ptrdiff_t> fwd_, bwd_;
+  std::unique_ptr<std::ptrdiff_t[]> fwd_, bwd_;
   std::int64_t work_ = 0;
   std::size_t base_;
   std::vector<Block>& out_;
 };
 
-}  // namespace
-
-std::vector<Block> diff_lines(const std::vector<std::string_view>& a,
-                              const std::vector<std::string_view>& b) {
+// The common prefix and suffix of a and b, as [pre, a_end) and [pre, b_end):
+// what remains to compare. Blocks gets the whole answer when that is trivial.
+template <typename V>
+bool trim(const V& a, const V& b, std::size_t& pre, std::size_t& a_end, std::size_t& b_end,
+          std::vector<Block>& blocks) {
   const std::size_t n = a.size(), m = b.size();
-  std::size_t pre = 0;
+  pre = 0;
   while (pre < n && pre < m && a[pre] == b[pre]) ++pre;
   std::size_t suf = 0;
   while (suf < n - pre && suf < m - pre && a[n - 1 - suf] == b[m - 1 - suf]) ++suf;
-  const std::size_t a_end = n - suf, b_end = m - suf;
-  std::vector<Block> blocks;
-  if (pre == a_end && pre == b_end) return blocks;
+  a_end = n - suf;
+  b_end = m - suf;
+  if (pre == a_end && pre == b_end) return false;
   if (pre == a_end || pre == b_end) {
     blocks.push_back({pre, a_end, pre, b_end});
-    return blocks;
+    return false;
   }
+  return true;
+}
+
+}  // namespace
+
+std::vector<Block> diff_hashes(const std::vector<std::uint64_t>& a,
+                               const std::vector<std::uint64_t>& b) {
+  std::vector<Block> blocks;
+  std::size_t pre = 0, a_end = 0, b_end = 0;
+  if (!trim(a, b, pre, a_end, b_end, blocks)) return blocks;
+  Differ<std::uint64_t>(a.data() + pre, a_end - pre, b.data() + pre, b_end - pre, pre, blocks)
+      .compare(0, static_cast<std::ptrdiff_t>(a_end - pre), 0,
+               static_cast<std::ptrdiff_t>(b_end - pre));
+  return blocks;
+}
+
+std::vector<Block> diff_lines(const std::vector<std::string_view>& a,
+                              const std::vector<std::string_view>& b) {
+  std::vector<Block> blocks;
+  std::size_t pre = 0, a_end = 0, b_end = 0;
+  if (!trim(a, b, pre, a_end, b_end, blocks)) return blocks;
 
   // Intern the middle lines so that the search compares integers.
   std::unordered_map<std::string_view, std::int32_t> ids;
@@ -181,7 +209,7 @@ std::vector<Block> diff_lines(const std::vector<std::string_view>& a,
   for (std::size_t i = pre; i < a_end; ++i) ia.push_back(id(a[i]));
   for (std::size_t i = pre; i < b_end; ++i) ib.push_back(id(b[i]));
 
-  Differ(ia, ib, pre, blocks)
+  Differ<std::int32_t>(ia.data(), ia.size(), ib.data(), ib.size(), pre, blocks)
       .compare(0, static_cast<std::ptrdiff_t>(ia.size()), 0,
                static_cast<std::ptrdiff_t>(ib.size()));
   return blocks;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,5 +26,11 @@ struct Block {
 
 std::vector<Block> diff_lines(const std::vector<std::string_view>& a,
                               const std::vector<std::string_view>& b);
+
+// The same over lines given by full-width hashes (equal hashes are taken for
+// equal lines), under the same work budget: hashline anchors map the lines a
+// client read to the file as it is now by it.
+std::vector<Block> diff_hashes(const std::vector<std::uint64_t>& a,
+                               const std::vector<std::uint64_t>& b);
 
 }  // namespace editd::diff

@@ -34,17 +34,13 @@ class Lines {
       pos += l.size() + 1;
     }
     starts_.push_back(normalized.size());
-    tags_.resize(lines_.size());
   }
 
   std::uint64_t count() const { return lines_.size(); }
   // Offset of the start of 0-based line i (the text's size past the end).
   std::size_t offset(std::uint64_t i) const { return starts_[std::min<std::uint64_t>(i, count())]; }
-  const std::string& tag_of(std::uint64_t line) {  // 1-based
-    std::optional<std::string>& t = tags_[line - 1];
-    if (!t) t = tag(lines_[line - 1]);
-    return *t;
-  }
+  std::string tag_of(std::uint64_t line) const { return tag(lines_[line - 1]); }  // 1-based
+  const std::vector<std::string_view>& lines() const { return lines_; }
   // Lines [first, last] (1-based, clamped) in the hashline view.
   std::string region(std::uint64_t first, std::uint64_t last) const {
     first = std::max<std::uint64_t>(first, 1);
@@ -61,30 +57,25 @@ class Lines {
   std::string_view text_;
   std::vector<std::string_view> lines_;
   std::vector<std::size_t> starts_;
-  std::vector<std::optional<std::string>> tags_;
 };
 
-std::string join_numbers(const std::vector<std::uint64_t>& v) {
-  std::string out;
-  for (std::uint64_t n : v) out += (out.empty() ? "" : ", ") + std::to_string(n);
-  return out;
-}
-
 Error stale(Lines& lines, std::size_t index, const Anchor& a, const std::string& why,
-            std::vector<std::uint64_t> candidates) {
-  const std::uint64_t lo = a.line > kWindow ? a.line - kWindow : 1;
-  const std::uint64_t hi = a.line + kWindow;
+            LineRange near) {
+  const std::uint64_t lo = near.start_line > kRegion ? near.start_line - kRegion : 1;
+  const std::uint64_t hi = near.end_line + kRegion;
   std::string shown = lines.count() == 0 ? std::string("the file is empty")
                       : lo > lines.count()
                           ? "the file has " + std::to_string(lines.count()) + " lines"
                           : "data.region holds lines " + std::to_string(lo) + "-" +
                                 std::to_string(std::min(hi, lines.count())) + " as they are now";
-  Error e(ErrorKind::kStale,
-          edit_label(index) + ": anchor " + format(a) + " is stale: " + why + "; " + shown +
-              ": take the anchors from there (or read_text with format \"hashline\") and retry",
-          {{"edit", index}, {"anchor", format(a)}, {"region", lines.region(lo, hi)}});
-  if (!candidates.empty()) e.data["candidates"] = candidates;
-  return e;
+  return Error(ErrorKind::kStale,
+               edit_label(index) + ": anchor " + format(a) + " is stale: " + why + "; " + shown +
+                   ": take the anchors from there (or read_text again) and retry",
+               {{"edit", index}, {"anchor", format(a)}, {"region", lines.region(lo, hi)}});
+}
+
+std::uint16_t code_of(const std::string& tag) {
+  return static_cast<std::uint16_t>((tag[0] - 'a') * 26 + (tag[1] - 'a'));
 }
 
 struct Resolved {
@@ -92,30 +83,58 @@ struct Resolved {
   bool rebased = false;
 };
 
-// Where anchor `a` of edit `index` is in `lines`.
-Result<Resolved> resolve(Lines& lines, std::size_t index, const Anchor& a) {
-  const std::uint64_t n = lines.count();
-  if (a.line <= n && lines.tag_of(a.line) == a.tag) return Resolved{a.line, false};
-  const std::uint64_t lo = a.line > kWindow ? a.line - kWindow : 1;
-  const std::uint64_t hi = std::min(a.line + kWindow, n);
-  std::vector<std::uint64_t> found;
-  for (std::uint64_t l = lo; l <= hi; ++l)
-    if (l != a.line && lines.tag_of(l) == a.tag) found.push_back(l);
-  if (found.size() == 1) return Resolved{found.front(), true};
-  std::string now = a.line <= n ? "line " + std::to_string(a.line) + " now reads " +
-                                      std::to_string(a.line) + "~" + lines.tag_of(a.line)
-                                : "the file has only " + std::to_string(n) + " lines";
-  if (found.empty())
-    return stale(lines, index, a,
-                 now + ", and no line within " + std::to_string(kWindow) +
-                     " lines either side carries ~" + a.tag,
-                 {});
-  return stale(lines, index, a,
-               now + ", and " + std::to_string(found.size()) + " lines within " +
-                   std::to_string(kWindow) + " lines either side carry ~" + a.tag + " (lines " +
-                   join_numbers(found) + "): it cannot tell which was meant",
-               found);
-}
+// How the anchors of one call find their lines: through the view they were
+// read from, or where they stand.
+class Resolver {
+ public:
+  Resolver(Lines& lines, const View* read) : lines_(lines) {
+    if (!read) return;
+    std::vector<std::uint64_t> now;
+    now.reserve(lines.count());
+    for (std::string_view l : lines.lines()) now.push_back(line_hash(l));
+    map_.emplace(read->file->hashes, now);
+  }
+
+  // Where anchor `a` of edit `index` is now.
+  Result<Resolved> resolve(std::size_t index, const Anchor& a) {
+    const std::uint64_t n = lines_.count();
+    if (!map_) {
+      if (a.line <= n && lines_.tag_of(a.line) == a.tag) return Resolved{a.line, false};
+      const std::string now = a.line <= n ? "line " + std::to_string(a.line) + " now reads " +
+                                                std::to_string(a.line) + "~" + lines_.tag_of(a.line)
+                                          : "the file has only " + std::to_string(n) + " lines";
+      return stale(lines_, index, a,
+                   now +
+                       ", and editd remembers no view of this file that this connection read "
+                       "with that anchor in it (an anchor is used only where it stands unless "
+                       "its view is remembered)",
+                   {std::min(a.line, std::max<std::uint64_t>(n, 1)),
+                    std::min(a.line, std::max<std::uint64_t>(n, 1))});
+    }
+    if (auto now = map_->line(a.line)) return Resolved{*now, *now != a.line};
+    return stale(
+        lines_, index, a,
+        "line " + std::to_string(a.line) + " was changed or removed since this connection read it",
+        map_->near(a.line));
+  }
+
+  // A replace from `start` to `end` (both resolved): the lines between must
+  // be the ones read.
+  Result<void> check_range(std::size_t index, const Anchor& start, const Anchor& end,
+                           const Resolved& s, const Resolved& e) {
+    if (!map_) return {};
+    if (map_->together(start.line, end.line) && e.line - s.line == end.line - start.line) return {};
+    return stale(lines_, index, end,
+                 "lines " + std::to_string(start.line) + "-" + std::to_string(end.line) +
+                     " changed between replace.start and replace.end since this connection "
+                     "read them, so the range is not the one read",
+                 {s.line, std::max(s.line, e.line)});
+  }
+
+ private:
+  Lines& lines_;
+  std::optional<LineMap> map_;
+};
 
 // One edit as a range of whole lines [begin, end) (0-based) and its text.
 struct Item {
@@ -145,13 +164,83 @@ Error overlap(const Item& a, const Item& b) {
 
 }  // namespace
 
-std::string tag(std::string_view line) {
-  std::string kept;
-  kept.reserve(line.size());
+std::uint16_t tag_code(std::string_view line) {
+  // Most lines fit the buffer on the stack: no allocation per line.
+  char small[256];
+  std::string large;
+  char* kept = small;
+  if (line.size() > sizeof small) {
+    large.resize(line.size());
+    kept = large.data();
+  }
+  std::size_t n = 0;
   for (char c : line)
-    if (!is_blank_byte(c)) kept.push_back(c);
-  const XXH64_hash_t h = XXH3_64bits(kept.data(), kept.size());
-  return {static_cast<char>('a' + (h / 26) % 26), static_cast<char>('a' + h % 26)};
+    if (!is_blank_byte(c)) kept[n++] = c;
+  const XXH64_hash_t h = XXH3_64bits(kept, n);
+  return static_cast<std::uint16_t>(h % 676);
+}
+
+std::string tag(std::string_view line) {
+  const std::uint16_t code = tag_code(line);
+  return {static_cast<char>('a' + code / 26), static_cast<char>('a' + code % 26)};
+}
+
+std::uint64_t line_hash(std::string_view line) { return XXH3_64bits(line.data(), line.size()); }
+
+Snapshot snapshot(std::string_view normalized) {
+  Snapshot s;
+  const std::vector<std::string_view> lines = text::split_lines(normalized);
+  s.hashes.reserve(lines.size());
+  s.tags.reserve(lines.size());
+  for (std::string_view l : lines) {
+    s.hashes.push_back(line_hash(l));
+    s.tags.push_back(tag_code(l));
+  }
+  return s;
+}
+
+bool shows(const View& view, const std::vector<LineEdit>& edits) {
+  const auto one = [&view](const Anchor& a) {
+    if (a.line == 0 || a.line > view.file->tags.size() ||
+        view.file->tags[a.line - 1] != code_of(a.tag))
+      return false;
+    return std::any_of(view.shown.begin(), view.shown.end(), [&a](const LineRange& r) {
+      return r.start_line <= a.line && a.line <= r.end_line;
+    });
+  };
+  return std::all_of(edits.begin(), edits.end(),
+                     [&one](const LineEdit& e) { return one(e.start) && (!e.end || one(*e.end)); });
+}
+
+LineMap::LineMap(const std::vector<std::uint64_t>& before, const std::vector<std::uint64_t>& after)
+    : blocks_(diff::diff_hashes(before, after)) {}
+
+std::ptrdiff_t LineMap::block_before(std::uint64_t i) const {
+  auto it = std::upper_bound(blocks_.begin(), blocks_.end(), i,
+                             [](std::uint64_t v, const diff::Block& b) { return v < b.a_begin; });
+  return (it - blocks_.begin()) - 1;
+}
+
+std::optional<std::uint64_t> LineMap::line(std::uint64_t line) const {
+  const std::uint64_t i = line - 1;
+  const std::ptrdiff_t k = block_before(i);
+  if (k < 0) return line;
+  const diff::Block& b = blocks_[static_cast<std::size_t>(k)];
+  if (i < b.a_end) return std::nullopt;
+  return i - b.a_end + b.b_end + 1;
+}
+
+bool LineMap::together(std::uint64_t first, std::uint64_t last) const {
+  return line(first) && line(last) && block_before(first - 1) == block_before(last - 1);
+}
+
+LineRange LineMap::near(std::uint64_t line) const {
+  const std::uint64_t i = line - 1;
+  const std::ptrdiff_t k = block_before(i);
+  if (k < 0) return {line, line};
+  const diff::Block& b = blocks_[static_cast<std::size_t>(k)];
+  if (i >= b.a_end) return {i - b.a_end + b.b_end + 1, i - b.a_end + b.b_end + 1};
+  return {b.b_begin + 1, std::max(b.b_end, b.b_begin + 1)};
 }
 
 std::string render(const std::vector<std::string_view>& lines, std::uint64_t first_number,
@@ -188,8 +277,11 @@ std::optional<Anchor> parse_anchor(std::string_view s) {
 
 std::string format(const Anchor& a) { return std::to_string(a.line) + "~" + a.tag; }
 
-Result<Plan> plan(std::string_view normalized, const std::vector<LineEdit>& edits) {
+Result<Plan> plan(std::string_view normalized, const std::vector<LineEdit>& edits,
+                  const View* read) {
   Lines lines(normalized);
+  if (read && !shows(*read, edits)) read = nullptr;
+  Resolver resolver(lines, read);
   Plan out;
   std::vector<Item> items;
   for (std::size_t i = 0; i < edits.size(); ++i) {
@@ -205,28 +297,18 @@ Result<Plan> plan(std::string_view normalized, const std::vector<LineEdit>& edit
     if (e.kind == Kind::kReplace && e.end && e.end->line < e.start.line)
       return edit_param(
           i, "replace.end " + format(*e.end) + " is before replace.start " + format(e.start));
-    auto start = resolve(lines, i, e.start);
+    auto start = resolver.resolve(i, e.start);
     if (!start) return start.error();
     if (start->rebased) out.rebased.push_back({format(e.start), start->line});
     switch (e.kind) {
       case Kind::kReplace: {
         Resolved end = *start;
         if (e.end) {
-          auto r = resolve(lines, i, *e.end);
+          auto r = resolver.resolve(i, *e.end);
           if (!r) return r.error();
           end = *r;
-          const auto moved = [](const Anchor& from, const Resolved& to) {
-            return static_cast<std::int64_t>(to.line) - static_cast<std::int64_t>(from.line);
-          };
-          if (moved(e.start, *start) != moved(*e.end, end)) {
-            std::vector<std::uint64_t> none;
-            return stale(lines, i, *e.end,
-                         "replace.start " + format(e.start) + " is now at line " +
-                             std::to_string(start->line) + " but replace.end is at line " +
-                             std::to_string(end.line) +
-                             ": the lines between them changed, so the range is not the one read",
-                         none);
-          }
+          if (auto together = resolver.check_range(i, e.start, *e.end, *start, end); !together)
+            return together.error();
           if (end.rebased) out.rebased.push_back({format(*e.end), end.line});
         }
         it.begin = start->line - 1;

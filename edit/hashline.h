@@ -4,12 +4,16 @@
 // shows each line as `LINE~TAG|text`; edit_lines names lines by those anchors.
 // TAG is two lowercase letters from XXH3-64 (no seed) of the line with every
 // ASCII whitespace byte removed, so it is the same across runs and processes,
-// and re-indenting a line keeps it. An anchor whose line no longer carries its
-// tag is looked for within kWindow lines either side: exactly one line with the
-// tag there is where the edit lands (a rebase); none or several make the edit
-// stale, with the region as it is now so that the model can retry in one step.
-// docs/protocol.md ("edit_lines") is the normative description. Pure, like all
-// of edit/.
+// and re-indenting a line keeps it.
+//
+// Two letters cannot tell "this line moved" from "another line looks the
+// same", so an anchor is never looked for by its tag. The server remembers the
+// view a client read (a Snapshot: per line a full-width hash and the tag, never
+// the text); plan() maps each anchored line from that view to the file as it
+// is now by a line diff of the two: a line the diff keeps lands where the diff
+// puts it, a line changed or removed since the read is stale. Without a view
+// an anchor is used only where it stands, with its tag. docs/protocol.md
+// ("edit_lines") is the normative description. Pure, like all of edit/.
 #pragma once
 
 #include <cstddef>
@@ -19,18 +23,37 @@
 #include <string_view>
 #include <vector>
 
+#include "edit/diff.h"
 #include "edit/splice.h"
 #include "protocol/error.h"
 
 namespace editd::hashline {
 
-// How far (in lines, either side) a stale anchor is looked for.
-inline constexpr std::uint64_t kWindow = 5;
+// How many lines either side of a stale anchor's place data.region shows.
+inline constexpr std::uint64_t kRegion = 5;
 
 // The tag of one line (without its line break): two letters, the first
 // 'a' + (h / 26) % 26, the second 'a' + h % 26, h = XXH3-64 of the line's
 // bytes with every space, tab, CR, LF, VT and FF removed.
 std::string tag(std::string_view line);
+// The same tag as a number, h % 676 (first letter * 26 + second).
+std::uint16_t tag_code(std::string_view line);
+
+// The full-width hash of a line's exact bytes (without its line break):
+// XXH3-64, no seed. Whitespace counts: a re-indented line is another line.
+std::uint64_t line_hash(std::string_view line);
+
+// What the server remembers of a file it showed a client: per line, its
+// line_hash and its tag_code (10 bytes a line, never the text).
+struct Snapshot {
+  std::vector<std::uint64_t> hashes;
+  std::vector<std::uint16_t> tags;
+  std::size_t bytes() const {
+    return hashes.size() * (sizeof(std::uint64_t) + sizeof(std::uint16_t));
+  }
+};
+// The snapshot of an LF-normalized body.
+Snapshot snapshot(std::string_view normalized);
 
 // `lines` (LF-normalized, without their breaks) as `N~TAG|text`, N counting
 // from `first_number`; every line ends with "\n" except the last when
@@ -62,6 +85,39 @@ struct LineRange {
   std::uint64_t end_line = 0;
 };
 
+// A view a client read: the file as it was (`file`, not null) and the lines
+// of it that were shown (1-based, inclusive; any order).
+struct View {
+  const Snapshot* file = nullptr;
+  std::vector<LineRange> shown;
+};
+
+// Whether every anchor of `edits` names a line `view` showed, and that line
+// carried the anchor's tag there: the anchors may have come from it.
+bool shows(const View& view, const std::vector<LineEdit>& edits);
+
+// Where the lines of one file version are in another, by diff::diff_hashes
+// (bounded cost: past its budget a region counts as changed).
+class LineMap {
+ public:
+  LineMap(const std::vector<std::uint64_t>& before, const std::vector<std::uint64_t>& after);
+  // The 1-based line of `after` that line `line` of `before` became, when the
+  // diff keeps it; nullopt when it was changed or removed.
+  std::optional<std::uint64_t> line(std::uint64_t line) const;
+  // Whether lines first..last of `before` all stay together: each kept, and
+  // nothing inserted between them.
+  bool together(std::uint64_t first, std::uint64_t last) const;
+  // The lines of `after` around where line `line` of `before` was (for an
+  // error's region): the first and last line of its changed region, or the
+  // line itself.
+  LineRange near(std::uint64_t line) const;
+
+ private:
+  // The index of the last block starting at or before 0-based line i, or -1.
+  std::ptrdiff_t block_before(std::uint64_t i) const;
+  std::vector<diff::Block> blocks_;
+};
+
 struct Rebased {
   std::string anchor;
   std::uint64_t line = 0;
@@ -74,9 +130,12 @@ struct Plan {
 };
 
 // The splices of `edits`, all against `normalized` (the LF-normalized body).
-// Errors: stale (data.edit, data.anchor, data.region, data.candidates when
-// several lines carry the tag), invalid_params (data.param "edits", data.edit;
-// an end before its start, an empty insertion, overlapping edits: data.edits).
-Result<Plan> plan(std::string_view normalized, const std::vector<LineEdit>& edits);
+// With `read` (a view that shows() every anchor), each anchored line is mapped
+// from it to `normalized` by a LineMap; without, each anchor must stand where
+// it is, with its tag. Errors: stale (data.edit, data.anchor, data.region),
+// invalid_params (data.param "edits", data.edit; an end before its start, an
+// empty insertion, overlapping edits: data.edits).
+Result<Plan> plan(std::string_view normalized, const std::vector<LineEdit>& edits,
+                  const View* read = nullptr);
 
 }  // namespace editd::hashline

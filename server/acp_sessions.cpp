@@ -82,12 +82,17 @@ Result<void> allowed() { return {}; }
 }  // namespace
 
 AcpSessions::AcpSessions(ServerContext& server, ClientChannel& client, Notify notify)
-    : server_(server), client_(client), notify_(std::move(notify)) {
+    : server_(server),
+      client_(client),
+      notify_(std::move(notify)),
+      reader_(server.operations().views().open_reader()) {
   std::random_device rd;
   char prefix[16];
   std::snprintf(prefix, sizeof prefix, "%08x", static_cast<unsigned>(rd()));
   id_prefix_ = prefix;
 }
+
+AcpSessions::~AcpSessions() { server_.operations().views().close_reader(reader_); }
 
 Result<json> AcpSessions::initialize(const json& client_capabilities) {
   delegated_ = server_.options().backend != "local" && acp::offers_fs(client_capabilities);
@@ -148,6 +153,7 @@ asio::awaitable<Result<json>> AcpSessions::run(const Method& m, const json& para
   RequestContext ctx{backend, std::move(cancel), known, nullptr};
   if (delegated) ctx.scope = "delegated:" + id_prefix_;
   ctx.place = place;
+  ctx.reader = reader_;
 
   const std::string tool_call_id = "editd-call-" + std::to_string(next_tool_call_++);
   const bool announce = !sessions_.empty() && !m.writes_nothing(params);

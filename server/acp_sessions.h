@@ -47,6 +47,10 @@ class AcpSessions {
   // `client` makes calls to the client and `notify` sends it notifications;
   // both belong to the connection, which must outlive this.
   AcpSessions(ServerContext& server, ClientChannel& client, Notify notify);
+  // Forgets the views this connection read (server/views.h).
+  ~AcpSessions();
+  AcpSessions(const AcpSessions&) = delete;
+  AcpSessions& operator=(const AcpSessions&) = delete;
 
   // The ACP initialize (already authenticated): decides from the client's
   // capabilities where files live, and returns the initialize result.
@@ -83,6 +87,7 @@ class AcpSessions {
   bool delegated_ = false;
   std::string root_;       // the canonical root, for the delegated backend
   std::string id_prefix_;  // random: ids of one connection differ from another's
+  std::uint64_t reader_;   // this connection in the view store (RequestContext::reader)
   std::set<std::string> sessions_;
   std::string latest_session_;
   std::string own_session_;               // used before any session/new

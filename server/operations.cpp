@@ -495,6 +495,7 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
   // an edit sent after it must find it there, and not have its own record
   // overwritten by this one's.
 
+  const Views::Where where{ctx.reader, ctx.scope, *canonical};
   auto run = [&]() -> Result<protocol::ReadTextResult> {
     protocol::ReadTextResult r;
     r.fingerprint = editd::fingerprint(*bytes);
@@ -511,6 +512,14 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
     if (p.limit && start - 1 + *p.limit < total) end = start - 1 + *p.limit;
     std::size_t from = doc->line_offset(start - 1), to = doc->line_offset(end);
     const std::string_view body = doc->body();
+    // The view is remembered for edit_lines: its lines' hashes, made once a
+    // version and connection (server/views.h).
+    if (ctx.reader != 0 && options_.view_memory > 0 && end >= start &&
+        !views_.add_lines(where, r.fingerprint, {start, end})) {
+      text::Normalized norm(*doc);
+      views_.remember(where, r.fingerprint, {start, end},
+                      std::make_shared<const hashline::Snapshot>(hashline::snapshot(norm.view())));
+    }
     if (from == 0 && to == body.size() &&
         body.data() + body.size() == bytes->data() + bytes->size()) {
       // The whole file: its buffer becomes the content (after its BOM), no copy.
@@ -785,11 +794,31 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::Edit
     edit.new_text = e.new_text;
     edits.push_back(std::move(edit));
   }
-  co_return co_await mutate(ctx, p, false, nullptr, [&edits](const Current& cur) -> Result<Change> {
+  const std::uint64_t reader = ctx.reader;
+  const std::string scope = ctx.scope;
+  const bool expected = p.expected_fingerprint.has_value();
+  co_return co_await mutate(ctx, p, false, nullptr, [&](const Current& cur) -> Result<Change> {
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
     text::Normalized norm(*doc);
-    auto plan = hashline::plan(norm.view(), edits);
+    // The view the anchors came from: the newest this connection read of the
+    // file that shows every anchor with its tag. None when it is the file as
+    // it is (nothing to map), or expectedFingerprint names the file as it is.
+    std::optional<hashline::View> read;
+    Views::Found found;
+    if (!expected) {
+      for (Views::Found& f : views_.find(Views::Where{reader, scope, cur.canonical})) {
+        hashline::View v{f.file.get(), f.shown};
+        if (!hashline::shows(v, edits)) continue;
+        if (f.fingerprint != cur.fingerprint) {
+          found = std::move(f);
+          v.file = found.file.get();
+          read = std::move(v);
+        }
+        break;
+      }
+    }
+    auto plan = hashline::plan(norm.view(), edits, read ? &*read : nullptr);
     if (!plan) {
       Error e = plan.error();
       e.data["path"] = cur.shown;

@@ -24,6 +24,7 @@
 #include "server/lock_chain.h"
 #include "server/options.h"
 #include "server/undo_history.h"
+#include "server/views.h"
 
 namespace editd {
 
@@ -78,6 +79,9 @@ struct RequestContext {
   // The request's place among its connection's: it joins the lock chains in
   // that turn (server/lock_chain.h). Optional.
   Arrivals::Place* place = nullptr;
+  // The connection's id in the view store (server/views.h): read_text records
+  // what it shows under it, edit_lines maps anchors from there. 0: no views.
+  std::uint64_t reader = 0;
 };
 
 // One file of a multi-file write (apply_patch, undo), with what undoing it needs.
@@ -110,7 +114,11 @@ class Operations {
         pool_(pool),
         history_(options.undo_history_entries, options.undo_history_bytes, undo_spill(options)),
         checks_(options.checks, options.root, options.check_timeout),
-        budget_(options.max_file_bytes_in_flight) {}
+        budget_(options.max_file_bytes_in_flight),
+        views_(options.view_memory) {}
+
+  // The views read_text served, for edit_lines' anchors.
+  Views& views() { return views_; }
 
   // Ends what the checks keep running (language servers): editd is exiting.
   void stop_checks() { checks_.stop(); }
@@ -297,6 +305,7 @@ class Operations {
   UndoHistory history_;
   Checks checks_;
   ByteBudget budget_;
+  Views views_;
 };
 
 }  // namespace editd

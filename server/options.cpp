@@ -58,6 +58,9 @@ const char* const kUsage =
     "  --undo-history-bytes N     file bytes the undo history may hold, files of 1 MiB or\n"
     "                             more on disk, in /tmp/editd-UID or the root (default:\n"
     "                             67108864)\n"
+    "  --view-memory N            bytes of line hashes kept of the views read_text served,\n"
+    "                             for edit_lines' anchors, for all connections; least\n"
+    "                             recently used go first (default: 16777216; 0: none)\n"
     "  --check GLOB=COMMAND       after a mutation of a file matching GLOB (*.py, src/**/*.{c,h}),\n"
     "                             run COMMAND in the root, a word {file} being the file's path\n"
     "                             (./PATH; never inside another word: sh -c '... \"$1\"' sh {file});\n"
@@ -227,6 +230,11 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       if (flag == "--threads") o.threads = static_cast<unsigned>(std::min<std::uint64_t>(*n, 256));
       if (flag == "--io-threads")
         o.io_threads = static_cast<unsigned>(std::min<std::uint64_t>(*n, 256));
+    } else if (flag == "--view-memory") {
+      EDITD_NEED(v);
+      auto n = parse_number(flag, v);
+      if (!n) return n.error();
+      o.view_memory = *n;
     } else if (flag == "--undo-history-entries" || flag == "--undo-history-bytes") {
       EDITD_NEED(v);
       auto n = parse_number(flag, v);

@@ -52,6 +52,9 @@ struct ServerOptions {
   // The undo history, shared by every connection (0 entries: no history).
   std::uint64_t undo_history_entries = 100;
   std::uint64_t undo_history_bytes = 64ull << 20;
+  // The views read_text served, for edit_lines (server/views.h), for all
+  // connections: bytes of line hashes (10 a line).
+  std::uint64_t view_memory = 16ull << 20;
   // --check and --lsp, in the order given: checks run after each mutation of
   // a file they cover (server/checks.h).
   std::vector<diagnostics::Spec> checks;

@@ -276,3 +276,19 @@ TEST_CASE("past the work budget the script is coarse but still valid") {
     if (n == 50000) CHECK(changed_lines(blocks) > static_cast<std::size_t>(n));
   }
 }
+
+TEST_CASE("diff_hashes finds the same script over hashes as diff_lines over the lines") {
+  std::vector<std::string_view> a{"}", "x", "}", "", "y", "}"};
+  std::vector<std::string_view> b{"}", "", "}", "x", "}", "", "y", "}", "z"};
+  std::vector<std::uint64_t> ha{1, 2, 1, 3, 4, 1}, hb{1, 3, 1, 2, 1, 3, 4, 1, 5};
+  auto lines = diff::diff_lines(a, b);
+  auto hashes = diff::diff_hashes(ha, hb);
+  REQUIRE(lines.size() == hashes.size());
+  for (std::size_t i = 0; i < lines.size(); ++i) {
+    CHECK(lines[i].a_begin == hashes[i].a_begin);
+    CHECK(lines[i].a_end == hashes[i].a_end);
+    CHECK(lines[i].b_begin == hashes[i].b_begin);
+    CHECK(lines[i].b_end == hashes[i].b_end);
+  }
+  CHECK(diff::diff_hashes(ha, ha).empty());
+}
