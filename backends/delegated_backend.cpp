@@ -159,7 +159,7 @@ class DelegatedBackend final : public FsBackend {
   }
 
   static Result<FileStat> stat_of(const Result<std::string>& bytes) {
-    if (bytes) return FileStat{FileStat::Type::kFile, bytes->size()};
+    if (bytes) return FileStat{FileStat::Type::kFile, bytes->size(), std::nullopt};
     if (bytes.error().kind == ErrorKind::kNotFound) return FileStat{};
     return bytes.error();
   }
@@ -183,7 +183,7 @@ class DelegatedBackend final : public FsBackend {
   }
 
   Result<void> refuse_remove_directory(const std::string& canonical) const {
-    return refuse_remove(FileStat{FileStat::Type::kDirectory, 0}, canonical);
+    return refuse_remove(FileStat{FileStat::Type::kDirectory, 0, std::nullopt}, canonical);
   }
 
   Result<void> refuse_remove(const Result<FileStat>& st, const std::string& canonical) const {

@@ -266,8 +266,9 @@ TEST_CASE_TEMPLATE("a backend applies a batch whole, and says which ops took eff
   REQUIRE(run(io, b.write(a, "a")).has_value());
   REQUIRE(run(io, b.write(gone, "gone")).has_value());
   std::vector<std::size_t> applied;
-  REQUIRE(run(io, b.apply_batch({Op{Op::Kind::kWrite, a, "A"}, Op{Op::Kind::kWrite, c, "C"},
-                                 Op{Op::Kind::kRemove, gone, ""}},
+  REQUIRE(run(io, b.apply_batch({Op{Op::Kind::kWrite, a, "A", std::nullopt, std::nullopt},
+                                 Op{Op::Kind::kWrite, c, "C", std::nullopt, std::nullopt},
+                                 Op{Op::Kind::kRemove, gone, "", std::nullopt, std::nullopt}},
                                 applied))
               .has_value());
   CHECK(applied == std::vector<std::size_t>{0, 1, 2});
@@ -276,8 +277,9 @@ TEST_CASE_TEMPLATE("a backend applies a batch whole, and says which ops took eff
   CHECK(run(io, b.read(gone)).error().kind == ErrorKind::kNotFound);
 
   applied.clear();
-  auto r = run(
-      io, b.apply_batch({Op{Op::Kind::kWrite, a, "AA"}, Op{Op::Kind::kRemove, gone, ""}}, applied));
+  auto r = run(io, b.apply_batch({Op{Op::Kind::kWrite, a, "AA", std::nullopt, std::nullopt},
+                                  Op{Op::Kind::kRemove, gone, "", std::nullopt, std::nullopt}},
+                                 applied));
   REQUIRE(r.has_error());
   CHECK(r.error().kind == ErrorKind::kNotFound);
   // MemoryBackend's not_found carries no data.path (yet), unlike apply_batch's contract says.
@@ -303,7 +305,8 @@ TEST_CASE_TEMPLATE(
     // Carried attributes are ignored, never an error.
     std::vector<std::size_t> applied;
     FileAttributes secret{0600, 0, 0};
-    CHECK(run(io, b.apply_batch({Op{Op::Kind::kWrite, a, "b", secret}}, applied)).has_value());
+    CHECK(run(io, b.apply_batch({Op{Op::Kind::kWrite, a, "b", secret, std::nullopt}}, applied))
+              .has_value());
     CHECK(run(io, b.read(a)).value() == "b");
     return;
   }
@@ -313,8 +316,8 @@ TEST_CASE_TEMPLATE(
   FileAttributes script = secret;
   script.mode = 0755;
   std::vector<std::size_t> applied;
-  REQUIRE(run(io, b.apply_batch({Op{Op::Kind::kWrite, a, "b", secret},
-                                 Op{Op::Kind::kWrite, moved, "m", script}},
+  REQUIRE(run(io, b.apply_batch({Op{Op::Kind::kWrite, a, "b", secret, std::nullopt},
+                                 Op{Op::Kind::kWrite, moved, "m", script, std::nullopt}},
                                 applied))
               .has_value());
   CHECK(run(io, b.stat(a))->attributes == secret);
