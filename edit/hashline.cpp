@@ -243,17 +243,79 @@ LineRange LineMap::near(std::uint64_t line) const {
   return {b.b_begin + 1, std::max(b.b_end, b.b_begin + 1)};
 }
 
+namespace {
+
+std::size_t digits(std::uint64_t n) {
+  std::size_t d = 1;
+  for (; n >= 10; n /= 10) ++d;
+  return d;
+}
+
+// `N~TAG|` and the line's own bytes, before its break.
+std::size_t rendered_line(std::uint64_t number, std::string_view line) {
+  return digits(number) + 4 + line.size();
+}
+
+void append_line(std::string& out, std::uint64_t number, std::string_view line) {
+  char buf[24];
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, number);
+  out.append(buf, end);
+  out += '~';
+  out += tag(line);
+  out += '|';
+  out += line;
+}
+
+// Calls f(line, ends) for each line of `normalized` (without its break;
+// `ends`: a break follows it).
+template <class F>
+void each_line(std::string_view normalized, F f) {
+  std::size_t start = 0;
+  while (start < normalized.size()) {
+    const std::size_t nl = normalized.find('\n', start);
+    if (nl == std::string_view::npos) {
+      f(normalized.substr(start), false);
+      return;
+    }
+    f(normalized.substr(start, nl - start), true);
+    start = nl + 1;
+  }
+}
+
+}  // namespace
+
 std::string render(const std::vector<std::string_view>& lines, std::uint64_t first_number,
                    bool final_newline) {
+  std::size_t size = 0;
+  for (std::size_t i = 0; i < lines.size(); ++i)
+    size += rendered_line(first_number + i, lines[i]) + 1;
+  if (!lines.empty() && !final_newline) --size;
   std::string out;
+  out.reserve(size);
   for (std::size_t i = 0; i < lines.size(); ++i) {
-    out += std::to_string(first_number + i);
-    out += '~';
-    out += tag(lines[i]);
-    out += '|';
-    out += lines[i];
+    append_line(out, first_number + i, lines[i]);
     if (i + 1 < lines.size() || final_newline) out += '\n';
   }
+  return out;
+}
+
+std::size_t rendered_size(std::string_view normalized, std::uint64_t first_number) {
+  std::size_t size = 0;
+  std::uint64_t number = first_number;
+  each_line(normalized, [&](std::string_view line, bool ends) {
+    size += rendered_line(number++, line) + (ends ? 1 : 0);
+  });
+  return size;
+}
+
+std::string render_text(std::string_view normalized, std::uint64_t first_number) {
+  std::string out;
+  out.reserve(rendered_size(normalized, first_number));
+  std::uint64_t number = first_number;
+  each_line(normalized, [&](std::string_view line, bool ends) {
+    append_line(out, number++, line);
+    if (ends) out += '\n';
+  });
   return out;
 }
 

@@ -45,12 +45,11 @@ std::uint64_t line_hash(std::string_view line);
 
 // What the server remembers of a file it showed a client: per line, its
 // line_hash and its tag_code (10 bytes a line, never the text).
+inline constexpr std::size_t kSnapshotBytesPerLine = sizeof(std::uint64_t) + sizeof(std::uint16_t);
 struct Snapshot {
   std::vector<std::uint64_t> hashes;
   std::vector<std::uint16_t> tags;
-  std::size_t bytes() const {
-    return hashes.size() * (sizeof(std::uint64_t) + sizeof(std::uint16_t));
-  }
+  std::size_t bytes() const { return hashes.size() * kSnapshotBytesPerLine; }
 };
 // The snapshot of an LF-normalized body.
 Snapshot snapshot(std::string_view normalized);
@@ -60,6 +59,11 @@ Snapshot snapshot(std::string_view normalized);
 // `final_newline` is false.
 std::string render(const std::vector<std::string_view>& lines, std::uint64_t first_number,
                    bool final_newline = true);
+// An LF-normalized text as render() shows its lines (the last ends with "\n"
+// when the text does), made in one buffer of the exact size: no table of
+// lines, no growth. rendered_size() is that size, counted without making it.
+std::string render_text(std::string_view normalized, std::uint64_t first_number);
+std::size_t rendered_size(std::string_view normalized, std::uint64_t first_number);
 
 struct Anchor {
   std::uint64_t line = 0;  // 1-based

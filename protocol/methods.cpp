@@ -383,6 +383,7 @@ json to_json(const ApplyPatchResult& r) {
     if (f.moved_to) j["movedTo"] = *f.moved_to;
     if (f.fingerprint) j["fingerprint"] = *f.fingerprint;
     if (f.overwritten) j["overwritten"] = true;
+    if (f.unchanged) j["unchanged"] = true;
     if (f.executable) j["executable"] = *f.executable;
     if (f.mode_skipped) j["modeSkipped"] = true;
     put_diagnostics(j, f.diagnostics);

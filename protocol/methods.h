@@ -157,6 +157,9 @@ struct PatchFileResult {
   // The mode the patch set (git `new mode`): executable or not; absent: none.
   std::optional<bool> executable;
   bool mode_skipped = false;  // the patch set a mode the backend has no way to keep
+  // An update whose every change the fidelity rules kept out (the file was
+  // not written), in a patch that changes other files.
+  bool unchanged = false;
   std::optional<DiagnosticsReport> diagnostics;  // when a check covers the file written
 };
 struct ApplyPatchResult {

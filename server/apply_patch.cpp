@@ -134,6 +134,7 @@ protocol::ApplyPatchResult describe(const std::vector<patch::FileOutcome>& outco
     f.overwritten = o.overwritten;
     f.executable = o.executable;
     f.mode_skipped = o.executable && !has_modes;
+    f.unchanged = !changes(o);
     if (o.new_bytes) f.fingerprint = fingerprint(*o.new_bytes);
     r.diff += o.diff;
     r.files.push_back(std::move(f));
@@ -154,7 +155,8 @@ std::vector<Step> plan_steps(std::vector<patch::FileOutcome>& outcomes,
     return std::move(in.bytes);  // each path is in one step at most
   };
   for (patch::FileOutcome& o : outcomes) {
-    if (!o.new_bytes) continue;
+    // A file the patch leaves as it was is not written (nor put in the undo).
+    if (!o.new_bytes || !changes(o)) continue;
     const std::string& dest = o.moved_to ? *o.moved_to : o.path;
     Step& s = steps.emplace_back();
     s.canonical = canonical.at(dest);

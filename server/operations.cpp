@@ -204,7 +204,9 @@ Result<Operations::Change> Operations::compute(const Current& cur, const Transfo
     d = diff::unified_windows(before.substr(change->bom), after.substr(change->bom),
                               *change->windows, old_label, new_label);
   } else {
-    d = diff::unified_texts(without_bom(before), without_bom(after), old_label, new_label);
+    d = change->diff_bom
+            ? diff::unified_texts(before, after, old_label, new_label)
+            : diff::unified_texts(without_bom(before), without_bom(after), old_label, new_label);
   }
   change->result.diff = std::move(d.text);
   change->result.added = d.added;
@@ -355,6 +357,9 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   }
   if (unchanged && cur.bytes && change->asked)
     co_return kept_unchanged(cur.shown, change->asked->first, change->asked->second);
+  if (unchanged && cur.bytes && !change->if_unchanged.empty())
+    co_return Error(ErrorKind::kNoChange, cur.shown + " is unchanged: " + change->if_unchanged,
+                    {{"path", cur.shown}});
   if (!p.dry_run && !unchanged) {
     if (ctx.approve) {
       std::optional<std::string> old_text;
@@ -491,6 +496,7 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
   auto bytes = co_await ctx.backend.read(*canonical);
   if (!bytes) co_return bytes.error();
   hold->grow_to(kReadHold * bytes->size());
+  const std::uint64_t bytes_read = bytes->size();
   // The chain is held until the read is recorded as known (--require-read):
   // an edit sent after it must find it there, and not have its own record
   // overwritten by this one's.
@@ -514,7 +520,9 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
     const std::string_view body = doc->body();
     // The view is remembered for edit_lines: its lines' hashes, made once a
     // version and connection (server/views.h).
+    // A file whose snapshot could never fit the store is not snapshotted.
     if (ctx.reader != 0 && options_.view_memory > 0 && end >= start &&
+        total * hashline::kSnapshotBytesPerLine <= views_.budget() &&
         !views_.add_lines(where, r.fingerprint, {start, end})) {
       text::Normalized norm(*doc);
       views_.remember(where, r.fingerprint, {start, end},
@@ -529,9 +537,23 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
       r.content = std::string(body.substr(from, to - from));
     }
     if (p.format == "hashline") {
-      const std::string normalized = text::normalize_eol(r.content);
-      r.content = hashline::render(text::split_lines(normalized), start,
-                                   normalized.empty() || normalized.back() == '\n');
+      // The view is counted before it is made: it has its own bytes per line
+      // (a file of empty lines shows ten times its size), so it is bounded as
+      // content is, and held in the budget beside the file and its reply.
+      std::string normalized;
+      if (r.content.find('\r') != std::string::npos) normalized = text::normalize_eol(r.content);
+      const std::string_view text = normalized.empty() ? r.content : normalized;
+      const std::size_t size = hashline::rendered_size(text, start);
+      if (size > options_.max_file_bytes) {
+        const std::string shown = ctx.backend.display_path(*canonical);
+        return Error(ErrorKind::kTooLarge,
+                     "the hashline view of " + shown + " from line " + std::to_string(start) +
+                         " would be " + std::to_string(size) +
+                         " bytes, over --max-file-bytes: read fewer lines at once (line, limit)",
+                     {{"path", shown}, {"size", size}, {"limit", options_.max_file_bytes}});
+      }
+      hold->grow_to(kReadHold * bytes_read + 2 * size);
+      r.content = hashline::render_text(text, start);
       r.format = "hashline";
     }
     r.total_lines = total;
@@ -646,6 +668,7 @@ Operations::Awaitable Operations::set_format(RequestContext& ctx, protocol::SetF
       }
     }
     Change c;
+    c.diff_bom = p.bom.value_or(doc->bom()) != doc->bom();
     if (p.bom.value_or(doc->bom())) c.bytes.append(text::kBom);
     c.bytes.append(text);
     if (c.bytes == *cur.bytes)
@@ -826,6 +849,10 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::Edit
       return e;
     }
     Change c;
+    c.if_unchanged =
+        "every edit's newText is the text of the lines it replaces (line endings and a copy of "
+        "the BOM are kept as the file has them, byte fidelity); to convert line endings or add "
+        "or remove the BOM, call set_format";
     std::vector<protocol::LineRange> lines;
     for (const hashline::LineRange& l : plan->lines) lines.push_back({l.start_line, l.end_line});
     c.result.lines = std::move(lines);

@@ -184,6 +184,13 @@ class Operations {
     // bytes as they were then answers no_change, naming the rule that kept
     // them, never a plain success.
     std::optional<std::pair<std::string_view, std::string_view>> asked;
+    // Set when the call asked for text other than the file's in every case
+    // (edit_lines): a change that leaves the bytes as they were then answers
+    // no_change with this message, never a plain success.
+    std::string if_unchanged;
+    // The diff compares the whole bytes, a BOM included: a BOM added or
+    // removed shows as a change of line 1, as git shows it (set_format).
+    bool diff_bom = false;
   };
   using Transform = std::function<Result<Change>(const Current&)>;
   // `change` as `splices` of `doc`'s body (made into bytes by compute() when

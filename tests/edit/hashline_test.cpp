@@ -76,6 +76,19 @@ TEST_CASE(
   CHECK(hashline::render({}, 1).empty());
 }
 
+TEST_CASE("render_text shows a text as render shows its lines, in a buffer of the counted size") {
+  for (std::string_view text : {"", "\n", "a", "a\n", "a\n\nb", "a\n\nb\n", "\n\n\n"}) {
+    for (std::uint64_t first : {1u, 9u, 99u, 100u}) {
+      CAPTURE(text);
+      CAPTURE(first);
+      const std::string view = hashline::render_text(text, first);
+      CHECK(view == hashline::render(text::split_lines(text), first,
+                                     text.empty() || text.back() == '\n'));
+      CHECK(hashline::rendered_size(text, first) == view.size());
+    }
+  }
+}
+
 TEST_CASE("anchors parse as LINE~TAG, ignore a copied '|text', and refuse anything else") {
   auto a = hashline::parse_anchor("12~ab");
   REQUIRE(a.has_value());

@@ -651,3 +651,28 @@ TEST_CASE(
   CHECK(root.read("b.txt") == bom + "a\n");
   CHECK(root.read("c.txt") == "x\r\ny\r\n");
 }
+
+TEST_CASE("a file a patch leaves as it was is marked unchanged and not written, the others are") {
+  TempDir root;
+  root.write("crlf.txt", "x\r\ny\r\n");
+  root.write("a.txt", "a\n");
+  auto p = spawn_editd(root);
+  const std::string before = p.ok("fingerprint", {{"path", "crlf.txt"}})["fingerprint"];
+  json r = p.ok("apply_patch", {{"patch",
+                                 "*** Begin Patch\n*** Update File: crlf.txt\n@@\n-x\n+x\n"
+                                 "*** Update File: a.txt\n@@\n-a\n+A\n*** End Patch"}});
+  REQUIRE(r["files"].size() == 2);
+  CHECK(r["files"][0]["path"] == "crlf.txt");
+  CHECK(r["files"][0]["action"] == "update");
+  CHECK(r["files"][0]["unchanged"] == true);
+  CHECK(r["files"][0]["fingerprint"] == before);
+  CHECK_FALSE(r["files"][1].contains("unchanged"));
+  CHECK(r["diff"].get<std::string>().find("crlf.txt") == std::string::npos);
+  CHECK(root.read("crlf.txt") == "x\r\ny\r\n");
+  CHECK(root.read("a.txt") == "A\n");
+  // The undo puts back what was written, and only that.
+  root.write("crlf.txt", "changed since\n");
+  p.ok("undo", {{"undoId", r["undoId"]}});
+  CHECK(root.read("a.txt") == "a\n");
+  CHECK(root.read("crlf.txt") == "changed since\n");
+}

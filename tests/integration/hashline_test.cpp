@@ -214,6 +214,50 @@ TEST_CASE("edit_lines keeps line endings, the BOM and the final-newline state") 
   CHECK(root.read("mixed.txt") == "a\r\nB\nc\r\n");
 }
 
+TEST_CASE("edit_lines whose new text is the lines' own answers no_change and writes nothing") {
+  TempDir root;
+  root.write("a.txt", "a\r\nb\r\nc\r\n");
+  auto p = spawn_editd(root);
+  const std::string fp = p.ok("fingerprint", {{"path", "a.txt"}})["fingerprint"];
+  // The same text, and the same text with LF where the file has CRLF: byte
+  // fidelity keeps the CRLF, so neither changes a byte.
+  for (const std::string& text : {std::string("b\r\n"), std::string("b\n"), std::string("b")}) {
+    json e = p.fails("edit_lines",
+                     {{"path", "a.txt"}, {"edits", {replace(anchor(p, "a.txt", 2), text)}}});
+    CHECK(e["data"]["kind"] == "no_change");
+    CHECK(e["data"]["path"] == "a.txt");
+    CHECK(std::string(e["message"]).find("set_format") != std::string::npos);
+  }
+  // Two edits, one of them a real change: a success.
+  json r = p.ok(
+      "edit_lines",
+      {{"path", "a.txt"},
+       {"edits", {replace(anchor(p, "a.txt", 1), "a\n"), replace(anchor(p, "a.txt", 3), "C\n")}}});
+  CHECK(r.contains("undoId"));
+  CHECK(root.read("a.txt") == "a\r\nb\r\nC\r\n");
+  CHECK(p.ok("fingerprint", {{"path", "a.txt"}})["fingerprint"] != fp);
+}
+
+TEST_CASE("a hashline view larger than --max-file-bytes is too_large; a slice of it is served") {
+  TempDir root;
+  // 30,000 empty lines: 30,000 bytes, whose view is about nine bytes a line.
+  root.write("blank.txt", std::string(30000, '\n'));
+  auto p = spawn_editd(root, {"--max-file-bytes", "100000"});
+  CHECK(p.ok("read_text", {{"path", "blank.txt"}})["content"] == std::string(30000, '\n'));
+  json e = p.fails("read_text", {{"path", "blank.txt"}, {"format", "hashline"}});
+  CHECK(e["data"]["kind"] == "too_large");
+  CHECK(e["data"]["limit"] == 100000);
+  CHECK(e["data"]["size"].get<std::uint64_t>() > 100000);
+  CHECK(std::string(e["message"]).find("limit") != std::string::npos);
+  json slice =
+      p.ok("read_text",
+           {{"path", "blank.txt"}, {"line", 29000}, {"limit", 1001}, {"format", "hashline"}});
+  const std::string c = slice["content"];
+  CHECK(c.rfind("29000~da|\n", 0) == 0);
+  CHECK(c.ends_with("30000~da|\n"));
+  CHECK(std::count(c.begin(), c.end(), '\n') == 1001);
+}
+
 TEST_CASE("edit_lines refuses bad anchors, overlaps and bad shapes, naming the edit") {
   TempDir root;
   root.write("a.txt", lines(1, 6));

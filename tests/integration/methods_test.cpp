@@ -347,6 +347,15 @@ TEST_CASE("set_format converts line endings, the BOM and the final newline; dry 
   CHECK(root.read("win.txt") == bom + "a\r\nb\r\nc\r\n");
   p.ok("set_format", {{"path", "win.txt"}, {"lineEndings", "lf"}, {"finalNewline", true}});
   CHECK(root.read("win.txt") == bom + "a\nb\nc\n");
+  // A BOM added or removed is a change of line 1 in the diff, as git shows it.
+  json unbom = p.ok("set_format", {{"path", "win.txt"}, {"bom", false}});
+  CHECK(unbom["diff"].get<std::string>().find("-" + bom + "a\n+a\n") != std::string::npos);
+  CHECK(unbom["added"] == 1);
+  CHECK(unbom["removed"] == 1);
+  CHECK(root.read("win.txt") == "a\nb\nc\n");
+  json rebom = p.ok("set_format", {{"path", "win.txt"}, {"bom", true}});
+  CHECK(rebom["diff"].get<std::string>().find("-a\n+" + bom + "a\n") != std::string::npos);
+  CHECK(root.read("win.txt") == bom + "a\nb\nc\n");
   CHECK(p.fails("set_format", {{"path", "win.txt"}})["data"]["kind"] == "invalid_params");
   CHECK(p.fails("set_format", {{"path", "win.txt"}, {"lineEndings", "cr"}})["data"]["kind"] ==
         "invalid_params");
