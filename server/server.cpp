@@ -3,7 +3,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -20,6 +22,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <tuple>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -186,30 +189,50 @@ class RefusalLog {
   std::chrono::steady_clock::time_point last_;
 };
 
-// A socket accepted on the main context, handed to `io`, the context of the
-// I/O thread chosen for its connection (chosen once accepted, when the
-// server knows which connections are still open). nullopt, with a log line,
-// if the descriptor cannot be moved: the connection is dropped.
-template <class Socket>
-std::optional<Socket> move_to(Socket socket, asio::io_context& io,
-                              typename Socket::protocol_type protocol) {
-  if (&socket.get_executor().context() == &io) return socket;
-  boost::system::error_code ec;
-  auto fd = socket.release(ec);
-  if (ec) {
-    spdlog::warn("accepting a connection: {}", ec.message());
-    return std::nullopt;
+// Waits for a connection on `acceptor` and takes it with accept4(SOCK_CLOEXEC):
+// Asio's own accept leaves the descriptor inheritable by the checkers and
+// language servers editd starts, which would then hold client connections
+// open after editd closed them. The error is the accept's
+// (connection_aborted included); the descriptor is -1 then.
+template <class Acceptor>
+asio::awaitable<std::tuple<boost::system::error_code, int>> accept_cloexec(Acceptor& acceptor) {
+  for (;;) {
+    auto [ec] =
+        co_await acceptor.async_wait(Acceptor::wait_read, asio::as_tuple(asio::use_awaitable));
+    if (ec) co_return std::tuple{ec, -1};
+    const int fd = ::accept4(acceptor.native_handle(), nullptr, nullptr, SOCK_CLOEXEC);
+    if (fd >= 0) co_return std::tuple{boost::system::error_code(), fd};
+    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
+      co_return std::tuple{boost::system::error_code(errno, boost::system::system_category()), -1};
   }
+}
+
+// An accepted descriptor as a socket of `io`, the context of the I/O thread
+// chosen for its connection (chosen once accepted, when the server knows
+// which connections are still open). nullopt, with a log line, if it cannot
+// be: the connection is dropped.
+template <class Socket>
+std::optional<Socket> adopt(int fd, asio::io_context& io, typename Socket::protocol_type protocol) {
+  boost::system::error_code ec;
   try {
-    Socket moved(io);
-    moved.assign(protocol, fd, ec);
-    if (!ec) return moved;
+    Socket socket(io);
+    socket.assign(protocol, fd, ec);
+    if (!ec) return socket;
   } catch (const boost::system::system_error& e) {
     ec = e.code();
   }
   ::close(fd);
   spdlog::warn("accepting a connection: {}", ec.message());
   return std::nullopt;
+}
+
+// A listening socket is not inherited by editd's children either.
+template <class Acceptor>
+void close_on_exec(Acceptor& acceptor, boost::system::error_code& ec) {
+  if (ec) return;
+  acceptor.non_blocking(true, ec);
+  if (!ec && ::fcntl(acceptor.native_handle(), F_SETFD, FD_CLOEXEC) != 0)
+    ec.assign(errno, boost::system::system_category());
 }
 
 class Server {
@@ -381,6 +404,7 @@ class Server {
     auto acceptor = std::make_unique<stream_protocol::acceptor>(ctx_.io());
     boost::system::error_code ec;
     acceptor->open(stream_protocol(), ec);
+    close_on_exec(*acceptor, ec);
     mode_t old = ::umask(0177);  // the socket is created with mode 0600
     if (!ec) acceptor->bind(stream_protocol::endpoint(staged), ec);
     ::umask(old);
@@ -405,7 +429,7 @@ class Server {
                                     std::string path, asio::steady_timer& pause) {
     AcceptBackoff backoff("unix:" + path);
     while (!stopping_) {
-      auto [ec, socket] = co_await acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
+      auto [ec, fd] = co_await accept_cloexec(acceptor);
       if (stopping_ || ec == asio::error::operation_aborted) break;
       if (ec == asio::error::connection_aborted) continue;
       if (ec) {
@@ -414,10 +438,11 @@ class Server {
         continue;
       }
       backoff.succeeded();
-      std::size_t io_thread = ctx_.pick_io();
-      auto moved = move_to(std::move(socket), ctx_.io(io_thread), asio::local::stream_protocol());
-      if (!moved) continue;
-      serve(io_thread, make_socket_stream(std::move(*moved), "unix:" + path), {}, false);
+      const std::size_t io_thread = ctx_.pick_io();
+      auto socket = adopt<asio::local::stream_protocol::socket>(fd, ctx_.io(io_thread),
+                                                                asio::local::stream_protocol());
+      if (!socket) continue;
+      serve(io_thread, make_socket_stream(std::move(*socket), "unix:" + path), {}, false);
     }
   }
 
@@ -441,6 +466,7 @@ class Server {
     tcp::endpoint endpoint = *results.begin();
     auto acceptor = std::make_unique<tcp::acceptor>(ctx_.io());
     acceptor->open(endpoint.protocol(), ec);
+    close_on_exec(*acceptor, ec);
     if (!ec) acceptor->set_option(asio::socket_base::reuse_address(true), ec);
     if (!ec) acceptor->bind(endpoint, ec);
     if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
@@ -459,8 +485,10 @@ class Server {
                                    asio::steady_timer& pause) {
     AcceptBackoff backoff(name);
     RefusalLog refused(name);
+    boost::system::error_code unknown;
+    const asio::ip::tcp protocol = acceptor.local_endpoint(unknown).protocol();
     while (!stopping_) {
-      auto [ec, socket] = co_await acceptor.async_accept(asio::as_tuple(asio::use_awaitable));
+      auto [ec, fd] = co_await accept_cloexec(acceptor);
       if (stopping_ || ec == asio::error::operation_aborted) break;
       if (ec == asio::error::connection_aborted) continue;
       if (ec) {
@@ -469,31 +497,29 @@ class Server {
         continue;
       }
       backoff.succeeded();
+      const std::size_t io_thread = ctx_.pick_io();
+      auto socket = adopt<asio::ip::tcp::socket>(fd, ctx_.io(io_thread), protocol);
+      if (!socket) continue;
       boost::system::error_code ignored;
-      auto remote = socket.remote_endpoint(ignored);
-      std::string peer = "tcp:" + remote.address().to_string() + ":" + std::to_string(remote.port());
+      auto remote = socket->remote_endpoint(ignored);
+      std::string peer =
+          "tcp:" + remote.address().to_string() + ":" + std::to_string(remote.port());
       if (!ctx_.admit_unauthenticated()) {
         refused.refused(peer, ctx_.unauthenticated_cap());
-        socket.close(ignored);
+        socket->close(ignored);
         continue;
       }
-      socket.set_option(asio::ip::tcp::no_delay(true), ignored);
+      socket->set_option(asio::ip::tcp::no_delay(true), ignored);
       Connection::Settings settings;
       settings.needs_auth = true;
-      std::size_t io_thread = ctx_.pick_io();
-      auto moved = move_to(std::move(socket), ctx_.io(io_thread), remote.protocol());
-      if (!moved) {
-        ctx_.release_unauthenticated();
-        continue;
-      }
       // The connection releases its admission once it authenticates or ends.
-      serve(io_thread, make_socket_stream(std::move(*moved), peer), settings, false);
+      serve(io_thread, make_socket_stream(std::move(*socket), peer), settings, false);
     }
   }
 
   ServerContext& ctx_;
   asio::signal_set signals_;
-  asio::signal_set children_;  // SIGCHLD
+  asio::signal_set children_;   // SIGCHLD
   asio::steady_timer drained_;  // woken when a connection ends
   asio::steady_timer grace_;    // --shutdown-grace
   bool stopping_ = false;

@@ -1,6 +1,7 @@
 // Many clients at once: sockets, authentication, lost updates, cancellation,
 // back-pressure and shutdown, through the real binary.
 #include <doctest/doctest.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -355,6 +356,35 @@ TEST_CASE("--io-threads N: connections are served by N threads") {
     if (name.starts_with("editd-io-")) names.insert(name);
   }
   CHECK(names == std::set<std::string>{"editd-io-1", "editd-io-2"});
+}
+
+TEST_CASE("listening sockets and connections are close-on-exec: no child of editd inherits them") {
+  TempDir secrets;
+  secrets.write("token", "s3cret-token\n");
+  UnixServer s({"--listen", "tcp:127.0.0.1:0", "--token-file", (secrets.path() / "token").string()});
+  const int port = logged_port(s.process);
+  REQUIRE(port > 0);
+  auto a = s.client();
+  REQUIRE(a.call("read_text", {{"path", "."}}).has_value());
+  auto t = SocketClient::tcp(port);
+  REQUIRE(t);
+  REQUIRE(t->call("initialize", {{"protocolVersion", 1}, {"authToken", "s3cret-token"}}));
+  // Two listeners and two connections, each with O_CLOEXEC in its flags.
+  const std::string proc = "/proc/" + std::to_string(s.process.pid());
+  int sockets = 0;
+  for (const auto& fd : std::filesystem::directory_iterator(proc + "/fd")) {
+    std::error_code ec;
+    const auto target = std::filesystem::read_symlink(fd.path(), ec);
+    if (ec || !target.string().starts_with("socket:")) continue;
+    std::ifstream info(proc + "/fdinfo/" + fd.path().filename().string());
+    std::string key, flags;
+    while (info >> key >> flags && key != "flags:") {
+    }
+    CAPTURE(fd.path().string());
+    CHECK((std::stoul(flags, nullptr, 8) & O_CLOEXEC) != 0);
+    ++sockets;
+  }
+  CHECK(sockets >= 4);
 }
 
 TEST_CASE("a new connection goes to the I/O thread serving the fewest, whatever closed before") {
