@@ -105,7 +105,7 @@ class StdioStream final : public Stream {
 class PipeStdioStream final : public Stream {
  public:
   explicit PipeStdioStream(boost::asio::any_io_executor ex)
-      : in_(ex, ::dup(0)), out_(ex, ::dup(1)) {}
+      : in_(ex, ::fcntl(0, F_DUPFD_CLOEXEC, 0)), out_(ex, ::fcntl(1, F_DUPFD_CLOEXEC, 0)) {}
 
   boost::asio::awaitable<std::size_t> read_some(std::span<char> buf,
                                                 boost::system::error_code& ec) override {

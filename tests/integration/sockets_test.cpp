@@ -387,6 +387,31 @@ TEST_CASE("listening sockets and connections are close-on-exec: no child of edit
   CHECK(sockets >= 4);
 }
 
+TEST_CASE("on stdio, editd's own copies of stdin and stdout are close-on-exec") {
+  TempDir root;
+  root.write("a.txt", "a\n");
+  auto p = spawn_editd(root);
+  CHECK(p.ok("read_text", {{"path", "a.txt"}})["content"] == "a\n");
+  const std::string proc = "/proc/" + std::to_string(p.pid());
+  const auto in = std::filesystem::read_symlink(proc + "/fd/0");
+  const auto out = std::filesystem::read_symlink(proc + "/fd/1");
+  int copies = 0;
+  for (const auto& fd : std::filesystem::directory_iterator(proc + "/fd")) {
+    const std::string n = fd.path().filename().string();
+    std::error_code ec;
+    const auto target = std::filesystem::read_symlink(fd.path(), ec);
+    if (ec || n == "0" || n == "1" || n == "2" || (target != in && target != out)) continue;
+    std::ifstream info(proc + "/fdinfo/" + n);
+    std::string key, flags;
+    while (info >> key >> flags && key != "flags:") {
+    }
+    CAPTURE(n);
+    CHECK((std::stoul(flags, nullptr, 8) & O_CLOEXEC) != 0);
+    ++copies;
+  }
+  CHECK(copies == 2);
+}
+
 TEST_CASE("a new connection goes to the I/O thread serving the fewest, whatever closed before") {
   UnixServer s({"--io-threads", "2", "--log-level", "debug"});
   s.root.write("a.txt", "x\n");
