@@ -33,6 +33,18 @@ void ByteBudget::take_more(std::uint64_t bytes) {
   used_ += bytes;
 }
 
+ByteBudget::Hold ByteBudget::take(std::uint64_t bytes) {
+  take_more(bytes);
+  return Hold(this, bytes);
+}
+
+std::optional<ByteBudget::Hold> ByteBudget::try_acquire(std::uint64_t bytes) {
+  std::lock_guard lock(mutex_);
+  if (!waiting_.empty() || used_ + bytes > limit_) return std::nullopt;
+  used_ += bytes;
+  return Hold(this, bytes);
+}
+
 boost::asio::awaitable<std::optional<ByteBudget::Hold>> ByteBudget::acquire(std::uint64_t bytes) {
   if (bytes > limit_) co_return std::nullopt;
   auto waiter = std::make_shared<Waiter>();

@@ -59,6 +59,13 @@ class ByteBudget {
     std::uint64_t bytes_ = 0;
   };
 
+  // A hold on `bytes` now, without waiting, even past the limit: for bytes
+  // that must be taken in for anything to go on (an answer a request waits
+  // for). What it takes counts, so those after it wait the longer.
+  Hold take(std::uint64_t bytes);
+  // A hold on `bytes` if it fits now beside those granted and nobody waits
+  // before it; nullopt otherwise (the caller polls).
+  std::optional<Hold> try_acquire(std::uint64_t bytes);
   // A hold on `bytes`, once it fits beside the holds granted before it (in
   // the order asked); nullopt at once when `bytes` exceeds the whole budget.
   boost::asio::awaitable<std::optional<Hold>> acquire(std::uint64_t bytes);

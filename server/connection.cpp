@@ -38,6 +38,8 @@ static_assert(kUnauthenticatedLineBytes >= kReadChunk);
 // 2 ms (a 64 KiB line refused by the parser, the slowest path; 0.3 ms when it
 // parses; docs/performance.md).
 constexpr std::size_t kInlineParseBytes = 64 * 1024;
+// How often a reader held back by a full message budget looks for room.
+constexpr std::chrono::milliseconds kMessageBudgetPoll{5};
 // The most the writer copies and hands to the stream at once.
 constexpr std::size_t kWriteSlice = 1 << 20;
 // How long a closing connection discards input while its client takes in the
@@ -224,7 +226,7 @@ void Connection::stop() {
 void Connection::shut_down() {
   if (refusing_) return;
   refusing_ = true;
-  for (const Incoming& in : parked_) refuse(in);
+  for (const Parked& p : parked_) refuse(p.in);
   parked_.clear();
   // The reader stays for the answers to calls of requests in flight.
   if (inflight_ == 0) stream_->cancel_read();
@@ -351,13 +353,18 @@ asio::awaitable<void> Connection::read_loop() {
         // goes on serving the other connections meanwhile. The lambda is
         // named, not a temporary in the co_await expression (GCC 12
         // coroutines).
+        //
+        // Its bytes, as read and then as parsed, count in the server-wide
+        // message budget until its request finishes.
+        ByteBudget::Hold hold = co_await hold_message(e->size());
+        if (!reading_) break;
         auto parse = [line = std::move(*e)]() mutable -> Result<Incoming> {
           std::string bytes = std::move(line).join();
           return protocol::parse_message(bytes);
         };
         auto parsed = co_await offload(server_.pool(), std::move(parse));
         if (!reading_) break;
-        on_message(parsed ? std::move(*parsed) : invalid_line(parsed.error()));
+        on_message(parsed ? std::move(*parsed) : invalid_line(parsed.error()), std::move(hold));
       }
       co_await wait_for_slot();
     }
@@ -386,6 +393,24 @@ asio::awaitable<void> Connection::read_loop() {
   wake(out_signal_);
 }
 
+// While the message budget is full, this connection reads no further (the
+// line already read is all it holds besides), polling for room: the budget's
+// holders are requests, which finish without waiting for a reader. Except a
+// request that waits for this client's answer: while editd waits for one, a
+// line is taken in at once, as it may be that answer.
+asio::awaitable<ByteBudget::Hold> Connection::hold_message(std::size_t line_bytes) {
+  ByteBudget& budget = server_.messages();
+  const std::uint64_t bytes = std::min<std::uint64_t>(2 * line_bytes, budget.limit());
+  for (;;) {
+    if (!pending_.empty() || !reading_) co_return budget.take(bytes);
+    if (auto granted = budget.try_acquire(bytes)) co_return std::move(*granted);
+    // call() wakes the signal; room is polled for.
+    slot_signal_.expires_after(kMessageBudgetPoll);
+    co_await slot_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
+    slot_signal_.expires_at(std::chrono::steady_clock::time_point::max());
+  }
+}
+
 // Reading waits while the queued replies reach --max-queued-bytes, and while
 // requests are parked, unless calls to the client wait (their answers may come
 // after the parked requests) and no more than --max-inflight are parked.
@@ -411,10 +436,10 @@ void Connection::start_parked() {
   while (!parked_.empty() && may_start()) {
     // Popped first: the request may run to completion inside co_spawn and
     // start the next parked one itself.
-    Incoming in = std::move(parked_.front());
+    Parked p = std::move(parked_.front());
     parked_.pop_front();
     ++inflight_;
-    asio::co_spawn(io_, handle(std::move(in), arrivals_->take()),
+    asio::co_spawn(io_, handle(std::move(p.in), arrivals_->take(), std::move(p.hold)),
                    [](std::exception_ptr e) { log_failure("a request", e); });
   }
 }
@@ -504,7 +529,7 @@ void Connection::on_oversize(std::size_t limit) {
   count_unauthenticated_line();
 }
 
-void Connection::on_message(Incoming in) {
+void Connection::on_message(Incoming in, ByteBudget::Hold hold) {
   switch (in.type) {
     case Incoming::Type::kInvalid:
       // A malformed answer to one of editd's calls fails that call; it is
@@ -536,7 +561,7 @@ void Connection::on_message(Incoming in) {
         refuse(in);
         break;
       }
-      parked_.push_back(std::move(in));
+      parked_.push_back(Parked{std::move(in), std::move(hold)});
       start_parked();
       break;
   }
@@ -583,7 +608,8 @@ void Connection::on_response(Incoming in) {
   std::move(h)(std::move(r));
 }
 
-asio::awaitable<void> Connection::handle(Incoming in, Arrivals::Place place) {
+asio::awaitable<void> Connection::handle(Incoming in, Arrivals::Place place,
+                                         ByteBudget::Hold hold) {
   auto self = shared_from_this();
   const auto started = std::chrono::steady_clock::now();
   auto cancel = std::make_shared<CancelState>();

@@ -50,10 +50,11 @@
 #include <string>
 
 #include "backends/delegated_backend.h"
-#include "server/acp_sessions.h"
 #include "protocol/message.h"
-#include "server/registry.h"
+#include "server/acp_sessions.h"
+#include "server/byte_budget.h"
 #include "server/operations.h"
+#include "server/registry.h"
 #include "server/stream.h"
 
 namespace editd {
@@ -129,13 +130,19 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   // The client is gone or abandoned: queued and future output is dropped,
   // parked requests with it, and reading stops.
   void fail_output(const std::string& why);
-  void on_message(protocol::Incoming in);
+  // `hold`: the message's bytes in the server's message budget (a long one),
+  // kept by a request until it finishes.
+  void on_message(protocol::Incoming in, ByteBudget::Hold hold = {});
   void on_oversize(std::size_t limit);
+  // The hold of a long line's bytes in the server's message budget, once
+  // there is room (see the definition).
+  boost::asio::awaitable<ByteBudget::Hold> hold_message(std::size_t line_bytes);
   void on_response(protocol::Incoming in);
   void on_notification(const protocol::Incoming& in);
   // `place`: the request's among this connection's (server/lock_chain.h),
   // taken as it starts.
-  boost::asio::awaitable<void> handle(protocol::Incoming in, Arrivals::Place place);
+  boost::asio::awaitable<void> handle(protocol::Incoming in, Arrivals::Place place,
+                                      ByteBudget::Hold hold);
   boost::asio::awaitable<Result<nlohmann::json>> dispatch(protocol::Incoming& in,
                                                           std::shared_ptr<CancelState> cancel,
                                                           Arrivals::Place& place);
@@ -194,7 +201,11 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   Dialect dialect_ = Dialect::kPlain;
 
   // Requests read while every slot is taken and calls to the client wait.
-  std::deque<protocol::Incoming> parked_;
+  struct Parked {
+    protocol::Incoming in;
+    ByteBudget::Hold hold;
+  };
+  std::deque<Parked> parked_;
 
   // ACP: where files live, sessions (session/new), approvals, announcements.
   AcpSessions acp_;

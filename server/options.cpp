@@ -33,6 +33,9 @@ const char* const kUsage =
     "  --max-file-bytes-in-flight N  file bytes the requests in flight may hold, all\n"
     "                             connections together; a request waits its turn past it\n"
     "                             (default: 1073741824)\n"
+    "  --max-message-bytes-in-flight N  bytes of long messages the requests in flight may\n"
+    "                             hold, all connections together; reading waits past it\n"
+    "                             (default: 1073741824)\n"
     "  --matching MODE            str_replace default: exact|standard|fuzzy (default: standard)\n"
     "  --max-inflight N           requests in flight per connection before reading pauses "
     "(default: 64)\n"
@@ -61,9 +64,11 @@ const char* const kUsage =
     "  --view-memory N            bytes of line hashes kept of the views read_text served,\n"
     "                             for edit_lines' anchors, for all connections; least\n"
     "                             recently used go first (default: 16777216; 0: none)\n"
-    "  --check GLOB=COMMAND       after a mutation of a file matching GLOB (*.py, src/**/*.{c,h}),\n"
+    "  --check GLOB=COMMAND       after a mutation of a file matching GLOB (*.py, "
+    "src/**/*.{c,h}),\n"
     "                             run COMMAND in the root, a word {file} being the file's path\n"
-    "                             (./PATH; never inside another word: sh -c '... \"$1\"' sh {file});\n"
+    "                             (./PATH; never inside another word: sh -c '... \"$1\"' sh "
+    "{file});\n"
     "                             its file:line: messages become the result's diagnostics\n"
     "                             (repeatable; no shell unless COMMAND runs one)\n"
     "  --lsp GLOB=COMMAND         the same from a language server (clangd, pylsp), started on\n"
@@ -216,7 +221,7 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
     } else if (flag == "--max-message-bytes" || flag == "--max-file-bytes" ||
                flag == "--max-inflight" || flag == "--threads" || flag == "--max-queued-bytes" ||
                flag == "--io-threads" || flag == "--max-file-bytes-in-flight" ||
-               flag == "--max-unauthenticated") {
+               flag == "--max-message-bytes-in-flight" || flag == "--max-unauthenticated") {
       EDITD_NEED(v);
       auto n = parse_number(flag, v);
       if (!n) return n.error();
@@ -224,6 +229,7 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       if (flag == "--max-message-bytes") o.max_message_bytes = *n;
       if (flag == "--max-file-bytes") o.max_file_bytes = *n;
       if (flag == "--max-file-bytes-in-flight") o.max_file_bytes_in_flight = *n;
+      if (flag == "--max-message-bytes-in-flight") o.max_message_bytes_in_flight = *n;
       if (flag == "--max-inflight") o.max_inflight = *n;
       if (flag == "--max-queued-bytes") o.max_queued_bytes = *n;
       if (flag == "--max-unauthenticated") o.max_unauthenticated = *n;

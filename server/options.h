@@ -27,6 +27,9 @@ struct ServerOptions {
   // together (server/byte_budget.h): each request counts a multiple of its
   // files' sizes, and waits while it does not fit.
   std::uint64_t max_file_bytes_in_flight = 1ull << 30;
+  // Bytes of long messages (over 64 KiB) that all connections' requests in
+  // flight may hold, as read and as parsed; a connection's reading waits past it.
+  std::uint64_t max_message_bytes_in_flight = 1ull << 30;
   std::uint64_t max_inflight = 64;
   // Reply bytes queued for one client before its connection stops reading.
   std::uint64_t max_queued_bytes = 64ull << 20;

@@ -49,6 +49,7 @@ ServerContext::ServerContext(ServerOptions options, std::vector<asio::io_context
       pool_(pool),
       local_(std::move(local)),
       ops_(options_, locks_, pool_),
+      messages_(options_.max_message_bytes_in_flight),
       registry_(ops_),
       load_(served_.size(), 0) {
   // Language servers are processes with pipes: they stay on one context.

@@ -20,9 +20,9 @@
 // exit 0. SIGHUP is ignored.
 #pragma once
 
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
-#include <atomic>
 #include <exception>
 #include <map>
 #include <memory>
@@ -32,10 +32,11 @@
 #include <vector>
 
 #include "backends/fs_backend.h"
-#include "server/registry.h"
+#include "server/byte_budget.h"
 #include "server/lock_chain.h"
 #include "server/operations.h"
 #include "server/options.h"
+#include "server/registry.h"
 
 namespace editd {
 
@@ -60,6 +61,8 @@ class ServerContext {
   boost::asio::thread_pool& pool() { return pool_; }
   LockChains& locks() { return locks_; }
   Operations& operations() { return ops_; }
+  // The long messages requests in flight hold, all connections together.
+  ByteBudget& messages() { return messages_; }
   const Registry& registry() const { return registry_; }
   // The TCP token, when --token-file was given.
   const std::optional<std::string>& token() const { return token_; }
@@ -94,6 +97,7 @@ class ServerContext {
   std::unique_ptr<FsBackend> local_;
   LockChains locks_;
   Operations ops_;
+  ByteBudget messages_;
   Registry registry_;
   std::optional<std::string> token_;
   std::atomic<std::size_t> unauthenticated_{0};

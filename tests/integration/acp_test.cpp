@@ -280,6 +280,26 @@ TEST_CASE("editd keeps reading while it waits for the client, even with every sl
   CHECK(r["result"]["content"] == "2\n");
 }
 
+TEST_CASE("a full message budget never holds back the client's answers that requests wait for") {
+  TempDir root;
+  // Each long message below takes the whole budget: a reader that waited for
+  // room before reading the answer to fs/read_text_file would wait forever.
+  auto p = spawn_editd(root, {"--max-message-bytes-in-flight", "1048576"});
+  Editor ed(p);
+  ed.ok("initialize", fs_capabilities());
+  const std::string big(600 * 1024, 'x');
+  ed.files[root.str() + "/a.txt"] = big + "\n";
+  ed.files[root.str() + "/b.txt"] = big + "\n";
+  // Both sent at once: the second is read while the first holds the budget,
+  // and the answers to the first's calls (600 KiB lines) come after it.
+  ed.send_request(30, "write_text", {{"path", "a.txt"}, {"content", big + "a\n"}});
+  ed.send_request(31, "write_text", {{"path", "b.txt"}, {"content", big + "b\n"}});
+  CHECK(ed.response_to(30).contains("result"));
+  CHECK(ed.response_to(31).contains("result"));
+  CHECK(ed.files[root.str() + "/a.txt"] == big + "a\n");
+  CHECK(ed.files[root.str() + "/b.txt"] == big + "b\n");
+}
+
 TEST_CASE("requests to the client interleave with the client's own requests") {
   TempDir root;
   auto p = spawn_editd(root);

@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 
+#include "support/proc.h"
 #include "support/socket_client.h"
 
 using namespace editd::test;
@@ -410,6 +411,50 @@ TEST_CASE("on stdio, editd's own copies of stdin and stdout are close-on-exec") 
     ++copies;
   }
   CHECK(copies == 2);
+}
+
+TEST_CASE("long messages of many clients stay within --max-message-bytes-in-flight") {
+  constexpr int kClients = 8, kEach = 4;
+  constexpr std::size_t kMiB = 1024 * 1024;
+  std::string content;
+  for (int i = 0; content.size() < 2 * kMiB; ++i) content += "line " + std::to_string(i) + "\n";
+  // A 2 MiB message counts 4 MiB (as read, as parsed): one at a time. The
+  // files hold the content already, so each reply is small (no diff): what
+  // editd holds is the messages.
+  UnixServer s({"--durability", "none", "--max-message-bytes-in-flight", std::to_string(4 * kMiB)});
+  for (int i = 0; i < kClients * kEach; ++i)
+    s.root.write("w" + std::to_string(i) + ".txt", content);
+  std::vector<SocketClient> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.push_back(s.client());
+    REQUIRE(clients.back().call("fingerprint", {{"path", "w0.txt"}}).has_value());
+  }
+  const std::uint64_t before = vm_kib(s.process.pid(), "VmHWM").value_or(0);
+  std::atomic<int> answered = 0;
+  std::vector<std::thread> threads;
+  for (int c = 0; c < kClients; ++c)
+    threads.emplace_back([&, c] {
+      std::string batch;
+      for (int i = 0; i < kEach; ++i)
+        batch += request_line(
+            std::to_string(i), "write_text",
+            {{"path", "w" + std::to_string(c * kEach + i) + ".txt"}, {"content", content}});
+      if (!clients[c].send_raw(batch)) return;
+      for (int i = 0; i < kEach; ++i) {
+        auto line = clients[c].read_line();
+        if (line && json::parse(*line).contains("result")) ++answered;
+      }
+    });
+  for (auto& t : threads) t.join();
+  CHECK(answered == kClients * kEach);
+  const std::uint64_t peak = vm_kib(s.process.pid(), "VmHWM").value_or(0);
+  MESSAGE(kClients << " clients x " << kEach << " pipelined write_text of 2 MiB: peak RSS "
+                   << before / 1024 << " MiB before, " << peak / 1024 << " MiB after");
+#ifndef EDITD_SANITIZED  // a sanitizer's allocator keeps memory of its own
+  // All in flight at once they would hold 32 x 4 MiB of messages; within the
+  // budget, one message, the line each connection has read, and one write.
+  CHECK(peak < before + 64 * 1024);
+#endif
 }
 
 TEST_CASE("a new connection goes to the I/O thread serving the fewest, whatever closed before") {
