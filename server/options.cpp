@@ -14,6 +14,9 @@ const char* const kUsage =
     "                                       apply a patch given as the argument, in FILE, or\n"
     "                                       on stdin (no PATCH, or -); exit 0 applied, 1 refused,\n"
     "                                       2 usage\n"
+    "       apply_patch [PATCH]             editd run through a link named apply_patch (or\n"
+    "                                       applypatch): Codex's command, the patch as the one\n"
+    "                                       argument or on stdin, applied to the current directory\n"
     "       editd probe unix:PATH|tcp:[HOST:]PORT [--token-file F] [--timeout SECONDS]\n"
     "                                       health check: exit 0 when editd answers initialize\n"
     "       editd tools [--format mcp|anthropic|openai]\n"
@@ -99,6 +102,20 @@ Result<std::chrono::milliseconds> parse_seconds(std::string_view flag, const std
   return std::chrono::milliseconds(static_cast<long long>(std::ceil(secs * 1000)));
 }
 
+// Codex's `apply_patch` command line, for a link of that name: an optional
+// --preserve-crlf (editd keeps each file's line endings anyway), then the
+// patch as the one argument, whatever it starts with; none: stdin.
+Result<CommandLine> parse_codex_apply_patch(int argc, char** argv, std::string_view name) {
+  CommandLine cl;
+  cl.mode = CommandLine::Mode::kApplyPatch;
+  cl.command = std::string(name);
+  int i = 1;
+  if (i < argc && std::string_view(argv[i]) == "--preserve-crlf") ++i;
+  if (i < argc) cl.patch = argv[i++];
+  if (i < argc) return usage_error(cl.command + " accepts exactly one PATCH argument");
+  return cl;
+}
+
 }  // namespace
 
 LocalBackendOptions local_backend_options(const ServerOptions& options) {
@@ -111,6 +128,14 @@ LocalBackendOptions local_backend_options(const ServerOptions& options) {
 }
 
 Result<CommandLine> parse_command_line(int argc, char** argv) {
+  // Run through a link named apply_patch, or applypatch as Codex also
+  // accepts, editd is Codex's apply_patch.
+  if (argc > 0) {
+    std::string_view name = argv[0];
+    if (auto slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+    if (name == "apply_patch" || name == "applypatch")
+      return parse_codex_apply_patch(argc, argv, name);
+  }
   CommandLine cl;
   ServerOptions& o = cl.options;
   int i = 1;

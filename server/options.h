@@ -69,6 +69,9 @@ struct CommandLine {
   // stdin); neither: stdin.
   std::optional<std::string> patch;
   std::optional<std::string> patch_file;
+  // apply-patch: the command as its messages name it; "apply_patch" (or
+  // "applypatch") when editd runs through a link of that name.
+  std::string command = "editd apply-patch";
   ProbeOptions probe;                // probe: its address; --token-file and --timeout
   std::string tools_format = "mcp";  // tools: mcp | anthropic | openai
 };
