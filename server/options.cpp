@@ -19,7 +19,7 @@ const char* const kUsage =
     "                                       argument or on stdin, applied to the current directory\n"
     "       editd probe unix:PATH|tcp:[HOST:]PORT [--token-file F] [--timeout SECONDS]\n"
     "                                       health check: exit 0 when editd answers initialize\n"
-    "       editd tools [--format mcp|anthropic|openai]\n"
+    "       editd tools [--format mcp|anthropic|openai] [--mcp-tools models|all]\n"
     "                                       print the tool definitions (JSON) for a host's or an\n"
     "                                       API request's tool list (default: mcp)\n"
     "\n"
@@ -47,6 +47,9 @@ const char* const kUsage =
     "  --max-unauthenticated N    TCP: connections served at once before they authenticate,\n"
     "                             at most a quarter of the descriptor limit (default: 64)\n"
     "  --require-read             refuse mutations of files this connection has not read\n"
+    "  --mcp-tools models|all     MCP tools/list: the tools meant for models, or all, with\n"
+    "                             anthropic_text_editor and openai_apply_patch for hosts that\n"
+    "                             forward their provider's tool calls (default: models)\n"
     "  --backend auto|local|delegated   where files live (default: auto)\n"
     "  --delegate-timeout SECONDS time to wait for a client's fs/* answer (default: 30)\n"
     "  --approve never|ask        ask the ACP client before each mutation (default: never)\n"
@@ -213,8 +216,10 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
   if (!var##_r) return var##_r.error(); \
   std::string var = *var##_r;
 
-    if (cl.mode == CommandLine::Mode::kTools && flag != "--help" && flag != "-h") {
-      if (flag != "--format") return usage_error("tools takes only --format mcp|anthropic|openai");
+    if (cl.mode == CommandLine::Mode::kTools && flag != "--help" && flag != "-h" &&
+        flag != "--mcp-tools") {
+      if (flag != "--format")
+        return usage_error("tools takes only --format mcp|anthropic|openai and --mcp-tools");
       EDITD_NEED(v);
       if (v != "mcp" && v != "anthropic" && v != "openai")
         return usage_error("--format must be mcp, anthropic or openai");
@@ -315,6 +320,10 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       EDITD_NEED(v);
       if (v != "full" && v != "none") return usage_error("--durability must be full or none");
       o.durable = v == "full";
+    } else if (flag == "--mcp-tools") {
+      EDITD_NEED(v);
+      if (v != "models" && v != "all") return usage_error("--mcp-tools must be models or all");
+      o.mcp_tools = v;
     } else if (flag == "--approve") {
       EDITD_NEED(v);
       if (v != "never" && v != "ask") return usage_error("--approve must be never or ask");
