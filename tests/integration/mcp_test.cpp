@@ -356,6 +356,80 @@ TEST_CASE("hashline anchors and undo as MCP tools: the text alone is enough to u
 }
 
 TEST_CASE(
+    "an MCP error's text shows the region its message points at, with line numbers, and never "
+    "names a data field the model cannot see") {
+  TempDir root;
+  root.write("calc.py",
+             "# calc\ndef add(a, b):\n    total = a + b\n    return total\n\nprint(add(1, 2))\n");
+  root.write("notes.txt", "alpha\nbeta\n");
+  auto p = spawn_editd(root, {"--mcp-tools", "all"});
+  mcp_initialize(p);
+  std::vector<std::string> texts;
+
+  json nm = call(p, "str_replace",
+                 {{"path", "calc.py"},
+                  {"oldText", "    total = a * b\n    return total"},
+                  {"newText", "x"}});
+  REQUIRE(nm["isError"] == true);
+  std::string t = text_of(nm);
+  INFO(t);
+  CHECK(t.find("the most similar region is lines 3-4") != std::string::npos);
+  CHECK(std::regex_search(
+      t, std::regex("\nClosest region, lines 3-4 \\(similarity 0\\.[0-9]+\\):\n    total = a \\+ "
+                    "b\n    return total\n")));
+  texts.push_back(t);
+
+  // A stale anchor: the lines as they are now, with their anchors.
+  json read = call(p, "read_text", {{"path", "notes.txt"}, {"format", "hashline"}});
+  const std::string lines = read["structuredContent"]["content"];
+  std::smatch beta;
+  REQUIRE(std::regex_search(lines, beta, std::regex("(2~[a-z]{2})\\|beta")));
+  root.write("notes.txt", "alpha\nBETA\n");
+  json stale = call(p, "edit_lines",
+                    {{"path", "notes.txt"},
+                     {"edits", {{{"replace", {{"start", beta[1].str()}}}, {"newText", "gamma"}}}}});
+  REQUIRE(stale["isError"] == true);
+  t = text_of(stale);
+  CHECK(t.find("Error (stale)") == 0);
+  CHECK(t.find("the error's region holds lines 1-2 as they are now") != std::string::npos);
+  CHECK(std::regex_search(t, std::regex("\nRegion, the lines as they are now:\n1~[a-z]{2}\\|alpha\n"
+                                        "2~[a-z]{2}\\|BETA\n")));
+  texts.push_back(t);
+
+  // A hunk that does not apply: the lines it looked for and the closest region.
+  json hunk = call(p, "apply_patch",
+                   {{"patch",
+                     "*** Begin Patch\n*** Update File: calc.py\n@@\n-    return totals\n+    "
+                     "return 0\n*** End Patch\n"}});
+  REQUIRE(hunk["isError"] == true);
+  t = text_of(hunk);
+  CHECK(t.find("The hunk's lines that were not found:\n    return totals\n") != std::string::npos);
+  CHECK(t.find("Closest region, line 4") != std::string::npos);
+  texts.push_back(t);
+
+  // The provider-native tools give the same account after their provider's line.
+  texts.push_back(text_of(call(p, "anthropic_text_editor",
+                               {{"command", "str_replace"},
+                                {"path", "calc.py"},
+                                {"old_str", "    total = a * b"},
+                                {"new_str", "x"}})));
+  texts.push_back(text_of(call(
+      p, "openai_apply_patch",
+      {{"operation", {{"type", "update_file"}, {"path", "calc.py"}, {"diff", "@@\n-zzz\n+y\n"}}}})));
+  for (const std::string& text : texts) {
+    CAPTURE(text);
+    const bool shows_region = text.find("Closest region, line") != std::string::npos ||
+                              text.find("Region, the lines") != std::string::npos;
+    CHECK(shows_region);
+    CHECK(text.find("data.") == std::string::npos);
+  }
+  for (const json& tool : p.ok("tools/list", json::object())["tools"]) {
+    CAPTURE(tool["name"]);
+    CHECK(tool["description"].get<std::string>().find("data.") == std::string::npos);
+  }
+}
+
+TEST_CASE(
     "failed calls are isError results with message, kind and every hint; unknown tools are "
     "-32602") {
   TempDir root;
