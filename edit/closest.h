@@ -45,7 +45,7 @@ struct Closest {
 // What an error's data.hint says when the closest region is not `complete`.
 inline constexpr const char* kClosestIncomplete =
     "the search for the most similar region stopped at its work budget before it had scored "
-    "every candidate, so a more similar region than data.closest may exist";
+    "every candidate, so a more similar region than the closest one given may exist";
 
 std::optional<Closest> closest_region(std::string_view text, std::string_view needle);
 // The same, with `text` already split (text::split_lines), and with the slot

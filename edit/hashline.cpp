@@ -66,7 +66,7 @@ Error stale(Lines& lines, std::size_t index, const Anchor& a, const std::string&
   std::string shown = lines.count() == 0 ? std::string("the file is empty")
                       : lo > lines.count()
                           ? "the file has " + std::to_string(lines.count()) + " lines"
-                          : "data.region holds lines " + std::to_string(lo) + "-" +
+                          : "the error's region holds lines " + std::to_string(lo) + "-" +
                                 std::to_string(std::min(hi, lines.count())) + " as they are now";
   return Error(ErrorKind::kStale,
                edit_label(index) + ": anchor " + format(a) + " is stale: " + why + "; " + shown +

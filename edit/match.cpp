@@ -1235,7 +1235,7 @@ Result<Plan> plan_replace(const Request& request) {
     std::snprintf(similarity, sizeof similarity, "%.2f", closest->similarity);
     message += "; the most similar region is lines " + std::to_string(closest->lines.start_line) +
                "-" + std::to_string(closest->lines.end_line) + " (similarity " + similarity +
-               "), in data.closest: copy oldText from there exactly";
+               "): copy oldText from there exactly";
     data["closest"] = closest_json(*closest);
     if (!closest->complete) hints.push_back(kClosestIncomplete);
   }

@@ -43,7 +43,7 @@ int run_apply_patch(const CommandLine& cl) {
   } else if (cl.patch_file && *cl.patch_file != "-") {
     std::ifstream in(*cl.patch_file, std::ios::binary);
     if (!in) {
-      std::cerr << "editd apply-patch: cannot read the patch file " << *cl.patch_file << ": "
+      std::cerr << cl.command << ": cannot read the patch file " << *cl.patch_file << ": "
                 << std::strerror(errno) << "\n";
       return 2;
     }
@@ -52,8 +52,9 @@ int run_apply_patch(const CommandLine& cl) {
     params.patch.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
     // Codex's usage error: an empty argument is a patch (and refused), empty stdin is not.
     if (params.patch.empty()) {
-      std::cerr << "editd apply-patch: no patch on stdin (usage: editd apply-patch 'PATCH', "
-                   "editd apply-patch -f FILE, or echo 'PATCH' | editd apply-patch)\n";
+      const std::string& c = cl.command;
+      std::cerr << c << ": no patch on stdin (usage: " << c << " 'PATCH', or echo 'PATCH' | " << c
+                << ")\n";
       return 2;
     }
   }
@@ -62,7 +63,7 @@ int run_apply_patch(const CommandLine& cl) {
   boost::asio::thread_pool pool(2);
   auto backend = make_local_backend(local_backend_options(options), pool);
   if (!backend) {
-    std::cerr << "editd apply-patch: " << backend.error().message << "\n";
+    std::cerr << cl.command << ": " << backend.error().message << "\n";
     return 2;
   }
   // The listing is of the patch as written (parsed again by apply_patch).
@@ -79,7 +80,7 @@ int run_apply_patch(const CommandLine& cl) {
     result = done.get();
   } catch (const std::exception& e) {
     result =
-        Error(ErrorKind::kInternal, std::string("editd apply-patch: internal error: ") + e.what());
+        Error(ErrorKind::kInternal, cl.command + ": internal error: " + e.what());
   }
   pool.join();
   if (!result) {

@@ -6,7 +6,9 @@
 // the current directory) through the same operation the server runs (all or
 // nothing), and the output is Codex's: "Success. Updated the following files:"
 // then one "A path", "M path" or "D path" line per file on stdout, or the error
-// on stderr with exit status 1.
+// on stderr with exit status 1. Run through a link named `apply_patch` (or
+// `applypatch`), editd is this command with Codex's command line: the patch is
+// the one argument, or stdin (server/options.cpp).
 #pragma once
 
 #include <optional>

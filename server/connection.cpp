@@ -673,7 +673,8 @@ asio::awaitable<Result<json>> Connection::dispatch(Incoming& in,
   }
   if (dialect_ == Dialect::kMcp) {
     if (in.method == "ping") co_return json::object();
-    if (in.method == "tools/list") co_return mcp::tools_list(server_.registry());
+    if (in.method == "tools/list")
+      co_return mcp::tools_list(server_.registry(), server_.options().mcp_tools == "all");
     if (in.method == "tools/call")
       co_return co_await call_tool(in.params, std::move(cancel), place);
     co_return method_not_found(in.method);

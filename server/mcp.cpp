@@ -50,9 +50,10 @@ json tool(const Method& m) {
                 {"openWorldHint", false}}}};
 }
 
-json tools_list(const Registry& registry) {
+json tools_list(const Registry& registry, bool host_tools) {
   json tools = json::array();
-  for (const Method& m : registry.methods()) tools.push_back(tool(m));
+  for (const Method& m : registry.methods())
+    if (host_tools || !m.provider_native) tools.push_back(tool(m));
   return json{{"tools", std::move(tools)}};
 }
 

@@ -40,7 +40,11 @@ bool is_mcp_initialize(const nlohmann::json& params);
 nlohmann::json initialize_result(const nlohmann::json& params);
 
 nlohmann::json tool(const Method& method);
-nlohmann::json tools_list(const Registry& registry);
+// The tools meant for a model; with `host_tools` also the provider-native ones
+// (anthropic_text_editor, openai_apply_patch), which take a provider's tool
+// input verbatim and duplicate str_replace and apply_patch for a model. Either
+// way tools/call runs every tool by its name.
+nlohmann::json tools_list(const Registry& registry, bool host_tools);
 
 // The params a tool call runs the method with: `arguments` (absent: {}) must
 // be an object whose members the tool's inputSchema lists (invalid_params

@@ -14,9 +14,12 @@ const char* const kUsage =
     "                                       apply a patch given as the argument, in FILE, or\n"
     "                                       on stdin (no PATCH, or -); exit 0 applied, 1 refused,\n"
     "                                       2 usage\n"
+    "       apply_patch [PATCH]             editd run through a link named apply_patch (or\n"
+    "                                       applypatch): Codex's command, the patch as the one\n"
+    "                                       argument or on stdin, applied to the current directory\n"
     "       editd probe unix:PATH|tcp:[HOST:]PORT [--token-file F] [--timeout SECONDS]\n"
     "                                       health check: exit 0 when editd answers initialize\n"
-    "       editd tools [--format mcp|anthropic|openai]\n"
+    "       editd tools [--format mcp|anthropic|openai] [--mcp-tools models|all]\n"
     "                                       print the tool definitions (JSON) for a host's or an\n"
     "                                       API request's tool list (default: mcp)\n"
     "\n"
@@ -47,6 +50,9 @@ const char* const kUsage =
     "  --max-unauthenticated N    TCP: connections served at once before they authenticate,\n"
     "                             at most a quarter of the descriptor limit (default: 64)\n"
     "  --require-read             refuse mutations of files this connection has not read\n"
+    "  --mcp-tools models|all     MCP tools/list: the tools meant for models, or all, with\n"
+    "                             anthropic_text_editor and openai_apply_patch for hosts that\n"
+    "                             forward their provider's tool calls (default: models)\n"
     "  --backend auto|local|delegated   where files live (default: auto)\n"
     "  --delegate-timeout SECONDS time to wait for a client's fs/* answer (default: 30)\n"
     "  --approve never|ask        ask the ACP client before each mutation (default: never)\n"
@@ -104,6 +110,20 @@ Result<std::chrono::milliseconds> parse_seconds(std::string_view flag, const std
   return std::chrono::milliseconds(static_cast<long long>(std::ceil(secs * 1000)));
 }
 
+// Codex's `apply_patch` command line, for a link of that name: an optional
+// --preserve-crlf (editd keeps each file's line endings anyway), then the
+// patch as the one argument, whatever it starts with; none: stdin.
+Result<CommandLine> parse_codex_apply_patch(int argc, char** argv, std::string_view name) {
+  CommandLine cl;
+  cl.mode = CommandLine::Mode::kApplyPatch;
+  cl.command = std::string(name);
+  int i = 1;
+  if (i < argc && std::string_view(argv[i]) == "--preserve-crlf") ++i;
+  if (i < argc) cl.patch = argv[i++];
+  if (i < argc) return usage_error(cl.command + " accepts exactly one PATCH argument");
+  return cl;
+}
+
 }  // namespace
 
 LocalBackendOptions local_backend_options(const ServerOptions& options) {
@@ -116,6 +136,14 @@ LocalBackendOptions local_backend_options(const ServerOptions& options) {
 }
 
 Result<CommandLine> parse_command_line(int argc, char** argv) {
+  // Run through a link named apply_patch, or applypatch as Codex also
+  // accepts, editd is Codex's apply_patch.
+  if (argc > 0) {
+    std::string_view name = argv[0];
+    if (auto slash = name.rfind('/'); slash != std::string_view::npos) name.remove_prefix(slash + 1);
+    if (name == "apply_patch" || name == "applypatch")
+      return parse_codex_apply_patch(argc, argv, name);
+  }
   CommandLine cl;
   ServerOptions& o = cl.options;
   int i = 1;
@@ -193,8 +221,10 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
   if (!var##_r) return var##_r.error(); \
   std::string var = *var##_r;
 
-    if (cl.mode == CommandLine::Mode::kTools && flag != "--help" && flag != "-h") {
-      if (flag != "--format") return usage_error("tools takes only --format mcp|anthropic|openai");
+    if (cl.mode == CommandLine::Mode::kTools && flag != "--help" && flag != "-h" &&
+        flag != "--mcp-tools") {
+      if (flag != "--format")
+        return usage_error("tools takes only --format mcp|anthropic|openai and --mcp-tools");
       EDITD_NEED(v);
       if (v != "mcp" && v != "anthropic" && v != "openai")
         return usage_error("--format must be mcp, anthropic or openai");
@@ -296,6 +326,10 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       EDITD_NEED(v);
       if (v != "full" && v != "none") return usage_error("--durability must be full or none");
       o.durable = v == "full";
+    } else if (flag == "--mcp-tools") {
+      EDITD_NEED(v);
+      if (v != "models" && v != "all") return usage_error("--mcp-tools must be models or all");
+      o.mcp_tools = v;
     } else if (flag == "--approve") {
       EDITD_NEED(v);
       if (v != "never" && v != "ask") return usage_error("--approve must be never or ask");

@@ -48,6 +48,10 @@ struct ServerOptions {
   std::string backend = "auto";  // auto | local | delegated
   std::chrono::milliseconds delegate_timeout{30'000};
   std::string approve = "never";  // never | ask
+  // What MCP's tools/list lists: "models", the tools meant for a model;
+  // "all", also the provider-native ones a host forwards its model's calls to
+  // (server/mcp.h).
+  std::string mcp_tools = "models";
   unsigned threads = 0;           // 0: the CPUs editd may use (server/cpus.h), at least 2
   // Threads that serve connections, each connection wholly on one of them.
   // 0: the CPUs editd may use with --listen, 1 for stdio (one connection).
@@ -72,6 +76,9 @@ struct CommandLine {
   // stdin); neither: stdin.
   std::optional<std::string> patch;
   std::optional<std::string> patch_file;
+  // apply-patch: the command as its messages name it; "apply_patch" (or
+  // "applypatch") when editd runs through a link of that name.
+  std::string command = "editd apply-patch";
   ProbeOptions probe;                // probe: its address; --token-file and --timeout
   std::string tools_format = "mcp";  // tools: mcp | anthropic | openai
 };

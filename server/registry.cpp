@@ -282,8 +282,8 @@ Registry::Registry(Operations& ops) : ops_(ops) {
            std::string("Insert text as whole lines after line `line` (1-based; 0 inserts at the "
                        "top). Nothing is removed. A final newline in text ends its last line. "
                        "Returns where the text now is (lines) and a diff. Errors: "
-                       "line_out_of_range (the file has fewer lines; data.totalLines), conflict, "
-                       "not_found.") +
+                       "line_out_of_range (the file has fewer lines; the error gives totalLines), "
+                       "conflict, not_found.") +
            kErrorsNote,
        .input_schema =
            object({{"path", path_param()},
@@ -346,8 +346,9 @@ Registry::Registry(Operations& ops) : ops_(ops) {
                "not at all. Accepts the Codex envelope (*** Begin Patch / *** Update File: PATH / "
                "@@ / -old / +new / *** End Patch) and unified diffs (git diff, diff -u). Use it "
                "for changes spanning several places or files. Errors: patch_parse (the patch "
-               "does not parse; data.line), patch_apply (a hunk's context was not found: read the "
-               "file again and rebuild the hunk), conflict (expectedFingerprints).") +
+               "does not parse at the line the error gives), patch_apply (a hunk's context was "
+               "not found: read the file again and rebuild the hunk), conflict "
+               "(expectedFingerprints).") +
            kErrorsNote,
        .input_schema = object(
            {{"patch", str("The patch text.")},

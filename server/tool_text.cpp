@@ -197,6 +197,11 @@ std::string render_error(const Error& error) {
         out += region("Closest region", v);
       } else if (it.key() == "candidates" && v.is_array()) {
         for (const json& c : v) out += region("Candidate", c);
+      } else if (it.key() == "region" && v.is_string()) {
+        out += "Region, the lines as they are now:\n" + v.get<std::string>();
+        if (out.back() != '\n') out += '\n';
+      } else if (it.key() == "context" && v.is_string()) {
+        out += "The hunk's lines that were not found:\n" + v.get<std::string>() + "\n";
       } else if (it.key() == "hint" && v.is_string()) {
         out += "Hint: " + v.get<std::string>() + "\n";
       } else {

@@ -5,7 +5,9 @@
 // read_text a one-line header (path, the lines shown of the total, the
 // fingerprint, how to read on) and then the text; a mutation a one-line
 // summary and then its diff; an error its message, its kind and every hint
-// (closest region, candidates) in full. Pure functions of JSON, no I/O.
+// (closest region, candidates, a stale anchor's region) in full, and the rest
+// of its data as "Details:" JSON, so that a message that points at its data
+// points at text the model sees. Pure functions of JSON, no I/O.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -12,8 +12,9 @@ namespace editd {
 
 using nlohmann::json;
 
-json tool_definitions(const Registry& registry, std::string_view format) {
-  if (format == "mcp") return mcp::tools_list(registry);
+json tool_definitions(const Registry& registry, std::string_view format,
+                      std::string_view mcp_tools) {
+  if (format == "mcp") return mcp::tools_list(registry, mcp_tools == "all");
   json tools = json::array();
   for (const Method& m : registry.methods()) {
     // The provider's own tool stands for its native method; the other
@@ -27,6 +28,9 @@ json tool_definitions(const Registry& registry, std::string_view format) {
       if (format == "openai") tools.push_back({{"type", "apply_patch"}});
       continue;
     }
+    // The model calls OpenAI's own tool apply_patch: a function of the same
+    // name beside it would make two (the model is trained on the native one).
+    if (format == "openai" && m.name == "apply_patch") continue;
     if (format == "anthropic") {
       tools.push_back(
           {{"name", m.name}, {"description", m.description}, {"input_schema", m.input_schema}});
@@ -50,7 +54,7 @@ int run_tools(const CommandLine& cl) {
   LockChains locks;
   Operations ops(cl.options, locks, pool);
   const Registry registry(ops);
-  std::cout << tool_definitions(registry, cl.tools_format).dump(2) << "\n";
+  std::cout << tool_definitions(registry, cl.tools_format, cl.options.mcp_tools).dump(2) << "\n";
   pool.join();
   return std::cout.good() ? 0 : 1;
 }

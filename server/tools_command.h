@@ -10,13 +10,16 @@
 
 namespace editd {
 
-// The registry's methods as tool definitions in `format`:
-// - "mcp": what tools/list answers, {"tools": [{name, title, description,
-//   inputSchema, outputSchema, annotations}]};
-// - "anthropic": the Messages API's `tools`, [{name, description, input_schema}];
+// The registry's methods as tool definitions in `format`, each name once:
+// - "mcp": what tools/list answers with --mcp-tools `mcp_tools`, {"tools":
+//   [{name, title, description, inputSchema, outputSchema, annotations}]};
+// - "anthropic": the Messages API's `tools`, [{name, description, input_schema}],
+//   with Anthropic's text editor tool for anthropic_text_editor;
 // - "openai": the Responses API's function tools, [{type: "function", name,
-//   description, parameters, strict: false}].
-nlohmann::json tool_definitions(const Registry& registry, std::string_view format);
+//   description, parameters, strict: false}], with OpenAI's own apply_patch
+//   tool for openai_apply_patch in place of the apply_patch function.
+nlohmann::json tool_definitions(const Registry& registry, std::string_view format,
+                                std::string_view mcp_tools = "models");
 
 // Prints tool_definitions for cl.tools_format on stdout; returns the exit code.
 int run_tools(const CommandLine& cl);

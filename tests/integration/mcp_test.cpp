@@ -3,6 +3,8 @@
 // cancellation, and MCP over stdio, a Unix socket and TCP.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include <map>
 #include <regex>
 #include <set>
@@ -199,7 +201,7 @@ TEST_CASE(
   auto plain = spawn_editd(root);
   json methods = plain.ok(
       "initialize", {{"protocolVersion", 1}})["agentCapabilities"]["_meta"]["editd"]["methods"];
-  auto p = spawn_editd(root);
+  auto p = spawn_editd(root, {"--mcp-tools", "all"});
   mcp_initialize(p);
   json tools = p.ok("tools/list", json::object())["tools"];
   std::vector<std::string> names;
@@ -232,6 +234,46 @@ TEST_CASE(
   CHECK(flags("str_replace")["readOnlyHint"] == false);
   CHECK(flags("apply_patch")["destructiveHint"] == true);
   CHECK(flags("insert")["destructiveHint"] == false);
+}
+
+TEST_CASE(
+    "tools/list lists the tools meant for models unless --mcp-tools all asks for the hosts' too; "
+    "tools/call runs either") {
+  TempDir root;
+  root.write("f.txt", "a\n");
+  auto plain = spawn_editd(root);
+  const json methods = plain.ok(
+      "initialize", {{"protocolVersion", 1}})["agentCapabilities"]["_meta"]["editd"]["methods"];
+  const std::vector<std::string> for_hosts = {"anthropic_text_editor", "openai_apply_patch"};
+  std::vector<std::string> for_models;
+  for (const json& m : methods)
+    if (std::find(for_hosts.begin(), for_hosts.end(), m) == for_hosts.end())
+      for_models.push_back(m);
+  auto names = [](const json& list) {
+    std::vector<std::string> out;
+    for (const json& t : list["tools"]) out.push_back(t["name"]);
+    return out;
+  };
+
+  auto p = spawn_editd(root);
+  mcp_initialize(p);
+  CHECK(names(p.ok("tools/list", json::object())) == for_models);
+  // Not listed, still served: a host that forwards its provider's calls works either way.
+  json viewed = call(p, "anthropic_text_editor", {{"command", "view"}, {"path", "f.txt"}});
+  CHECK(viewed["isError"] == false);
+  CHECK(text_of(viewed) == "1: a");
+
+  auto models = spawn_editd(root, {"--mcp-tools", "models"});
+  mcp_initialize(models);
+  CHECK(names(models.ok("tools/list", json::object())) == for_models);
+
+  auto all = spawn_editd(root, {"--mcp-tools=all"});
+  mcp_initialize(all);
+  CHECK(json(names(all.ok("tools/list", json::object()))) == methods);
+
+  Run bad = run_editd({"--mcp-tools", "some"});
+  CHECK(bad.code == 2);
+  CHECK(bad.err.find("--mcp-tools must be models or all") != std::string::npos);
 }
 
 TEST_CASE(
@@ -311,6 +353,80 @@ TEST_CASE("hashline anchors and undo as MCP tools: the text alone is enough to u
   CHECK(stale["isError"] == true);
   CHECK(text_of(stale).find("Error (stale)") == 0);
   CHECK(root.read("calc.py") == "def add(a, b):\r\n    return a + b\r\n");
+}
+
+TEST_CASE(
+    "an MCP error's text shows the region its message points at, with line numbers, and never "
+    "names a data field the model cannot see") {
+  TempDir root;
+  root.write("calc.py",
+             "# calc\ndef add(a, b):\n    total = a + b\n    return total\n\nprint(add(1, 2))\n");
+  root.write("notes.txt", "alpha\nbeta\n");
+  auto p = spawn_editd(root, {"--mcp-tools", "all"});
+  mcp_initialize(p);
+  std::vector<std::string> texts;
+
+  json nm = call(p, "str_replace",
+                 {{"path", "calc.py"},
+                  {"oldText", "    total = a * b\n    return total"},
+                  {"newText", "x"}});
+  REQUIRE(nm["isError"] == true);
+  std::string t = text_of(nm);
+  INFO(t);
+  CHECK(t.find("the most similar region is lines 3-4") != std::string::npos);
+  CHECK(std::regex_search(
+      t, std::regex("\nClosest region, lines 3-4 \\(similarity 0\\.[0-9]+\\):\n    total = a \\+ "
+                    "b\n    return total\n")));
+  texts.push_back(t);
+
+  // A stale anchor: the lines as they are now, with their anchors.
+  json read = call(p, "read_text", {{"path", "notes.txt"}, {"format", "hashline"}});
+  const std::string lines = read["structuredContent"]["content"];
+  std::smatch beta;
+  REQUIRE(std::regex_search(lines, beta, std::regex("(2~[a-z]{2})\\|beta")));
+  root.write("notes.txt", "alpha\nBETA\n");
+  json stale = call(p, "edit_lines",
+                    {{"path", "notes.txt"},
+                     {"edits", {{{"replace", {{"start", beta[1].str()}}}, {"newText", "gamma"}}}}});
+  REQUIRE(stale["isError"] == true);
+  t = text_of(stale);
+  CHECK(t.find("Error (stale)") == 0);
+  CHECK(t.find("the error's region holds lines 1-2 as they are now") != std::string::npos);
+  CHECK(std::regex_search(t, std::regex("\nRegion, the lines as they are now:\n1~[a-z]{2}\\|alpha\n"
+                                        "2~[a-z]{2}\\|BETA\n")));
+  texts.push_back(t);
+
+  // A hunk that does not apply: the lines it looked for and the closest region.
+  json hunk = call(p, "apply_patch",
+                   {{"patch",
+                     "*** Begin Patch\n*** Update File: calc.py\n@@\n-    return totals\n+    "
+                     "return 0\n*** End Patch\n"}});
+  REQUIRE(hunk["isError"] == true);
+  t = text_of(hunk);
+  CHECK(t.find("The hunk's lines that were not found:\n    return totals\n") != std::string::npos);
+  CHECK(t.find("Closest region, line 4") != std::string::npos);
+  texts.push_back(t);
+
+  // The provider-native tools give the same account after their provider's line.
+  texts.push_back(text_of(call(p, "anthropic_text_editor",
+                               {{"command", "str_replace"},
+                                {"path", "calc.py"},
+                                {"old_str", "    total = a * b"},
+                                {"new_str", "x"}})));
+  texts.push_back(text_of(call(
+      p, "openai_apply_patch",
+      {{"operation", {{"type", "update_file"}, {"path", "calc.py"}, {"diff", "@@\n-zzz\n+y\n"}}}})));
+  for (const std::string& text : texts) {
+    CAPTURE(text);
+    const bool shows_region = text.find("Closest region, line") != std::string::npos ||
+                              text.find("Region, the lines") != std::string::npos;
+    CHECK(shows_region);
+    CHECK(text.find("data.") == std::string::npos);
+  }
+  for (const json& tool : p.ok("tools/list", json::object())["tools"]) {
+    CAPTURE(tool["name"]);
+    CHECK(tool["description"].get<std::string>().find("data.") == std::string::npos);
+  }
 }
 
 TEST_CASE(
@@ -552,16 +668,22 @@ TEST_CASE(
 
 TEST_CASE("editd tools prints the registry's tools for MCP, Anthropic and OpenAI requests") {
   TempDir root;
-  auto p = spawn_editd(root);
+  auto host = spawn_editd(root);
+  mcp_initialize(host);
+  const json for_models = host.ok("tools/list", json::object());
+  auto p = spawn_editd(root, {"--mcp-tools", "all"});
   mcp_initialize(p);
   const json listed = p.ok("tools/list", json::object());
 
   Run mcp = run_editd({"tools", "--format", "mcp"});
   REQUIRE(mcp.code == 0);
-  CHECK(json::parse(mcp.out) == listed);
+  CHECK(json::parse(mcp.out) == for_models);
   Run by_default = run_editd({"tools"});
   REQUIRE(by_default.code == 0);
-  CHECK(json::parse(by_default.out) == listed);
+  CHECK(json::parse(by_default.out) == for_models);
+  Run all = run_editd({"tools", "--mcp-tools", "all", "--format", "mcp"});
+  REQUIRE(all.code == 0);
+  CHECK(json::parse(all.out) == listed);
 
   Run anthropic = run_editd({"tools", "--format", "anthropic"});
   REQUIRE(anthropic.code == 0);
@@ -584,10 +706,11 @@ TEST_CASE("editd tools prints the registry's tools for MCP, Anthropic and OpenAI
   Run openai = run_editd({"tools", "--format=openai"});
   REQUIRE(openai.code == 0);
   const json o = json::parse(openai.out);
-  REQUIRE(o.size() == listed["tools"].size() - 1);
+  REQUIRE(o.size() == listed["tools"].size() - 2);
+  // OpenAI's own apply_patch tool is the model's apply_patch: no function of that name.
   k = 0;
   for (const json& t : listed["tools"]) {
-    if (t["name"] == "anthropic_text_editor") continue;
+    if (t["name"] == "anthropic_text_editor" || t["name"] == "apply_patch") continue;
     if (t["name"] == "openai_apply_patch")
       CHECK(o[k] == json{{"type", "apply_patch"}});
     else
@@ -604,4 +727,25 @@ TEST_CASE("editd tools prints the registry's tools for MCP, Anthropic and OpenAI
   CHECK(bad.out.empty());
   CHECK(bad.err.find("--format must be mcp, anthropic or openai") != std::string::npos);
   CHECK(run_editd({"tools", "--root", "."}).code == 2);
+}
+
+TEST_CASE("every tool editd tools prints has a name of its own, in every format") {
+  for (const std::string format : {"mcp", "anthropic", "openai"}) {
+    for (const std::string mcp_tools : {"models", "all"}) {
+      CAPTURE(format);
+      CAPTURE(mcp_tools);
+      Run r = run_editd({"tools", "--format", format, "--mcp-tools", mcp_tools});
+      REQUIRE(r.code == 0);
+      const json printed = json::parse(r.out);
+      const json& tools = format == "mcp" ? printed["tools"] : printed;
+      REQUIRE(tools.size() > 5);
+      // A provider's own tool without a name is called by its type.
+      std::set<std::string> names;
+      for (const json& t : tools) {
+        const std::string name = t.contains("name") ? t["name"] : t["type"];
+        CAPTURE(name);
+        CHECK(names.insert(name).second);
+      }
+    }
+  }
 }

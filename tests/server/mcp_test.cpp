@@ -95,6 +95,17 @@ TEST_CASE("an error's text holds its kind, message and every hint in full") {
         "Details: {\"lines\":[1,5]}\n");
   CHECK(render_error(Error(ErrorKind::kNotFound, "not found: a")) ==
         "Error (not_found): not found: a\n");
+  // A stale anchor's region and a hunk's missing lines come as text, not as JSON strings.
+  CHECK(render_error(Error(ErrorKind::kStale, "anchor 2~ec is stale",
+                           {{"anchor", "2~ec"}, {"region", "1~wr|a\n2~zw|b\n"}})) ==
+        "Error (stale): anchor 2~ec is stale\n"
+        "Region, the lines as they are now:\n1~wr|a\n2~zw|b\n"
+        "Details: {\"anchor\":\"2~ec\"}\n");
+  CHECK(render_error(Error(ErrorKind::kPatchApply, "hunk 1 does not apply",
+                           {{"context", "x\ny"}, {"hunk", 1}})) ==
+        "Error (patch_apply): hunk 1 does not apply\n"
+        "The hunk's lines that were not found:\nx\ny\n"
+        "Details: {\"hunk\":1}\n");
 }
 
 TEST_CASE("on MCP only the standard JSON-RPC codes go out") {

@@ -20,8 +20,9 @@ import { fileURLToPath } from "node:url";
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const INSPECTOR = path.join(HERE, "node_modules", ".bin", "mcp-inspector");
 const EDITD = path.resolve(process.argv[2] ?? process.env.EDITD_BINARY ?? "../../../build/editd");
-const TOOLS = ["anthropic_text_editor", "apply_patch", "create", "edit_lines", "fingerprint", "insert",
-  "openai_apply_patch", "read_text", "set_format", "str_replace", "undo", "write_text"];
+// The tools meant for models: what tools/list lists by default.
+const TOOLS = ["apply_patch", "create", "edit_lines", "fingerprint", "insert", "read_text",
+  "set_format", "str_replace", "undo", "write_text"];
 
 const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "editd-inspector-")));
 const root = path.join(scratch, "root");

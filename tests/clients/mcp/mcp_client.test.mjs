@@ -4,8 +4,10 @@
 // first and must fall back to initialize. Each runs over stdio (the SDK's own
 // transport spawning editd) and over a Unix socket (editd --listen unix:...).
 // (The MCP Inspector's CLI has its own test: inspector_cli.test.mjs.)
-// The 1.x client validates structuredContent against each tool's
+// The 1.x client validates structuredContent against each listed tool's
 // outputSchema, so every call here also checks the schemas against real results.
+// Over stdio editd lists the tools meant for models (the default); over the
+// socket it runs with --mcp-tools all and lists the provider-native ones too.
 //
 // Run: node mcp_client.test.mjs PATH/TO/editd   (after npm ci in this folder)
 import { test } from "node:test";
@@ -22,8 +24,9 @@ import { Client as Client2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as Stdio2 } from "@modelcontextprotocol/client/stdio";
 
 const EDITD = path.resolve(process.argv[2] ?? process.env.EDITD_BINARY ?? "../../../build/editd");
-const TOOLS = ["anthropic_text_editor", "apply_patch", "create", "edit_lines", "fingerprint", "insert",
-  "openai_apply_patch", "read_text", "set_format", "str_replace", "undo", "write_text"];
+const MODEL_TOOLS = ["apply_patch", "create", "edit_lines", "fingerprint", "insert", "read_text",
+  "set_format", "str_replace", "undo", "write_text"];
+const ALL_TOOLS = [...MODEL_TOOLS, "anthropic_text_editor", "openai_apply_patch"].sort();
 
 function tempRoot() {
   return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "editd-mcp-")));
@@ -66,10 +69,12 @@ const clients = {
 const stdioTransports = { "1.x": Stdio1, "2.x auto": Stdio2 };
 
 // The same session for every client and transport.
-async function exercise(client, root) {
+// `listed`: the tool names tools/list should answer. The provider-native
+// tools are called whether listed or not.
+async function exercise(client, root, listed) {
   assert.equal(client.getServerVersion().name, "editd");
   const { tools } = await client.listTools();
-  assert.deepEqual(tools.map((t) => t.name).sort(), TOOLS);
+  assert.deepEqual(tools.map((t) => t.name).sort(), listed);
   for (const t of tools) {
     assert.equal(t.inputSchema.type, "object");
     assert.equal(t.inputSchema.additionalProperties, false);
@@ -79,7 +84,7 @@ async function exercise(client, root) {
   const w = await client.callTool({ name: "write_text", arguments: { path: "src/app.py", content: "a = 1\nb = 2\n" } });
   assert.equal(w.isError, false);
 
-  // Provider-native tools: the SDK checks structuredContent against their output schemas.
+  // Provider-native tools: when listed, the SDK checks structuredContent against their output schemas.
   const v = await client.callTool({ name: "anthropic_text_editor", arguments: { command: "view", path: "src/app.py" } });
   assert.equal(v.isError, false);
   assert.equal(v.content[0].text, "1: a = 1\n2: b = 2");
@@ -143,7 +148,7 @@ for (const [version, makeClient] of Object.entries(clients)) {
     const transport = new stdioTransports[version]({ command: EDITD, args: ["--root", root, "--log-level", "warn"] });
     await client.connect(transport);
     try {
-      await exercise(client, root);
+      await exercise(client, root, MODEL_TOOLS);
     } finally {
       await client.close();
     }
@@ -154,7 +159,8 @@ for (const [version, makeClient] of Object.entries(clients)) {
     const run = fs.mkdtempSync(path.join(os.tmpdir(), "editd-mcp-run-"));
     const socketPath = path.join(run, "editd.sock");
     // The debug log names every request, so it shows whether the client probed.
-    const server = spawn(EDITD, ["--root", root, "--listen", `unix:${socketPath}`, "--log-level", "debug"], {
+    const server = spawn(EDITD, ["--root", root, "--listen", `unix:${socketPath}`, "--log-level", "debug",
+      "--mcp-tools", "all"], {
       stdio: ["pipe", "ignore", "pipe"],
     });
     let log = "";
@@ -165,7 +171,7 @@ for (const [version, makeClient] of Object.entries(clients)) {
       const client = makeClient("editd-mcp-socket-test");
       await client.connect(new UnixSocketTransport(socketPath));
       try {
-        await exercise(client, root);
+        await exercise(client, root, ALL_TOOLS);
       } finally {
         await client.close();
       }
