@@ -10,7 +10,7 @@
 #include "backends/local_backend.h"
 #include "edit/match.h"
 #include "protocol/error.h"
-#include "server/diagnostics.h"
+#include "server/checks/diagnostics.h"
 #include "server/probe.h"
 
 namespace editd {

@@ -25,10 +25,10 @@
 #include <spdlog/spdlog.h>
 
 #include "backends/local_backend.h"
-#include "server/child_process.h"
-#include "server/connection.h"
+#include "server/checks/child_process.h"
+#include "server/session/connection.h"
 #include "server/cpus.h"
-#include "server/socket_stream.h"
+#include "server/session/socket_stream.h"
 
 namespace editd {
 

@@ -32,9 +32,9 @@
 #include <vector>
 
 #include "backends/fs_backend.h"
-#include "server/registry.h"
-#include "server/lock_chain.h"
-#include "server/operations.h"
+#include "server/doors/registry.h"
+#include "server/ops/lock_chain.h"
+#include "server/ops/operations.h"
 #include "server/options.h"
 
 namespace editd {
