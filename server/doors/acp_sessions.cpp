@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "protocol/acp.h"
-#include "server/server.h"
 
 namespace editd {
 
@@ -81,27 +80,31 @@ Result<void> allowed() { return {}; }
 
 }  // namespace
 
-AcpSessions::AcpSessions(ServerContext& server, ClientChannel& client, Notify notify)
-    : server_(server),
+AcpSessions::AcpSessions(const ServerOptions& options, Operations& operations, FsBackend& local,
+                         const Registry& registry, ClientChannel& client, Notify notify)
+    : options_(options),
+      operations_(operations),
+      local_(local),
+      registry_(registry),
       client_(client),
       notify_(std::move(notify)),
-      reader_(server.operations().views().open_reader()) {
+      reader_(operations.views().open_reader()) {
   std::random_device rd;
   char prefix[16];
   std::snprintf(prefix, sizeof prefix, "%08x", static_cast<unsigned>(rd()));
   id_prefix_ = prefix;
 }
 
-AcpSessions::~AcpSessions() { server_.operations().views().close_reader(reader_); }
+AcpSessions::~AcpSessions() { operations_.views().close_reader(reader_); }
 
 Result<json> AcpSessions::initialize(const json& client_capabilities) {
-  delegated_ = server_.options().backend != "local" && acp::offers_fs(client_capabilities);
+  delegated_ = options_.backend != "local" && acp::offers_fs(client_capabilities);
   if (delegated_ && root_.empty()) {
-    auto root = server_.local_backend().resolve(".");
+    auto root = local_.resolve(".");
     if (!root) return root.error();
     root_ = *root;
   }
-  return acp::initialize_result(server_.registry().names(), delegated_, EDITD_VERSION);
+  return acp::initialize_result(registry_.names(), delegated_, EDITD_VERSION);
 }
 
 Result<json> AcpSessions::new_session(const json& params) {
@@ -111,7 +114,7 @@ Result<json> AcpSessions::new_session(const json& params) {
   // The cwd is only checked: paths stay relative to the root.
   std::unique_ptr<FsBackend> delegated;
   if (delegated_) delegated = delegated_backend(id);
-  auto inside = (delegated ? *delegated : server_.local_backend()).resolve(p->cwd);
+  auto inside = (delegated ? *delegated : local_).resolve(p->cwd);
   if (!inside) return inside.error();
   sessions_.insert(id);
   latest_session_ = id;
@@ -132,7 +135,7 @@ Result<std::string> AcpSessions::session_for(const json& params) {
 }
 
 std::unique_ptr<FsBackend> AcpSessions::delegated_backend(const std::string& session_id) {
-  const ServerOptions& o = server_.options();
+  const ServerOptions& o = options_;
   DelegatedBackendOptions options;
   options.root = root_;
   options.session_id = session_id;
@@ -149,7 +152,7 @@ asio::awaitable<Result<json>> AcpSessions::run(const Method& m, const json& para
   if (!session) co_return session.error();
   std::unique_ptr<FsBackend> delegated;
   if (delegated_) delegated = delegated_backend(*session);
-  FsBackend& backend = delegated ? *delegated : server_.local_backend();
+  FsBackend& backend = delegated ? *delegated : local_;
   RequestContext ctx{backend, std::move(cancel), known, nullptr};
   if (delegated) ctx.scope = "delegated:" + id_prefix_;
   ctx.place = place;
@@ -163,7 +166,7 @@ asio::awaitable<Result<json>> AcpSessions::run(const Method& m, const json& para
     notify_(std::string(acp::kSessionUpdate),
             tool_call_started(*session, tool_call_id, m.name, params, backend));
   }
-  if (server_.options().approve == "ask") ctx.approve = approver(*session, tool_call_id, backend);
+  if (options_.approve == "ask") ctx.approve = approver(*session, tool_call_id, backend);
   Result<json> result = co_await m.run(ctx, params);
   if (announce)
     notify_(std::string(acp::kSessionUpdate),
@@ -192,8 +195,8 @@ asio::awaitable<Result<void>> AcpSessions::request_permission(std::string sessio
   if (always_allowed_.count(session_id)) co_return allowed();
   acp::Diff diff{path, std::move(old_text), std::move(new_text), std::nullopt};
   json params = acp::permission_params(session_id, tool_call_id, shown, diff);
-  Result<json> answer = co_await client_.call(
-      std::string(acp::kRequestPermission), std::move(params), server_.options().delegate_timeout);
+  Result<json> answer = co_await client_.call(std::string(acp::kRequestPermission),
+                                              std::move(params), options_.delegate_timeout);
   co_return permission_outcome(session_id, shown, answer);
 }
 

@@ -38,16 +38,17 @@
 
 namespace editd {
 
-class ServerContext;
-
 class AcpSessions {
  public:
   using Notify = std::function<void(std::string method, nlohmann::json params)>;
 
-  // `client` makes calls to the client and `notify` sends it notifications;
-  // both belong to the connection, which must outlive this.
-  AcpSessions(ServerContext& server, ClientChannel& client, Notify notify);
-  // Forgets the views this connection read (server/views.h).
+  // `options`, `operations`, `local` (the local backend) and `registry` are
+  // the server's, shared by every connection; `client` makes calls to the
+  // client and `notify` sends it notifications, both the connection's. All
+  // must outlive this.
+  AcpSessions(const ServerOptions& options, Operations& operations, FsBackend& local,
+              const Registry& registry, ClientChannel& client, Notify notify);
+  // Forgets the views this connection read (server/ops/views.h).
   ~AcpSessions();
   AcpSessions(const AcpSessions&) = delete;
   AcpSessions& operator=(const AcpSessions&) = delete;
@@ -80,7 +81,10 @@ class AcpSessions {
   Result<void> permission_outcome(const std::string& session_id, const std::string& shown,
                                   const Result<nlohmann::json>& answer);
 
-  ServerContext& server_;
+  const ServerOptions& options_;
+  Operations& operations_;
+  FsBackend& local_;
+  const Registry& registry_;
   ClientChannel& client_;
   Notify notify_;
 

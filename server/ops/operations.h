@@ -22,7 +22,7 @@
 #include "server/ops/byte_budget.h"
 #include "server/checks/checks.h"
 #include "server/ops/lock_chain.h"
-#include "server/options.h"
+#include "server/ops/server_options.h"
 #include "server/ops/undo_history.h"
 #include "server/ops/views.h"
 
@@ -77,9 +77,9 @@ struct RequestContext {
   // the delegated connection. An undo runs only in the scope that recorded it.
   std::string scope = "local";
   // The request's place among its connection's: it joins the lock chains in
-  // that turn (server/lock_chain.h). Optional.
+  // that turn (server/ops/lock_chain.h). Optional.
   Arrivals::Place* place = nullptr;
-  // The connection's id in the view store (server/views.h): read_text records
+  // The connection's id in the view store (server/ops/views.h): read_text records
   // what it shows under it, edit_lines maps anchors from there. 0: no views.
   std::uint64_t reader = 0;
 };
@@ -141,7 +141,7 @@ class Operations {
       RequestContext& ctx, protocol::FingerprintParams p);
   boost::asio::awaitable<Result<protocol::ApplyPatchResult>> apply_patch(
       RequestContext& ctx, protocol::ApplyPatchParams p);
-  // Anthropic's text editor tool (server/provider_tools.cpp): its input as
+  // Anthropic's text editor tool (server/doors/provider_tools.cpp): its input as
   // the model wrote it; every failure is an is_error result.
   boost::asio::awaitable<Result<protocol::ToolResultBlock>> text_editor(
       RequestContext& ctx, protocol::TextEditorParams p);

@@ -16,7 +16,7 @@
 #include "protocol/methods.h"
 #include "server/doors/mcp.h"
 #include "server/session/memory.h"
-#include "server/server.h"
+#include "server/session/server_context.h"
 
 namespace editd {
 
@@ -171,9 +171,10 @@ Connection::Connection(ServerContext& server, asio::io_context& io, std::unique_
       stall_timer_(io),
       idle_timer_(io),
       auth_timer_(io),
-      acp_(server, *this, [this](std::string method, json params) {
-        notify(std::move(method), std::move(params));
-      }) {
+      acp_(server.options(), server.operations(), server.local_backend(), server.registry(), *this,
+           [this](std::string method, json params) {
+             notify(std::move(method), std::move(params));
+           }) {
   out_signal_.expires_at(std::chrono::steady_clock::time_point::max());
   slot_signal_.expires_at(std::chrono::steady_clock::time_point::max());
   authenticated_ = !settings_.needs_auth;
@@ -283,7 +284,7 @@ void Connection::count_unauthenticated_line() {
   }
 }
 
-// Idle (server/memory.h): kIdleTrimDelay after the last write, with nothing
+// Idle (server/session/memory.h): kIdleTrimDelay after the last write, with nothing
 // queued and no request in flight, memory goes back, once until the next
 // write. The heap is asked what it holds only then, never on a request's
 // path. A write only stamps last_progress_: the timer is armed at most once
