@@ -1,6 +1,6 @@
 // Diagnostics after an edit, the pure part: which files a check covers, how
 // its command line is split, what its output says, and which diagnostics an
-// edit introduced. No processes and no I/O here (server/checks.h runs them).
+// edit introduced. No processes and no I/O here (server/checks/checks.h runs them).
 #pragma once
 
 #include <optional>

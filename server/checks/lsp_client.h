@@ -2,7 +2,7 @@
 // running, fed each checked file's content (didOpen, then didChange with the
 // full text), and asked for nothing but the diagnostics it publishes.
 //
-// Every member runs on the checks' home, the main I/O thread (server/checks.h).
+// Every member runs on the checks' home, the main I/O thread (server/checks/checks.h).
 // A server that exits or breaks the protocol is forgotten, its diagnoses answer
 // `failed`, and the next one starts it again.
 #pragma once

@@ -1,12 +1,12 @@
 // The MCP front door: initialize, tools/list and tools/call over the method registry.
 //
 // A connection speaks MCP when its initialize carries a string
-// protocolVersion (server/connection.h routes it here); everything an MCP
+// protocolVersion (server/session/connection.h routes it here); everything an MCP
 // exchange needs that is not transport lives here, as pure functions of JSON.
 // Each registry method is one tool: its inputSchema, outputSchema and
 // annotations come from the declaration; tools/call runs the plain method, its
 // structuredContent is the method's whole result and its text content is
-// complete on its own (server/tool_text.h). A failed operation, bad arguments
+// complete on its own (server/doors/tool_text.h). A failed operation, bad arguments
 // included, is a result with isError; editd's own error codes never go out as
 // JSON-RPC errors (MCP reserves that range): error_code() maps every kind to a
 // standard JSON-RPC code.

@@ -513,7 +513,7 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
     std::size_t from = doc->line_offset(start - 1), to = doc->line_offset(end);
     const std::string_view body = doc->body();
     // The view is remembered for edit_lines: its lines' hashes, made once a
-    // version and connection (server/views.h).
+    // version and connection (server/ops/views.h).
     if (ctx.reader != 0 && options_.view_memory > 0 && end >= start &&
         !views_.add_lines(where, r.fingerprint, {start, end})) {
       text::Normalized norm(*doc);

@@ -19,7 +19,7 @@
 //   single reply larger than the bound is still sent whole.
 //
 // The connection knows no dialect's methods beyond routing. The plain methods
-// and ACP go to AcpSessions (server/acp_sessions.h: sessions, the delegated
+// and ACP go to AcpSessions (server/doors/acp_sessions.h: sessions, the delegated
 // backend, approvals, session/update); the connection serves as its channel
 // to the client (call(), notify()). While requests wait for the client's
 // answers the reader goes on reading, so that those answers are seen even
@@ -27,7 +27,7 @@
 // to --max-inflight of them, then reading pauses) and started as slots free.
 //
 // The dialect is chosen per connection by initialize: a string protocolVersion
-// means MCP (server/mcp.h: tools/list, tools/call, ping; editd's own error
+// means MCP (server/doors/mcp.h: tools/list, tools/call, ping; editd's own error
 // codes never go out, a request cancelled by notifications/cancelled gets no
 // answer); an integer, or no initialize at all, means the plain methods and
 // ACP as above. Only one initialize succeeds per connection (later ones are
@@ -133,7 +133,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   void on_oversize(std::size_t limit);
   void on_response(protocol::Incoming in);
   void on_notification(const protocol::Incoming& in);
-  // `place`: the request's among this connection's (server/lock_chain.h),
+  // `place`: the request's among this connection's (server/ops/lock_chain.h),
   // taken as it starts.
   boost::asio::awaitable<void> handle(protocol::Incoming in, Arrivals::Place place);
   boost::asio::awaitable<Result<nlohmann::json>> dispatch(protocol::Incoming& in,
