@@ -351,13 +351,7 @@ class Server {
     if (!ctx_.token())
       return Error(ErrorKind::kInvalidParams,
                    "--listen tcp:" + spec + " needs --token-file: TCP clients must authenticate");
-    std::string host = "127.0.0.1", port = spec;
-    if (auto colon = spec.rfind(':'); colon != std::string::npos) {
-      host = spec.substr(0, colon);
-      port = spec.substr(colon + 1);
-      if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-      if (host.empty()) host = "127.0.0.1";
-    }
+    const auto [host, port] = tcp_host_port(spec);
     boost::system::error_code ec;
     tcp::resolver resolver(ctx_.io());
     auto results = resolver.resolve(host, port, tcp::resolver::numeric_service, ec);
@@ -430,6 +424,18 @@ class Server {
 };
 
 }  // namespace
+
+HostPort tcp_host_port(const std::string& spec) {
+  HostPort out{"127.0.0.1", spec};
+  if (auto colon = spec.rfind(':'); colon != std::string::npos) {
+    out.host = spec.substr(0, colon);
+    out.port = spec.substr(colon + 1);
+    if (out.host.size() >= 2 && out.host.front() == '[' && out.host.back() == ']')
+      out.host = out.host.substr(1, out.host.size() - 2);
+    if (out.host.empty()) out.host = "127.0.0.1";
+  }
+  return out;
+}
 
 Result<std::string> read_token(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

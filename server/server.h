@@ -31,6 +31,14 @@ namespace editd {
 // Runs the server until it is told to stop; returns the process exit code.
 int run_server(const ServerOptions& options);
 
+// The host and port of a TCP address's "HOST:PORT" (after "tcp:"): a bare
+// port, or an empty host, is 127.0.0.1; an IPv6 host loses its brackets.
+struct HostPort {
+  std::string host;
+  std::string port;
+};
+HostPort tcp_host_port(const std::string& spec);
+
 // The contents of a --token-file, without its final line break; not empty.
 Result<std::string> read_token(const std::string& path);
 

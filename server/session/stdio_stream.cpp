@@ -11,6 +11,7 @@
 #include <boost/asio/write.hpp>
 #include <cerrno>
 
+#include "backends/beneath.h"
 #include "backends/offload.h"
 #include "server/session/stream.h"
 
@@ -69,18 +70,8 @@ class StdioStream final : public Stream {
 
   boost::asio::awaitable<void> write_all(std::string_view data,
                                          boost::system::error_code& ec) override {
-    auto r = co_await offload(writer_, [data]() -> Result<int> {
-      std::size_t done = 0;
-      while (done < data.size()) {
-        ssize_t n = ::write(1, data.data() + done, data.size() - done);
-        if (n < 0) {
-          if (errno == EINTR) continue;
-          return errno;
-        }
-        done += static_cast<std::size_t>(n);
-      }
-      return 0;
-    });
+    auto r =
+        co_await offload(writer_, [data]() -> Result<int> { return editd::write_all(1, data); });
     if (!r || *r != 0)
       ec = boost::system::error_code(r ? *r : EIO, boost::system::system_category());
   }
