@@ -1,4 +1,5 @@
-// Command-line options of the editd binary.
+// The command line of the editd binary: the mode it runs in (serve,
+// apply-patch, probe, tools) and its settings, parsed from argv.
 #pragma once
 
 #include <optional>

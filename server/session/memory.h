@@ -1,4 +1,5 @@
-// Returning memory that big requests freed.
+// Returning to the system the heap memory that big requests freed, once a
+// connection is idle.
 //
 // glibc keeps freed heap pages for reuse. After a request on a file of many
 // megabytes they would stay resident (40 MiB after a miss on a 58 MiB file),

@@ -1,4 +1,4 @@
-// Stream over an Asio socket (Unix or TCP).
+// A connection's stream (stream.h) over an accepted Unix or TCP socket.
 #pragma once
 
 #include <boost/asio/local/stream_protocol.hpp>
