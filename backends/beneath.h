@@ -71,6 +71,13 @@ class Fd {
   bool owned_ = true;
 };
 
+// Writes every byte of `bytes` to `fd`, again after EINTR: 0, or the errno of
+// the write that failed.
+int write_all(int fd, std::string_view bytes);
+
+// What `fd` reads until its end or an error, again after EINTR.
+std::string read_all(int fd);
+
 // The components of a relative path ("a/b/c" -> a, b, c; "" -> none).
 std::vector<std::string> split_relative(std::string_view rel);
 

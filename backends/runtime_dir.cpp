@@ -44,14 +44,6 @@ std::vector<std::string> entries(int dir, std::size_t limit) {
   return names;
 }
 
-std::string read_all(int fd) {
-  std::string text;
-  char buf[65536];
-  ssize_t n;
-  while ((n = ::read(fd, buf, sizeof buf)) > 0) text.append(buf, static_cast<std::size_t>(n));
-  return text;
-}
-
 // The registries of dead writers in `sub` (the flock of each is taken and
 // kept until the registry is deleted), with their text.
 std::vector<std::pair<std::string, std::string>> dead_registries(int sub, std::vector<Fd>& held) {

@@ -12,8 +12,8 @@
 
 #include "backends/local_backend.h"
 #include "edit/patch.h"
-#include "server/lock_chain.h"
-#include "server/operations.h"
+#include "server/ops/lock_chain.h"
+#include "server/ops/operations.h"
 
 namespace editd {
 

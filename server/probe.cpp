@@ -72,14 +72,7 @@ asio::awaitable<std::string> probe_unix(std::string path, std::string out) {
 
 asio::awaitable<std::string> probe_tcp(std::string spec, std::string out) {
   using asio::ip::tcp;
-  std::string host = "127.0.0.1", port = spec;
-  if (auto colon = spec.rfind(':'); colon != std::string::npos) {
-    host = spec.substr(0, colon);
-    port = spec.substr(colon + 1);
-    if (host.size() >= 2 && host.front() == '[' && host.back() == ']')
-      host = host.substr(1, host.size() - 2);
-    if (host.empty()) host = "127.0.0.1";
-  }
+  const auto [host, port] = tcp_host_port(spec);
   auto executor = co_await asio::this_coro::executor;
   tcp::resolver resolver(executor);
   auto [rec, results] = co_await resolver.async_resolve(host, port, tcp::resolver::numeric_service,

@@ -28,10 +28,11 @@
 #include <spdlog/spdlog.h>
 
 #include "backends/local_backend.h"
-#include "server/child_process.h"
-#include "server/connection.h"
+#include "server/checks/child_process.h"
+#include "server/session/connection.h"
+#include "server/session/server_context.h"
 #include "server/cpus.h"
-#include "server/socket_stream.h"
+#include "server/session/socket_stream.h"
 
 namespace editd {
 
@@ -41,83 +42,6 @@ namespace asio = boost::asio;
 // replies in this long loses them and its connection, so that it cannot hold
 // the exit back (Connection::limit_stall).
 constexpr std::chrono::seconds kFlushStall{10};
-
-ServerContext::ServerContext(ServerOptions options, std::vector<asio::io_context*> served,
-                             asio::thread_pool& pool, std::unique_ptr<FsBackend> local)
-    : options_(std::move(options)),
-      served_(std::move(served)),
-      pool_(pool),
-      local_(std::move(local)),
-      ops_(options_, locks_, pool_),
-      messages_(options_.max_message_bytes_in_flight),
-      registry_(ops_),
-      load_(served_.size(), 0) {
-  // Language servers are processes with pipes: they stay on one context.
-  if (served_.size() > 1) ops_.run_checks_on(io().get_executor());
-}
-
-std::size_t ServerContext::pick_io() {
-  std::lock_guard lock(connections_mutex_);
-  const std::size_t n = served_.size();
-  std::size_t best = next_ % n;
-  for (std::size_t k = 1; k < n; ++k) {
-    std::size_t i = (next_ + k) % n;
-    if (load_[i] < load_[best]) best = i;
-  }
-  next_ = best + 1;
-  return best;
-}
-
-std::size_t ServerContext::unauthenticated_cap() const {
-  rlimit limit{};
-  std::uint64_t quarter = 256;
-  if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
-    quarter = limit.rlim_cur / 4;
-  return static_cast<std::size_t>(
-      std::max<std::uint64_t>(1, std::min<std::uint64_t>(options_.max_unauthenticated, quarter)));
-}
-
-bool ServerContext::admit_unauthenticated() {
-  if (unauthenticated_.load() >= unauthenticated_cap()) return false;
-  ++unauthenticated_;
-  return true;
-}
-
-void ServerContext::release_unauthenticated() { --unauthenticated_; }
-
-void ServerContext::add(const std::shared_ptr<Connection>& c, std::size_t io_thread) {
-  std::lock_guard lock(connections_mutex_);
-  connections_.emplace(c.get(), Served{c, io_thread});
-  ++load_[io_thread];
-}
-
-void ServerContext::remove(Connection* c) {
-  std::lock_guard lock(connections_mutex_);
-  auto it = connections_.find(c);
-  if (it == connections_.end()) return;
-  --load_[it->second.io_thread];
-  connections_.erase(it);
-}
-
-std::vector<std::shared_ptr<Connection>> ServerContext::connections() const {
-  std::lock_guard lock(connections_mutex_);
-  std::vector<std::shared_ptr<Connection>> out;
-  out.reserve(connections_.size());
-  for (const auto& [raw, served] : connections_)
-    if (auto c = served.connection.lock()) out.push_back(std::move(c));
-  return out;
-}
-
-void log_failure(const char* what, std::exception_ptr e) {
-  if (!e) return;
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& ex) {
-    spdlog::error("{} failed: {}", what, ex.what());
-  } catch (...) {
-    spdlog::error("{} failed", what);
-  }
-}
 
 namespace {
 
@@ -452,13 +376,7 @@ class Server {
     if (!ctx_.token())
       return Error(ErrorKind::kInvalidParams,
                    "--listen tcp:" + spec + " needs --token-file: TCP clients must authenticate");
-    std::string host = "127.0.0.1", port = spec;
-    if (auto colon = spec.rfind(':'); colon != std::string::npos) {
-      host = spec.substr(0, colon);
-      port = spec.substr(colon + 1);
-      if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
-      if (host.empty()) host = "127.0.0.1";
-    }
+    const auto [host, port] = tcp_host_port(spec);
     boost::system::error_code ec;
     tcp::resolver resolver(ctx_.io());
     auto results = resolver.resolve(host, port, tcp::resolver::numeric_service, ec);
@@ -532,6 +450,18 @@ class Server {
 };
 
 }  // namespace
+
+HostPort tcp_host_port(const std::string& spec) {
+  HostPort out{"127.0.0.1", spec};
+  if (auto colon = spec.rfind(':'); colon != std::string::npos) {
+    out.host = spec.substr(0, colon);
+    out.port = spec.substr(colon + 1);
+    if (out.host.size() >= 2 && out.host.front() == '[' && out.host.back() == ']')
+      out.host = out.host.substr(1, out.host.size() - 2);
+    if (out.host.empty()) out.host = "127.0.0.1";
+  }
+  return out;
+}
 
 Result<std::string> read_token(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -4,9 +4,9 @@
 #include <boost/asio/thread_pool.hpp>
 #include <iostream>
 
-#include "server/lock_chain.h"
-#include "server/mcp.h"
-#include "server/operations.h"
+#include "server/ops/lock_chain.h"
+#include "server/doors/mcp.h"
+#include "server/ops/operations.h"
 
 namespace editd {
 

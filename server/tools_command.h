@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "server/options.h"
-#include "server/registry.h"
+#include "server/doors/registry.h"
 
 namespace editd {
 

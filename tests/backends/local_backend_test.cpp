@@ -84,9 +84,11 @@ struct Local {
 };
 
 Op write_op(std::string canonical, std::string bytes) {
-  return Op{Op::Kind::kWrite, std::move(canonical), std::move(bytes)};
+  return Op{Op::Kind::kWrite, std::move(canonical), std::move(bytes), std::nullopt, std::nullopt};
 }
-Op remove_op(std::string canonical) { return Op{Op::Kind::kRemove, std::move(canonical), ""}; }
+Op remove_op(std::string canonical) {
+  return Op{Op::Kind::kRemove, std::move(canonical), "", std::nullopt, std::nullopt};
+}
 
 ino_t ino_of(const fs::path& p) {
   struct stat st;

@@ -175,7 +175,7 @@ TEST_CASE("memory a big request used goes back to the system once the connection
   // A miss on a 48 MiB file passes every tier and the closest-region search.
   // After a big read, glibc kept what the miss freed in its heap (39 MiB above
   // idle after a 58 MiB miss) until editd trimmed it when its connections go
-  // idle (server/memory.h).
+  // idle (server/session/memory.h).
   TempDir root;
   root.write("big.txt", numbered_lines(48 * kMiB, "big"));
   root.write("small.txt", "small\n");

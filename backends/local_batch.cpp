@@ -1,0 +1,231 @@
+// The local backend's apply_batch: many files changed at once, journaled so
+// that a killed editd leaves all of them changed or none (journal.h).
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spdlog/spdlog.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <set>
+#include <span>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "backends/local_backend_internal.h"
+
+namespace editd::local_backend_detail {
+
+Result<void> LocalBackend::batch_sync(std::vector<BatchOp>& ops,
+                                      std::vector<std::size_t>& applied) {
+  struct Item {
+    const BatchOp* op = nullptr;
+    Target t;
+    bool write = false;
+    bool exists = false;
+    struct stat st {};
+    Staged temp;
+    bool renamed = false;
+  };
+  std::vector<Item> items;
+  for (const BatchOp& op : ops) {
+    auto t = target_of(op.canonical);
+    if (!t) return t.error();
+    Item& it = items.emplace_back();
+    it.op = &op;
+    it.t = std::move(*t);
+    it.write = op.kind == BatchOp::Kind::kWrite;
+  }
+  if (items.empty()) return {};
+  if (options_.read_only)
+    return read_only_error(items[0].write ? "writing" : "deleting", items[0].t.shown);
+
+  // 1. Every check, before anything changes.
+  std::map<std::string, Fd> dirs;  // relative directory -> descriptor
+  for (Item& it : items) {
+    const std::string& shown = it.t.shown;
+    if (it.write && it.op->bytes.size() > options_.max_file_bytes)
+      return too_large(shown, it.op->bytes.size());
+    if (it.t.name.empty()) return is_directory(shown);
+    auto d = dirs.find(it.t.dir);
+    if (d == dirs.end()) {
+      Fd fd;
+      int err = root_.open_dir(it.t.dir, fd);
+      if (err == ENOENT && it.write) continue;  // made while staging
+      if (err) return path_error(it.t, err, it.write ? "open the directory of" : "unlink");
+      d = dirs.emplace(it.t.dir, std::move(fd)).first;
+    }
+    Result<void> ok = it.write ? check_write_target(d->second.get(), it.t, it.st, it.exists)
+                               : check_removal(d->second.get(), it.t, it.st);
+    if (!ok) return ok;
+  }
+
+  // 2. Stage every write in a temporary file beside its target.
+  journal::Journal j;
+  if (int err = journals_.begin(j))
+    spdlog::debug("apply_batch without a journal: {}/.editd: {}", options_.root,
+                  std::strerror(err));
+  std::vector<std::string> made;
+  auto unstage = [&] {
+    for (Item& it : items) {
+      if (it.temp.name.empty() || it.renamed) continue;
+      if (auto d = dirs.find(it.t.dir); d != dirs.end())
+        ::unlinkat(d->second.get(), it.temp.name.c_str(), 0);
+      it.temp.fd.reset();
+    }
+    remove_dirs(made);
+    if (j.open()) journals_.end(j);
+  };
+  for (Item& it : items) {
+    if (!it.write) continue;
+    auto d = dirs.find(it.t.dir);
+    if (d == dirs.end()) {
+      Fd fd;
+      if (int err = make_dirs(it.t.dir, fd, made, &j)) {
+        unstage();
+        return path_error(it.t, err, "create the directories of");
+      }
+      d = dirs.emplace(it.t.dir, std::move(fd)).first;
+    }
+    registry_->add(it.t.dir);
+    Failure f = create_temp(d->second.get(), it.t, it.temp, &j);
+    const std::string_view bytes = it.op->bytes;
+    if (!f.err)
+      f = fill_temp(it.temp, std::span(&bytes, 1), it.exists ? &it.st : nullptr, it.op->attributes,
+                    it.op->executable);
+    if (f.err) {
+      unstage();
+      return posix_error(f.op, it.t.shown, f.err);
+    }
+    // Start the writeback now; the fsyncs below then mostly wait for it.
+    if (options_.durable) ::sync_file_range(it.temp.fd.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
+  }
+  // Everything the commit stands on is made durable in one group of fsyncs
+  // run at once: the temporary files, the directories that hold the journal,
+  // and those that hold the temporary files and the directories made for
+  // them. Nothing is renamed before the commit, so their order is free.
+  if (options_.durable) {
+    // The injected failures first, in order, as the fsyncs run at once.
+    std::vector<int> fds;
+    std::vector<const Item*> synced;
+    for (const Item& it : items) {
+      if (!it.write) continue;
+      if (int err = injected(LocalSyscall::kFsync, it.temp.name)) {
+        unstage();
+        return posix_error("fsync", it.t.shown, err);
+      }
+      fds.push_back(it.temp.fd.get());
+      synced.push_back(&it);
+    }
+    std::vector<Fd> readable;
+    if (j.open()) {
+      if (int err = j.take_directories(readable)) {
+        unstage();
+        return posix_error("commit the journal of the change to", items[0].t.shown, err);
+      }
+    }
+    const std::size_t journal_end = fds.size() + readable.size();
+    std::set<std::string> holding;
+    for (Item& it : items)
+      if (it.write) holding.insert(it.t.dir);
+    for (const std::string& m : made) holding.insert(parent_relative(m));
+    for (const std::string& d : holding) {
+      Fd fd;
+      if (root_.open_dir(d, fd) != 0) continue;
+      if (Fd r = syncable_directory(fd.get()); r.valid()) readable.push_back(std::move(r));
+    }
+    for (const Fd& d : readable) fds.push_back(d.get());
+    // The first failure counts. One of the files' directories (the last
+    // ones) is ignored, as sync_dir ignores it for every write.
+    if (auto [at, err] = sync_all(fds); err && at < journal_end) {
+      unstage();
+      if (at < synced.size()) return posix_error("fsync", synced[at]->t.shown, err);
+      return posix_error("commit the journal of the change to", items[0].t.shown, err);
+    }
+  }
+
+  // 3. Commit: from here on, a crash means the change is rolled forward.
+  if (j.open()) {
+    // The records and the commit in one write: none counts before the commit.
+    std::string records;
+    for (Item& it : items) {
+      std::string rec =
+          it.write ? "mv " + journal::dir_field(it.t.dir) + " " + journal::escape(it.temp.name) +
+                         " " + journal::escape(it.t.name) + " " + std::to_string(it.temp.ino) +
+                         " " + (it.exists ? std::to_string(it.st.st_ino) : std::string("-"))
+                   : "rm " + journal::dir_field(it.t.dir) + " " + journal::escape(it.t.name) + " " +
+                         std::to_string(it.st.st_ino);
+      if (int err = injected(LocalSyscall::kJournal, rec)) {
+        unstage();
+        return posix_error("write the journal entry for", it.t.shown, err);
+      }
+      records += rec;
+      records += '\n';
+    }
+    int err = injected(LocalSyscall::kJournal, "commit");
+    if (!err) err = j.commit(records);
+    if (err) {
+      unstage();
+      return posix_error("commit the journal of the change to", items[0].t.shown, err);
+    }
+  }
+
+  // 4. Apply, in order.
+  Retired replaced;
+  for (Item& it : items)
+    if (!it.write || it.exists) replaced.hold(dirs.at(it.t.dir).get(), it.t.name);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    Item& it = items[i];
+    int dir = dirs.at(it.t.dir).get();
+    Failure f;
+    if (it.write) {
+      f.op = "rename";
+      f.err = injected(LocalSyscall::kRename, it.t.name);
+      if (!f.err && ::renameat(dir, it.temp.name.c_str(), dir, it.t.name.c_str()) != 0)
+        f.err = errno;
+      it.renamed = f.err == 0;
+    } else {
+      f.op = "unlink";
+      f.err = injected(LocalSyscall::kUnlink, it.t.name);
+      if (!f.err && ::unlinkat(dir, it.t.name.c_str(), 0) != 0) f.err = errno;
+    }
+    if (f.err) {
+      // The caller undoes what took effect; recovery must not redo the rest.
+      if (j.open()) j.abort();
+      for (Item& rest : items) {
+        if (rest.temp.name.empty() || rest.renamed) continue;
+        ::unlinkat(dirs.at(rest.t.dir).get(), rest.temp.name.c_str(), 0);
+        rest.temp.fd.reset();
+      }
+      sync_dirs(dirs);
+      if (j.open()) journals_.end(j);
+      return posix_error(f.op, it.t.shown, f.err);
+    }
+    applied.push_back(i);
+  }
+
+  // 5. Durable, then the journal goes.
+  sync_dirs(dirs);
+  if (j.open()) journals_.end(j);
+  replaced.release(pool_);
+  return {};
+}
+
+}  // namespace editd::local_backend_detail

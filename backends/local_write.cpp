@@ -1,0 +1,321 @@
+// The local backend's writes: atomic (a temporary file, filled, synced and
+// renamed over the target), removals, and the directories a write makes.
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <spdlog/spdlog.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <boost/asio/associated_executor.hpp>
+#include <boost/asio/async_result.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <deque>
+#include <map>
+#include <set>
+#include <span>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "backends/local_backend_internal.h"
+
+namespace editd::local_backend_detail {
+
+InjectedFault LocalBackend::fault(LocalSyscall call, const std::string& name) const {
+  return options_.inject ? options_.inject(call, name) : InjectedFault{};
+}
+
+int LocalBackend::record(journal::Journal* j, const std::string& line) const {
+  if (!j || !j->open()) return 0;
+  if (int err = injected(LocalSyscall::kJournal, line)) return err;
+  return j->append(line);
+}
+
+int LocalBackend::make_dirs(const std::string& rel, Fd& out, std::vector<std::string>& made,
+                            journal::Journal* j) const {
+  int err = root_.open_dir(rel, out);
+  if (err != ENOENT) return err;
+  Fd cur;
+  if ((err = root_.open_dir("", cur))) return err;
+  std::string sofar;
+  for (const std::string& part : split_relative(rel)) {
+    std::string next = sofar.empty() ? part : sofar + "/" + part;
+    Fd child;
+    err = root_.open_child_dir(cur.get(), part, child);
+    if (err == ENOENT) {
+      if ((err = record(j, "dir " + journal::escape(next)))) return err;
+      if ((err = injected(LocalSyscall::kMkdir, next))) return err;
+      if (::mkdirat(cur.get(), part.c_str(), 0777) == 0)
+        made.push_back(next);
+      else if (errno != EEXIST)
+        return errno;
+      err = root_.open_child_dir(cur.get(), part, child);
+    }
+    if (err) return err;
+    cur = std::move(child);
+    sofar = std::move(next);
+  }
+  out = std::move(cur);
+  return 0;
+}
+
+void LocalBackend::remove_dirs(const std::vector<std::string>& made) const {
+  for (auto d = made.rbegin(); d != made.rend(); ++d) {
+    Fd parent;
+    if (root_.open_dir(parent_relative(*d), parent) == 0)
+      ::unlinkat(parent.get(), leaf_of(*d).c_str(), AT_REMOVEDIR);
+  }
+}
+
+void LocalBackend::sync_made(const std::vector<std::string>& made) const {
+  for (const std::string& d : made) {
+    Fd parent;
+    if (root_.open_dir(parent_relative(d), parent) == 0) sync_dir(parent.get());
+  }
+}
+
+Result<void> LocalBackend::check_write_target(int dir, const Target& t, struct stat& st,
+                                              bool& exists) const {
+  exists = ::fstatat(dir, t.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+  if (!exists) {
+    if (errno == ENOENT) return {};
+    return posix_error("stat", t.shown, errno);
+  }
+  if (S_ISDIR(st.st_mode)) return is_directory(t.shown);
+  if (S_ISLNK(st.st_mode)) return changed(t.shown);
+  if (!S_ISREG(st.st_mode))
+    return Error(ErrorKind::kNotText, t.shown + " is not a regular file", {{"path", t.shown}});
+  if (!may_write(dir, t.name)) return not_writable(t.shown, st.st_mode);
+  return {};
+}
+
+Result<void> LocalBackend::check_removal(int dir, const Target& t, struct stat& st) const {
+  if (::fstatat(dir, t.name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return path_error(t, errno, "stat");
+  if (S_ISDIR(st.st_mode)) return is_directory(t.shown);
+  if (S_ISLNK(st.st_mode)) return changed(t.shown);
+  if (!may_write(dir, t.name)) return not_writable(t.shown, st.st_mode);
+  return {};
+}
+
+Failure LocalBackend::create_temp(int dir, const Target& t, Staged& out,
+                                  journal::Journal* j) const {
+  static constexpr const char* kCreate = "create a temporary file for";
+  for (int attempt = 0; attempt < 100; ++attempt) {
+    std::string name = journal::temp_name(t.name);
+    if (int err = record(j, "tmp " + journal::dir_field(t.dir) + " " + journal::escape(name)))
+      return {err, "write the journal entry for"};
+    if (int err = injected(LocalSyscall::kCreateTemp, name)) return {err, kCreate};
+    Fd fd(::openat(dir, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    if (!fd.valid()) {
+      if (errno == EEXIST) continue;
+      return {errno, kCreate};
+    }
+    // Held until the rename: recovery leaves the temporary files of live writers alone.
+    while (::flock(fd.get(), LOCK_EX) != 0) {
+      if (errno == EINTR) continue;
+      int err = errno;
+      ::unlinkat(dir, name.c_str(), 0);
+      return {err, "lock the temporary file of"};
+    }
+    struct stat st;
+    if (::fstat(fd.get(), &st) != 0) {
+      int err = errno;
+      ::unlinkat(dir, name.c_str(), 0);
+      return {err, "stat the temporary file of"};
+    }
+    if (st.st_nlink == 0) continue;  // a recovery took it for a dead writer's
+    out.fd = std::move(fd);
+    out.name = std::move(name);
+    out.ino = st.st_ino;
+    return {};
+  }
+  return {EEXIST, kCreate};
+}
+
+Failure LocalBackend::fill_temp(Staged& s, std::span<const std::string_view> pieces,
+                                const struct stat* existing,
+                                const std::optional<FileAttributes>& want,
+                                std::optional<bool> executable) const {
+  std::size_t piece = 0, offset = 0;  // the next byte to write
+  while (piece < pieces.size()) {
+    if (offset == pieces[piece].size()) {
+      ++piece;
+      offset = 0;
+      continue;
+    }
+    InjectedFault f = fault(LocalSyscall::kWrite, s.name);
+    if (f.err) return {f.err, "write"};
+    std::array<iovec, IOV_MAX> iov;
+    int count = 0;
+    std::size_t room = std::max<std::size_t>(1, f.max_bytes);
+    for (std::size_t i = piece; i < pieces.size() && count < IOV_MAX && room > 0; ++i) {
+      const std::string_view p = pieces[i].substr(i == piece ? offset : 0);
+      const std::size_t take = std::min(p.size(), room);
+      if (take == 0) continue;
+      iov[count++] = {const_cast<char*>(p.data()), take};
+      room -= take;
+    }
+    ssize_t n = ::writev(s.fd.get(), iov.data(), count);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return {errno, "write"};
+    }
+    // Past what was written, whole pieces first.
+    auto left = static_cast<std::size_t>(n);
+    while (left > 0) {
+      const std::size_t rest = pieces[piece].size() - offset;
+      if (left < rest) {
+        offset += left;
+        break;
+      }
+      left -= rest;
+      ++piece;
+      offset = 0;
+    }
+  }
+  std::optional<FileAttributes> keep = want;
+  if (!keep && existing)
+    keep = FileAttributes{static_cast<std::uint32_t>(existing->st_mode & 07777),
+                          static_cast<std::uint32_t>(existing->st_uid),
+                          static_cast<std::uint32_t>(existing->st_gid)};
+  mode_t mode = keep ? (keep->mode & 07777) : (0666 & ~current_umask());
+  if (executable) mode = with_executable(mode, *executable);
+  // The owner first: a change of owner clears the set-ID bits, which the
+  // chmod after it gives back where the owner was kept.
+  if (keep && (keep->uid != euid_ || keep->gid != egid_) &&
+      ::fchown(s.fd.get(), keep->uid, keep->gid) != 0) {
+    mode &= ~static_cast<mode_t>(S_ISUID | S_ISGID);  // best effort: the owner is ours
+  }
+  if (::fchmod(s.fd.get(), mode) != 0) return {errno, "chmod"};
+  return {};
+}
+
+void LocalBackend::sync_dir(int fd) const {
+  if (options_.durable) sync_directory(fd);
+}
+
+void LocalBackend::sync_dirs(const std::map<std::string, Fd>& dirs) const {
+  if (!options_.durable) return;
+  std::vector<Fd> readable;
+  std::vector<int> fds;
+  for (const auto& [rel, fd] : dirs) {
+    Fd r = syncable_directory(fd.get());
+    if (!r.valid()) continue;
+    fds.push_back(r.get());
+    readable.push_back(std::move(r));
+  }
+  sync_all(fds);
+}
+
+Failure LocalBackend::sync_temp(Staged& s) const {
+  if (!options_.durable) return {};
+  if (int err = injected(LocalSyscall::kFsync, s.name)) return {err, "fsync"};
+  while (::fsync(s.fd.get()) != 0)
+    if (errno != EINTR) return {errno, "fsync"};
+  return {};
+}
+
+Result<void> LocalBackend::write_sync(const std::string& canonical,
+                                      const std::string& bytes) const {
+  const std::string_view whole = bytes;
+  return write_sync(canonical, std::span(&whole, 1));
+}
+
+Result<void> LocalBackend::write_sync(const std::string& canonical,
+                                      std::span<const std::string_view> pieces) const {
+  std::size_t size = 0;
+  for (std::string_view p : pieces) size += p.size();
+  auto t = target_of(canonical);
+  if (!t) return t.error();
+  const std::string& shown = t->shown;
+  if (options_.read_only) return read_only_error("writing", shown);
+  if (size > options_.max_file_bytes) return too_large(shown, size);
+  if (t->name.empty()) return is_directory(shown);
+
+  Fd dir;
+  std::vector<std::string> made;
+  if (int err = make_dirs(t->dir, dir, made, nullptr)) {
+    remove_dirs(made);
+    return path_error(*t, err, "create the directories of");
+  }
+  struct stat st;
+  bool exists = false;
+  if (auto r = check_write_target(dir.get(), *t, st, exists); !r) {
+    remove_dirs(made);
+    return r;
+  }
+  registry_->add(t->dir);
+  Staged tmp;
+  Failure f = create_temp(dir.get(), *t, tmp, nullptr);
+  if (!f.err) f = fill_temp(tmp, pieces, exists ? &st : nullptr);
+  if (!f.err) f = sync_temp(tmp);
+  Retired replaced;
+  if (!f.err) {
+    f.op = "rename";
+    f.err = injected(LocalSyscall::kRename, t->name);
+    if (!f.err && exists) replaced.hold(dir.get(), t->name);
+    if (!f.err && ::renameat(dir.get(), tmp.name.c_str(), dir.get(), t->name.c_str()) != 0)
+      f.err = errno;
+  }
+  if (f.err) {
+    if (!tmp.name.empty()) ::unlinkat(dir.get(), tmp.name.c_str(), 0);
+    remove_dirs(made);
+    return posix_error(f.op, shown, f.err);
+  }
+  sync_dir(dir.get());
+  sync_made(made);
+  replaced.release(pool_);
+  return {};
+}
+
+Result<void> LocalBackend::remove_sync(const std::string& canonical) const {
+  auto t = target_of(canonical);
+  if (!t) return t.error();
+  const std::string& shown = t->shown;
+  if (options_.read_only) return read_only_error("deleting", shown);
+  if (t->name.empty()) return is_directory(shown);
+  Fd dir;
+  if (int err = root_.open_dir(t->dir, dir)) return path_error(*t, err, "unlink");
+  struct stat st;
+  if (auto r = check_removal(dir.get(), *t, st); !r) return r;
+  Retired removed;
+  int err = injected(LocalSyscall::kUnlink, t->name);
+  if (!err) removed.hold(dir.get(), t->name);
+  if (!err && ::unlinkat(dir.get(), t->name.c_str(), 0) != 0) err = errno;
+  if (err) return posix_error("unlink", shown, err);
+  sync_dir(dir.get());
+  removed.release(pool_);
+  return {};
+}
+
+Result<void> LocalBackend::remove_directory_sync(const std::string& canonical) const {
+  auto t = target_of(canonical);
+  if (!t) return t.error();
+  const std::string& shown = t->shown;
+  if (options_.read_only) return read_only_error("removing", shown);
+  if (t->name.empty()) return posix_error("rmdir", shown, EBUSY);
+  Fd dir;
+  if (int err = root_.open_dir(t->dir, dir)) return path_error(*t, err, "rmdir");
+  if (::unlinkat(dir.get(), t->name.c_str(), AT_REMOVEDIR) != 0) {
+    int err = errno;
+    if (err == ENOENT) return not_found(shown);
+    return posix_error("rmdir", shown, err == EEXIST ? ENOTEMPTY : err);
+  }
+  sync_dir(dir.get());
+  return {};
+}
+
+}  // namespace editd::local_backend_detail

@@ -1,0 +1,202 @@
+#include "server/checks/checks.h"
+
+#include <boost/asio/co_spawn.hpp>
+#include <boost/asio/use_awaitable.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include <filesystem>
+
+#include "edit/fingerprint.h"
+#include "edit/text.h"
+#include "server/checks/child_process.h"
+#include "server/checks/lsp_client.h"
+
+namespace editd {
+
+namespace asio = boost::asio;
+using protocol::Diagnostic;
+
+namespace {
+
+std::string program_name(const std::string& argv0) {
+  auto slash = argv0.rfind('/');
+  return slash == std::string::npos ? argv0 : argv0.substr(slash + 1);
+}
+
+// Whether `printed`, a path a checker named (absolute, or relative to the root),
+// is a file under `root` (canonical): by its text, with no ".." above the root,
+// and, when it exists, after its links are resolved. A checker may read what
+// editd's clients may not (`#include "/etc/shadow"`); its words about such a
+// file are not passed on.
+bool under_root(const std::filesystem::path& root, std::string_view printed) {
+  namespace fs = std::filesystem;
+  auto inside = [&root](const fs::path& p) {
+    auto r = root.begin();
+    auto q = p.begin();
+    for (; r != root.end(); ++r, ++q)
+      if (q == p.end() || *q != *r) return false;
+    return true;
+  };
+  fs::path p = fs::path(printed);
+  if (p.is_relative()) p = root / p;
+  p = p.lexically_normal();
+  if (!inside(p)) return false;
+  std::error_code ec;
+  fs::path real = fs::canonical(p, ec);
+  return ec ? !fs::exists(fs::symlink_status(p, ec)) : inside(real);
+}
+
+std::string seconds(std::chrono::milliseconds ms) {
+  auto n = ms.count();
+  return n % 1000 == 0 ? std::to_string(n / 1000) + " s" : std::to_string(n) + " ms";
+}
+
+}  // namespace
+
+Checks::Checks(std::vector<diagnostics::Spec> specs, std::string root,
+               std::chrono::milliseconds timeout)
+    : specs_(std::move(specs)), root_(std::move(root)), timeout_(timeout) {
+  std::error_code ec;
+  canonical_root_ = std::filesystem::weakly_canonical(root_, ec);
+  if (ec) canonical_root_ = std::filesystem::path(root_).lexically_normal();
+  for (const diagnostics::Spec& s : specs_)
+    lsp_.push_back(s.lsp ? std::make_unique<LspClient>(
+                               s.argv, root_, program_name(s.argv[0]),
+                               [this](std::string_view path) {
+                                 return under_root(canonical_root_, path);
+                               })
+                         : nullptr);
+}
+
+Checks::~Checks() = default;
+
+void Checks::stop() {
+  for (auto& l : lsp_)
+    if (l) l->stop();
+}
+
+bool Checks::covers(const Target& t) const {
+  for (const diagnostics::Spec& s : specs_)
+    if (diagnostics::glob_matches(s.glob, t.shown)) return true;
+  return false;
+}
+
+asio::awaitable<Checks::Run> Checks::run(std::size_t spec, const Target& t,
+                                         const std::string& bytes) {
+  const diagnostics::Spec& s = specs_[spec];
+  Run r;
+  const std::string source = program_name(s.argv[0]);
+  const auto deadline = std::chrono::steady_clock::now() + timeout_;
+  if (s.lsp) {
+    std::string text(text::without_bom(bytes));
+    LspClient::Outcome o = co_await lsp_[spec]->diagnose(t.canonical, text, deadline);
+    r.status = o.status;
+    r.detail = o.detail;
+    r.diagnostics = std::move(o.diagnostics);
+    co_return r;
+  }
+  const std::string fp = fingerprint(bytes);
+  auto key = std::make_pair(spec, t.canonical);
+  if (auto it = cache_.find(key); it != cache_.end() && it->second.first == fp) {
+    r.diagnostics = it->second.second;
+    co_return r;
+  }
+  std::vector<std::string> argv = diagnostics::substitute(s.argv, t.shown);
+  ProcessOutcome p = co_await run_process(std::move(argv), root_, timeout_, kMaxOutputBytes);
+  if (!p.started) {
+    r.status = "failed";
+    r.detail = "--check " + s.option + ": " + p.error;
+    co_return r;
+  }
+  if (p.timed_out) {
+    r.status = "timeout";
+    r.detail = "--check " + s.option + ": no result within " + seconds(timeout_) +
+               " (--check-timeout); the checker was killed";
+    co_return r;
+  }
+  std::size_t dropped = 0;
+  r.diagnostics =
+      diagnostics::parse_output(p.output, t.shown, t.canonical, source, !p.succeeded(), &dropped);
+  const std::size_t parsed = r.diagnostics.size();
+  std::erase_if(r.diagnostics, [this](const Diagnostic& d) {
+    return d.file && !under_root(canonical_root_, *d.file);
+  });
+  std::vector<std::string> notes;
+  if (dropped > 0) notes.push_back(std::to_string(dropped) + " more diagnostics not shown");
+  if (r.diagnostics.size() < parsed)
+    notes.push_back(std::to_string(parsed - r.diagnostics.size()) +
+                    " diagnostics about files outside the root not shown");
+  for (const std::string& n : notes)
+    r.detail += (r.detail.empty() ? "--check " + s.option + ": " : "; ") + n;
+  if (cache_.size() >= kCacheEntries) cache_.clear();
+  cache_[key] = {fp, r.diagnostics};
+  co_return r;
+}
+
+asio::awaitable<Checks::Before> Checks::before(const Target& t,
+                                               const std::optional<std::string>& bytes) {
+  if (!home_) co_return co_await before_here(t, bytes);
+  co_return co_await asio::co_spawn(*home_, before_here(t, bytes), asio::use_awaitable);
+}
+
+asio::awaitable<protocol::DiagnosticsReport> Checks::after(
+    const Target& t, Before before, const std::optional<std::string>& old_bytes,
+    const std::string& new_bytes) {
+  if (!home_) co_return co_await after_here(t, std::move(before), old_bytes, new_bytes);
+  co_return co_await asio::co_spawn(*home_, after_here(t, std::move(before), old_bytes, new_bytes),
+                                    asio::use_awaitable);
+}
+
+asio::awaitable<Checks::Before> Checks::before_here(const Target& t,
+                                                    const std::optional<std::string>& bytes) {
+  Before b;
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    if (!diagnostics::glob_matches(specs_[i].glob, t.shown)) continue;
+    b.specs.push_back(i);
+    if (!bytes) {
+      b.diagnostics.emplace_back();
+      continue;
+    }
+    Run r = co_await run(i, t, *bytes);
+    if (r.status != "ok") b.problems.push_back(r.detail);
+    b.diagnostics.push_back(std::move(r.diagnostics));
+  }
+  co_return b;
+}
+
+asio::awaitable<protocol::DiagnosticsReport> Checks::after_here(
+    const Target& t, Before before, const std::optional<std::string>& old_bytes,
+    const std::string& new_bytes) {
+  protocol::DiagnosticsReport report;
+  std::vector<Diagnostic> all_before;
+  std::vector<std::string> details;
+  for (std::size_t k = 0; k < before.specs.size(); ++k) {
+    Run r = co_await run(before.specs[k], t, new_bytes);
+    if (r.status == "failed" || (r.status == "timeout" && report.status == "ok"))
+      report.status = r.status;
+    if (!r.detail.empty()) details.push_back(r.detail);
+    for (Diagnostic& d : r.diagnostics) report.all.push_back(std::move(d));
+    for (Diagnostic& d : before.diagnostics[k]) all_before.push_back(std::move(d));
+  }
+  if (!before.problems.empty()) {
+    // Nothing to compare with: every diagnostic counts as introduced.
+    for (const std::string& p : before.problems)
+      details.push_back("before the edit: " + p + " (every diagnostic counts as introduced)");
+    report.introduced = report.all;
+  } else {
+    report.introduced =
+        diagnostics::introduced(all_before, report.all, text::without_bom(old_bytes.value_or("")),
+                                text::without_bom(new_bytes));
+  }
+  if (!details.empty()) {
+    std::string joined;
+    for (const std::string& d : details) joined += (joined.empty() ? "" : "; ") + d;
+    report.detail = std::move(joined);
+  }
+  spdlog::debug("checks of {}: {} diagnostics, {} introduced, {}", t.shown, report.all.size(),
+                report.introduced.size(), report.status);
+  co_return report;
+}
+
+}  // namespace editd

@@ -1,0 +1,96 @@
+// Diagnostics after an edit: the --check commands and --lsp language servers
+// that cover a written file, run before and after the write so that the result
+// can tell the diagnostics the edit introduced from those already there.
+//
+// A mutation holds the file's lock chain through both runs, so the diagnostics
+// describe exactly the bytes it wrote; other files are not held up. The runs
+// before a write are skipped when the last run on the file saw the same bytes
+// (a cache by fingerprint), so an edit after an edit costs one run. A check
+// that times out or cannot run is reported in the report's status, never as a
+// failed edit. Only files of the local backend are checked: an ACP client's
+// unsaved buffers are not on disk for a checker to read.
+//
+// Threading: the checks, their cache and the language servers live on one
+// executor, their home (set_home; else whichever runs them). before() and
+// after() may be called from any I/O thread: they run at home, and the caller
+// resumes on its own executor.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "protocol/methods.h"
+#include "server/checks/diagnostics.h"
+
+namespace editd {
+
+class LspClient;
+
+class Checks {
+ public:
+  Checks(std::vector<diagnostics::Spec> specs, std::string root, std::chrono::milliseconds timeout);
+  ~Checks();
+
+  // A written file: its canonical path and the path shown for it ({file}).
+  struct Target {
+    std::string canonical;
+    std::string shown;
+  };
+  // What the checks said before the write.
+  struct Before {
+    std::vector<std::size_t> specs;                              // the specs that cover the file
+    std::vector<std::vector<protocol::Diagnostic>> diagnostics;  // one list per spec
+    std::vector<std::string> problems;                           // runs that failed or timed out
+  };
+
+  // Whether any check covers the file.
+  bool covers(const Target& t) const;
+  // Runs (or recalls) the checks on the file as it is, `bytes` (nullopt: it
+  // does not exist yet). Call with the file's lock chain held, before writing.
+  boost::asio::awaitable<Before> before(const Target& t, const std::optional<std::string>& bytes);
+  // Runs the checks on the bytes just written and compares with `before`.
+  boost::asio::awaitable<protocol::DiagnosticsReport> after(
+      const Target& t, Before before, const std::optional<std::string>& old_bytes,
+      const std::string& new_bytes);
+  // Ends the language servers (editd is exiting). Call at home.
+  void stop();
+  // Where the checks run from now on: before the first check.
+  void set_home(boost::asio::any_io_executor home) { home_ = std::move(home); }
+
+ private:
+  boost::asio::awaitable<Before> before_here(const Target& t,
+                                             const std::optional<std::string>& bytes);
+  boost::asio::awaitable<protocol::DiagnosticsReport> after_here(
+      const Target& t, Before before, const std::optional<std::string>& old_bytes,
+      const std::string& new_bytes);
+  struct Run {
+    std::string status = "ok";
+    std::string detail;
+    std::vector<protocol::Diagnostic> diagnostics;
+  };
+  boost::asio::awaitable<Run> run(std::size_t spec, const Target& t, const std::string& bytes);
+
+  std::optional<boost::asio::any_io_executor> home_;
+  std::vector<diagnostics::Spec> specs_;
+  std::string root_;
+  std::filesystem::path canonical_root_;  // diagnostics about files outside it are dropped
+  std::chrono::milliseconds timeout_;
+  std::vector<std::unique_ptr<LspClient>> lsp_;  // one per spec (null for --check)
+  // The last successful --check run per (spec, canonical path): the
+  // fingerprint it saw and what it said. Bounded by kCacheEntries.
+  std::map<std::pair<std::size_t, std::string>,
+           std::pair<std::string, std::vector<protocol::Diagnostic>>>
+      cache_;
+  static constexpr std::size_t kCacheEntries = 4096;
+  // Captured output of one --check run.
+  static constexpr std::size_t kMaxOutputBytes = 1 << 20;
+};
+
+}  // namespace editd

@@ -1,0 +1,265 @@
+#include "server/checks/child_process.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <spdlog/spdlog.h>
+#include <cerrno>
+#include <cstring>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <unordered_map>
+
+extern char** environ;
+
+namespace editd {
+
+namespace asio = boost::asio;
+
+namespace {
+
+struct Fd {
+  int fd = -1;
+  explicit Fd(int f = -1) : fd(f) {}
+  Fd(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) ::close(fd);
+  }
+  int release() { return std::exchange(fd, -1); }
+};
+
+// posix_spawnp with stdin, stdout and stderr set up by the caller's file
+// actions and every other descriptor closed, in `cwd`, in a new process group,
+// with default signal dispositions (editd ignores SIGPIPE and SIGHUP; a child
+// must not inherit that).
+// The children a run_process or a Child waits for, with the status of those
+// reap_orphans() took first. A child is added under the lock it was spawned
+// under, so reap_orphans() never mistakes one for an orphan; every wait goes
+// through take_status, under the same lock.
+struct Owned {
+  std::mutex mutex;
+  std::unordered_map<pid_t, std::optional<int>> status;
+};
+
+Owned& owned() {
+  static Owned o;
+  return o;
+}
+
+// The status of child `pid` once it has exited; nullopt while it runs.
+std::optional<int> take_status(pid_t pid) {
+  Owned& o = owned();
+  std::lock_guard lock(o.mutex);
+  auto it = o.status.find(pid);
+  std::optional<int> got;
+  if (it != o.status.end() && it->second) {
+    got = it->second;
+  } else {
+    int status = 0;
+    pid_t r;
+    do r = ::waitpid(pid, &status, WNOHANG);
+    while (r < 0 && errno == EINTR);
+    if (r == 0) return std::nullopt;
+    // r < 0 (ECHILD) cannot happen for a child in the table: report it gone.
+    got = r == pid ? status : 0;
+  }
+  if (it != o.status.end()) o.status.erase(it);
+  return got;
+}
+
+// Waits for a child that was sent SIGKILL, which cannot be caught: short.
+int wait_killed(pid_t pid) {
+  for (;;) {
+    if (auto s = take_status(pid)) return *s;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+}
+
+pid_t spawn_in(const std::vector<std::string>& argv, const std::string& cwd,
+               posix_spawn_file_actions_t* actions, std::string& error) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_addchdir_np(actions, cwd.c_str());
+  // Only stdin, stdout and stderr: a listening socket, a client's connection or
+  // a file of editd's that a child (or a daemon it leaves behind) kept open
+  // would outlive editd, whether or not whoever opened it asked for O_CLOEXEC.
+  posix_spawn_file_actions_addclosefrom_np(actions, 3);
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  sigset_t none, defaults;
+  sigemptyset(&none);
+  sigemptyset(&defaults);
+  sigaddset(&defaults, SIGPIPE);
+  sigaddset(&defaults, SIGHUP);
+  sigaddset(&defaults, SIGINT);
+  sigaddset(&defaults, SIGTERM);
+  posix_spawnattr_setsigmask(&attr, &none);
+  posix_spawnattr_setsigdefault(&attr, &defaults);
+  posix_spawnattr_setpgroup(&attr, 0);
+  posix_spawnattr_setflags(&attr,
+                           POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = -1;
+  int rc;
+  {
+    Owned& o = owned();
+    std::lock_guard lock(o.mutex);
+    rc = posix_spawnp(&pid, args[0], actions, &attr, args.data(), environ);
+    if (rc == 0) o.status.emplace(pid, std::nullopt);
+  }
+  posix_spawnattr_destroy(&attr);
+  if (rc != 0) {
+    error = "cannot run " + argv[0] + ": " + std::strerror(rc);
+    return -1;
+  }
+  return pid;
+}
+
+void kill_group(pid_t pid) {
+  if (pid > 0) ::kill(-pid, SIGKILL);
+}
+
+}  // namespace
+
+void adopt_orphans() {
+  if (::getpid() != 1 && ::prctl(PR_SET_CHILD_SUBREAPER, 1) != 0)
+    spdlog::warn("PR_SET_CHILD_SUBREAPER: {}: what checks leave behind is not reaped by editd",
+                 std::strerror(errno));
+}
+
+void reap_orphans() {
+  Owned& o = owned();
+  std::lock_guard lock(o.mutex);
+  for (;;) {
+    int status = 0;
+    pid_t pid = ::waitpid(-1, &status, WNOHANG);
+    if (pid < 0 && errno == EINTR) continue;
+    if (pid <= 0) return;
+    if (auto it = o.status.find(pid); it != o.status.end()) it->second = status;
+  }
+}
+
+asio::awaitable<ProcessOutcome> run_process(std::vector<std::string> argv, const std::string& cwd,
+                                            std::chrono::milliseconds timeout,
+                                            std::size_t max_output) {
+  using namespace asio::experimental::awaitable_operators;
+  ProcessOutcome outcome;
+  auto ex = co_await asio::this_coro::executor;
+  int p[2];
+  if (::pipe2(p, O_CLOEXEC) != 0) {
+    outcome.error = std::string("pipe: ") + std::strerror(errno);
+    co_return outcome;
+  }
+  Fd read_end(p[0]), write_end(p[1]);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, write_end.fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, write_end.fd, 2);
+  pid_t pid = spawn_in(argv, cwd, &actions, outcome.error);
+  posix_spawn_file_actions_destroy(&actions);
+  if (pid < 0) co_return outcome;
+  outcome.started = true;
+  ::close(write_end.release());
+
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  asio::posix::stream_descriptor reader(ex, read_end.release());
+  asio::steady_timer timer(ex);
+  timer.expires_at(deadline);
+  auto read_all = [&]() -> asio::awaitable<void> {
+    std::array<char, 16384> buf;
+    for (;;) {
+      auto [ec, n] =
+          co_await reader.async_read_some(asio::buffer(buf), asio::as_tuple(asio::use_awaitable));
+      std::size_t keep = std::min(n, max_output - std::min(max_output, outcome.output.size()));
+      outcome.output.append(buf.data(), keep);
+      if (keep < n) outcome.truncated = true;
+      if (ec) co_return;
+    }
+  };
+  auto expire = [&]() -> asio::awaitable<void> {
+    auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
+    (void)ec;
+  };
+  auto first = co_await (read_all() || expire());
+  bool timed_out = first.index() == 1;
+  // The output is closed: the child has ended or closed it. Wait for its exit
+  // until the deadline, without blocking the I/O thread.
+  int status = 0;
+  while (!timed_out) {
+    if (auto s = take_status(pid)) {
+      status = *s;
+      break;
+    }
+    if (std::chrono::steady_clock::now() >= deadline) {
+      timed_out = true;
+      break;
+    }
+    asio::steady_timer poll(ex, std::chrono::milliseconds(5));
+    auto [ec] = co_await poll.async_wait(asio::as_tuple(asio::use_awaitable));
+    (void)ec;
+  }
+  if (timed_out) {
+    outcome.timed_out = true;
+    kill_group(pid);
+    wait_killed(pid);
+    co_return outcome;
+  }
+  // Whatever it left running in its group goes with it.
+  kill_group(pid);
+  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
+  if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
+  co_return outcome;
+}
+
+std::optional<Child> Child::spawn(const asio::any_io_executor& ex,
+                                  const std::vector<std::string>& argv, const std::string& cwd,
+                                  std::string& error) {
+  int to[2], from[2];
+  if (::pipe2(to, O_CLOEXEC) != 0) {
+    error = std::string("pipe: ") + std::strerror(errno);
+    return std::nullopt;
+  }
+  Fd to_read(to[0]), to_write(to[1]);
+  if (::pipe2(from, O_CLOEXEC) != 0) {
+    error = std::string("pipe: ") + std::strerror(errno);
+    return std::nullopt;
+  }
+  Fd from_read(from[0]), from_write(from[1]);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, to_read.fd, 0);
+  posix_spawn_file_actions_adddup2(&actions, from_write.fd, 1);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = spawn_in(argv, cwd, &actions, error);
+  posix_spawn_file_actions_destroy(&actions);
+  if (pid < 0) return std::nullopt;
+  return Child(pid, asio::posix::stream_descriptor(ex, to_write.release()),
+               asio::posix::stream_descriptor(ex, from_read.release()));
+}
+
+Child::Child(Child&& o) noexcept
+    : pid_(std::exchange(o.pid_, -1)), in_(std::move(o.in_)), out_(std::move(o.out_)) {}
+
+Child::~Child() {
+  boost::system::error_code ignored;
+  in_.close(ignored);
+  out_.close(ignored);
+  if (pid_ > 0) {
+    kill_group(pid_);
+    wait_killed(pid_);
+  }
+}
+
+}  // namespace editd

@@ -1,0 +1,76 @@
+// A client of one language server (--lsp): started on first use, kept
+// running, fed each checked file's content (didOpen, then didChange with the
+// full text), and asked for nothing but the diagnostics it publishes.
+//
+// Every member runs on the checks' home, the main I/O thread (server/checks/checks.h).
+// A server that exits or breaks the protocol is forgotten, its diagnoses answer
+// `failed`, and the next one starts it again.
+#pragma once
+
+#include <boost/asio/any_io_executor.hpp>
+#include <boost/asio/awaitable.hpp>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "protocol/methods.h"
+
+namespace editd {
+
+class LspClient {
+ public:
+  struct Outcome {
+    std::string status = "ok";  // ok | timeout | failed
+    std::string detail;         // when not ok
+    std::vector<protocol::Diagnostic> diagnostics;
+  };
+
+  // `argv` runs the server in `root`; `name` is the default diagnostic source.
+  // A diagnostic that points into a file for which `inside_root` is false is
+  // dropped (and counted in the outcome's detail).
+  LspClient(std::vector<std::string> argv, std::string root, std::string name,
+            std::function<bool(std::string_view)> inside_root);
+  ~LspClient();
+  LspClient(const LspClient&) = delete;
+  LspClient& operator=(const LspClient&) = delete;
+
+  // The diagnostics the server publishes for `path` (absolute) holding `text`
+  // (without a BOM), waited for until `deadline`. When the server already holds
+  // that text and has published for it, they are returned at once. Callers
+  // serialise calls on one path (the lock chain); different paths overlap.
+  boost::asio::awaitable<Outcome> diagnose(const std::string& path, const std::string& text,
+                                           std::chrono::steady_clock::time_point deadline);
+
+  // Ends the server (editd is exiting): pending diagnoses answer `failed`.
+  void stop();
+
+  // Most documents kept open in the server; the least recently checked is closed.
+  static constexpr std::size_t kMaxOpenDocuments = 64;
+
+  // The running server's connection (lsp_client.cpp).
+  struct State;
+
+ private:
+  boost::asio::awaitable<std::shared_ptr<State>> start(
+      std::chrono::steady_clock::time_point deadline, std::string& error);
+
+  std::vector<std::string> argv_;
+  std::string root_;
+  std::string name_;
+  std::function<bool(std::string_view)> inside_root_;
+  std::shared_ptr<State> state_;  // the running server, if any
+  bool starting_ = false;
+};
+
+// file:///a%20b/c for /a b/c.
+std::string file_uri(const std::string& path);
+// /a b/c for file:///a%20b/c; nullopt for a URI of another scheme.
+std::optional<std::string> path_of_uri(std::string_view uri);
+// The LSP languageId for a file name ("cpp" for x.cc, "python" for x.py...).
+std::string language_id(const std::string& path);
+
+}  // namespace editd

@@ -1,0 +1,223 @@
+#include "server/doors/acp_sessions.h"
+
+#include <cstdio>
+#include <random>
+#include <vector>
+
+#include "protocol/acp.h"
+
+namespace editd {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+
+namespace {
+
+Error unknown_session(const std::string& id) {
+  return Error(
+      ErrorKind::kNotFound,
+      "unknown session " + id + ": use a sessionId returned by session/new on this connection",
+      {{"sessionId", id}, {"param", "sessionId"}});
+}
+
+// The error of a failed call to the client, as reported to the requester.
+Error client_call_failure(const Error& e, std::string_view method, const std::string& shown) {
+  if (!e.data.is_object() || !e.data.contains("code")) {
+    Error out = e;
+    if (!out.data.is_object()) out.data = json::object();
+    out.data["path"] = shown;
+    return out;
+  }
+  json client = {{"code", e.data["code"]}, {"message", e.message}};
+  if (e.data.contains("data")) client["data"] = e.data["data"];
+  return Error(ErrorKind::kDelegateFailed,
+               "the client failed " + std::string(method) + " for " + shown + ": " + e.message,
+               {{"path", shown}, {"method", method}, {"clientError", client}});
+}
+
+Error permission_refused(const std::string& shown, std::string_view outcome, const json& option) {
+  json data = {{"path", shown}, {"outcome", outcome}};
+  if (!option.is_null()) data["optionId"] = option;
+  return Error(ErrorKind::kDenied,
+               "the client refused permission to change " + shown + " (" + std::string(outcome) +
+                   "): nothing was written",
+               std::move(data));
+}
+
+acp::Diff to_diff(const FileChange& c) {
+  return acp::Diff{c.canonical, c.old_text, c.new_text, c.line};
+}
+
+// The tool call announced before a method runs: titled with the method and
+// its path, located at the path when the backend resolves it.
+json tool_call_started(const std::string& session, const std::string& tool_call_id,
+                       const std::string& method, const json& params, const FsBackend& backend) {
+  std::string title = method;
+  std::vector<std::string> paths;
+  if (auto p = params.find("path"); p != params.end() && p->is_string()) {
+    const std::string& path = p->get_ref<const std::string&>();
+    title += " " + path;
+    // Params are not decoded yet: resolve only what the decoder would accept.
+    if (!path.empty() && path.find('\0') == std::string::npos)
+      if (auto abs = backend.resolve(path)) paths.push_back(*abs);
+  }
+  return acp::tool_call_started(session, tool_call_id, title, paths);
+}
+
+json tool_call_finished(const std::string& session, const std::string& tool_call_id,
+                        const Method& m, const Result<json>& result,
+                        const std::vector<FileChange>& changes) {
+  if (!result) return acp::tool_call_failed(session, tool_call_id, result.error());
+  if (auto text = m.failure_in(*result))
+    return acp::tool_call_failed(session, tool_call_id, *text, *result);
+  std::vector<acp::Diff> diffs;
+  diffs.reserve(changes.size());
+  for (const FileChange& c : changes) diffs.push_back(to_diff(c));
+  return acp::tool_call_completed(session, tool_call_id, *result, diffs);
+}
+
+Result<void> allowed() { return {}; }
+
+}  // namespace
+
+AcpSessions::AcpSessions(const ServerOptions& options, Operations& operations, FsBackend& local,
+                         const Registry& registry, ClientChannel& client, Notify notify)
+    : options_(options),
+      operations_(operations),
+      local_(local),
+      registry_(registry),
+      client_(client),
+      notify_(std::move(notify)),
+      reader_(operations.views().open_reader()) {
+  std::random_device rd;
+  char prefix[16];
+  std::snprintf(prefix, sizeof prefix, "%08x", static_cast<unsigned>(rd()));
+  id_prefix_ = prefix;
+}
+
+AcpSessions::~AcpSessions() { operations_.views().close_reader(reader_); }
+
+Result<json> AcpSessions::initialize(const json& client_capabilities) {
+  delegated_ = options_.backend != "local" && acp::offers_fs(client_capabilities);
+  if (delegated_ && root_.empty()) {
+    auto root = local_.resolve(".");
+    if (!root) return root.error();
+    root_ = *root;
+  }
+  return acp::initialize_result(registry_.names(), delegated_, EDITD_VERSION);
+}
+
+Result<json> AcpSessions::new_session(const json& params) {
+  Result<acp::NewSessionParams> p = acp::decode_new_session(params);
+  if (!p) return p.error();
+  std::string id = "editd-" + id_prefix_ + "-" + std::to_string(next_session_++);
+  // The cwd is only checked: paths stay relative to the root.
+  std::unique_ptr<FsBackend> delegated;
+  if (delegated_) delegated = delegated_backend(id);
+  auto inside = (delegated ? *delegated : local_).resolve(p->cwd);
+  if (!inside) return inside.error();
+  sessions_.insert(id);
+  latest_session_ = id;
+  return acp::new_session_result(id);
+}
+
+Result<std::string> AcpSessions::session_for(const json& params) {
+  if (auto sid = params.find("sessionId"); sid != params.end() && sid->is_string()) {
+    const std::string& id = sid->get_ref<const std::string&>();
+    if (sessions_.count(id)) return id;
+    // A local connection without sessions has no use for the id: ignored, as before ACP.
+    if (delegated_ || !sessions_.empty()) return unknown_session(id);
+  }
+  if (!latest_session_.empty()) return latest_session_;
+  // The SDK refuses fs/* requests without a sessionId: use one of our own.
+  if (own_session_.empty()) own_session_ = "editd-" + id_prefix_ + "-connection";
+  return own_session_;
+}
+
+std::unique_ptr<FsBackend> AcpSessions::delegated_backend(const std::string& session_id) {
+  const ServerOptions& o = options_;
+  DelegatedBackendOptions options;
+  options.root = root_;
+  options.session_id = session_id;
+  options.timeout = o.delegate_timeout;
+  options.max_file_bytes = o.max_file_bytes;
+  options.read_only = o.read_only;
+  return make_delegated_backend(std::move(options), client_);
+}
+
+asio::awaitable<Result<json>> AcpSessions::run(const Method& m, const json& params,
+                                               std::shared_ptr<CancelState> cancel,
+                                               KnownFingerprints* known, Arrivals::Place* place) {
+  Result<std::string> session = session_for(params);
+  if (!session) co_return session.error();
+  std::unique_ptr<FsBackend> delegated;
+  if (delegated_) delegated = delegated_backend(*session);
+  FsBackend& backend = delegated ? *delegated : local_;
+  RequestContext ctx{backend, std::move(cancel), known, nullptr};
+  if (delegated) ctx.scope = "delegated:" + id_prefix_;
+  ctx.place = place;
+  ctx.reader = reader_;
+
+  const std::string tool_call_id = "editd-call-" + std::to_string(next_tool_call_++);
+  const bool announce = !sessions_.empty() && !m.writes_nothing(params);
+  std::vector<FileChange> changes;
+  if (announce) {
+    ctx.changes = &changes;
+    notify_(std::string(acp::kSessionUpdate),
+            tool_call_started(*session, tool_call_id, m.name, params, backend));
+  }
+  if (options_.approve == "ask") ctx.approve = approver(*session, tool_call_id, backend);
+  Result<json> result = co_await m.run(ctx, params);
+  if (announce)
+    notify_(std::string(acp::kSessionUpdate),
+            tool_call_finished(*session, tool_call_id, m, result, changes));
+  co_return result;
+}
+
+decltype(RequestContext::approve) AcpSessions::approver(std::string session_id,
+                                                        std::string tool_call_id,
+                                                        FsBackend& backend) {
+  // Not a coroutine: it returns request_permission's awaitable.
+  return [this, session_id, tool_call_id, &backend](const std::string& shown,
+                                                    const std::optional<std::string>& old_text,
+                                                    const std::string& new_text) {
+    auto abs = backend.resolve(shown);
+    return request_permission(session_id, tool_call_id, shown, abs ? *abs : shown, old_text,
+                              new_text);
+  };
+}
+
+asio::awaitable<Result<void>> AcpSessions::request_permission(std::string session_id,
+                                                              std::string tool_call_id,
+                                                              std::string shown, std::string path,
+                                                              std::optional<std::string> old_text,
+                                                              std::string new_text) {
+  if (always_allowed_.count(session_id)) co_return allowed();
+  acp::Diff diff{path, std::move(old_text), std::move(new_text), std::nullopt};
+  json params = acp::permission_params(session_id, tool_call_id, shown, diff);
+  Result<json> answer = co_await client_.call(std::string(acp::kRequestPermission),
+                                              std::move(params), options_.delegate_timeout);
+  co_return permission_outcome(session_id, shown, answer);
+}
+
+Result<void> AcpSessions::permission_outcome(const std::string& session_id,
+                                             const std::string& shown, const Result<json>& answer) {
+  if (!answer) return client_call_failure(answer.error(), acp::kRequestPermission, shown);
+  const acp::PermissionOutcome outcome = acp::decode_permission_outcome(*answer);
+  using Kind = acp::PermissionOutcome::Kind;
+  if (outcome.kind == Kind::kCancelled) return permission_refused(shown, "cancelled", nullptr);
+  if (outcome.kind == Kind::kSelected) {
+    if (outcome.option_id == acp::kAllowOnce) return allowed();
+    if (outcome.option_id == acp::kAllowAlways) {
+      always_allowed_.insert(session_id);
+      return allowed();
+    }
+    return permission_refused(shown, "selected", outcome.option_id);
+  }
+  return Error(
+      ErrorKind::kDelegateFailed,
+      "the client answered session/request_permission for " + shown + " without a valid outcome",
+      {{"path", shown}, {"method", acp::kRequestPermission}, {"answer", *answer}});
+}
+
+}  // namespace editd

@@ -1,0 +1,91 @@
+// The method registry: every operation declared once, and everything derived from it.
+//
+// A Method holds what each front door needs: its wire name, a title and a
+// description written for a model (when to use it, what its errors mean), a
+// flat JSON Schema of its params and one of its result, its flags, the typed
+// binding (decode the params into the method's struct, a bad param becomes
+// invalid_params naming it; run the operation; encode its result; the core
+// never sees JSON) and how its result reads as text. ACP's
+// `_meta.editd.methods`, MCP's tools/list and tools/call, and the connection's
+// mutation and dry-run checks all read it: adding a method is one `add` in
+// registry.cpp. Methods are also accepted with the "_edit/" and "edit/"
+// prefixes that ACP clients use for extension methods.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "server/ops/operations.h"
+
+namespace editd {
+
+struct Method {
+  using Handler = std::function<boost::asio::awaitable<Result<nlohmann::json>>(
+      RequestContext&, const nlohmann::json&)>;
+  // The result as text complete on its own (MCP's text content): `params` as
+  // the method received them, `result` as it encoded it.
+  using Render = std::string (*)(const nlohmann::json& params, const nlohmann::json& result);
+
+  std::string name;
+  std::string title;
+  std::string description;
+  // Flat: type object, properties, required, additionalProperties false; no
+  // anyOf/oneOf/$ref/$defs/type arrays/$schema (hosts reject or mangle them).
+  // Connection-level params (sessionId, _meta) are not listed.
+  nlohmann::json input_schema;
+  nlohmann::json output_schema;  // of the whole result
+  bool mutates = false;          // may write files (read-only otherwise)
+  bool idempotent = false;       // repeating the call with the same params changes nothing more
+  bool destructive = false;      // may overwrite or remove what is there
+  // MCP pages the result by default (read_text): see server/doors/mcp.h.
+  bool paged = false;
+  // The input is a provider's tool input, verbatim (anthropic_text_editor,
+  // openai_apply_patch): it has no dryRun, and failures are results.
+  bool provider_native = false;
+  Render render = nullptr;
+  Handler run{};
+
+  // A mutation asked to write nothing (`dryRun: true`).
+  bool dry_run(const nlohmann::json& params) const;
+  // A call that will write nothing: a dry run, or the text editor's `view`.
+  bool writes_nothing(const nlohmann::json& params) const;
+  // The text a provider-native result gives when it reports a failure (the
+  // text editor's is_error, apply_patch_call_output's status "failed");
+  // nullopt for any other result.
+  std::optional<std::string> failure_in(const nlohmann::json& result) const;
+};
+
+class Registry {
+ public:
+  explicit Registry(Operations& ops);
+
+  // The method for a name (prefixes stripped), or nullptr.
+  const Method* find(std::string_view name) const;
+  // Every method, sorted by name.
+  const std::vector<Method>& methods() const { return methods_; }
+  std::vector<std::string> names() const;
+
+  // "_edit/read_text" and "edit/read_text" -> "read_text".
+  static std::string_view bare_method(std::string_view method);
+
+ private:
+  template <class Params, class R>
+  void add(Method m, Result<Params> (*decode)(const nlohmann::json&),
+           boost::asio::awaitable<Result<R>> (Operations::*op)(RequestContext&, Params));
+
+  template <class Params, class R>
+  boost::asio::awaitable<Result<nlohmann::json>> invoke(
+      Result<Params> (*decode)(const nlohmann::json&),
+      boost::asio::awaitable<Result<R>> (Operations::*op)(RequestContext&, Params),
+      RequestContext& ctx, const nlohmann::json& raw);
+
+  Operations& ops_;
+  std::vector<Method> methods_;
+};
+
+}  // namespace editd

@@ -1,0 +1,217 @@
+#include "server/doors/tool_text.h"
+
+#include <cstdio>
+
+namespace editd {
+
+using nlohmann::json;
+
+namespace {
+
+std::string string_at(const json& j, const char* key) {
+  auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+// A count or line number, whether the JSON holds it signed or unsigned; 0 if absent.
+std::uint64_t number_at(const json& j, const char* key) {
+  auto it = j.find(key);
+  if (it == j.end() || !it->is_number_integer()) return 0;
+  if (it->is_number_unsigned()) return it->get<std::uint64_t>();
+  const auto v = it->get<std::int64_t>();
+  return v < 0 ? 0 : static_cast<std::uint64_t>(v);
+}
+
+std::string lines_text(std::uint64_t start, std::uint64_t end) {
+  return start == end ? "line " + std::to_string(start)
+                      : "lines " + std::to_string(start) + "-" + std::to_string(end);
+}
+
+// " at lines 2-3, 7" from [{startLine, endLine}].
+std::string where(const json& result) {
+  auto lines = result.find("lines");
+  if (lines == result.end() || !lines->is_array() || lines->empty()) return {};
+  std::string out;
+  for (const json& l : *lines) {
+    out += out.empty() ? " at " : ", ";
+    out += lines_text(number_at(l, "startLine"), number_at(l, "endLine"));
+  }
+  return out;
+}
+
+std::string counts(const json& result) {
+  return "+" + std::to_string(number_at(result, "added")) + " -" +
+         std::to_string(number_at(result, "removed")) + " lines";
+}
+
+std::string dry_run_note(const json& params) {
+  auto it = params.find("dryRun");
+  return it != params.end() && it->is_boolean() && it->get<bool>()
+             ? " (dry run: nothing was written)"
+             : std::string();
+}
+
+// The region `r` ({startLine, endLine, text}) as a titled block.
+std::string region(const std::string& title, const json& r) {
+  std::string out = title + ", " + lines_text(number_at(r, "startLine"), number_at(r, "endLine"));
+  if (auto s = r.find("similarity"); s != r.end() && s->is_number()) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, " (similarity %.2f)", s->get<double>());
+    out += buf;
+  }
+  out += ":\n" + string_at(r, "text");
+  if (out.back() != '\n') out += '\n';
+  return out;
+}
+
+// How to take the change back, when the history kept it.
+std::string undo_note(const json& result) {
+  auto id = string_at(result, "undoId");
+  return id.empty() ? std::string() : ", undoId " + id;
+}
+
+}  // namespace
+
+// The checks' report (--check, --lsp) of one written file, after its diff:
+// the status, what the edit introduced, then the count of the others.
+std::string render_diagnostics(const std::string& path, const json& result) {
+  auto all = result.find("diagnostics");
+  if (all == result.end() || !all->is_array()) return {};
+  const json introduced = result.value("introduced", json::array());
+  std::string out = "Diagnostics of " + path + " after the edit (" +
+                    string_at(result, "diagnosticsStatus") + "): " +
+                    std::to_string(all->size()) + " in all, " +
+                    std::to_string(introduced.size()) + " introduced by this edit";
+  if (auto detail = string_at(result, "diagnosticsDetail"); !detail.empty())
+    out += "; " + detail;
+  out += "\n";
+  for (const json& d : introduced) {
+    out += "  ";
+    if (auto file = string_at(d, "file"); !file.empty()) out += file + ":";
+    if (d.contains("line")) {
+      out += "line " + std::to_string(number_at(d, "line"));
+      if (d.contains("column")) out += ":" + std::to_string(number_at(d, "column"));
+      out += ": ";
+    }
+    out += string_at(d, "severity") + ": " + string_at(d, "message") + " [" +
+           string_at(d, "source") + "]\n";
+  }
+  return out;
+}
+
+
+
+std::string render_read_text(const json& params, const json& result) {
+  const std::string path = string_at(params, "path");
+  const std::uint64_t total = number_at(result, "totalLines");
+  const std::uint64_t first = number_at(result, "line");
+  const std::uint64_t count = number_at(result, "lineCount");
+  const std::string fp = string_at(result, "fingerprint");
+  std::string header = path + ": ";
+  if (count == 0) {
+    header += "no lines shown of " + std::to_string(total) + ", fingerprint " + fp;
+  } else {
+    const std::uint64_t last = first + count - 1;
+    header += "lines " + std::to_string(first) + "-" + std::to_string(last) + " of " +
+              std::to_string(total) + ", fingerprint " + fp;
+    if (first == 1 && last >= total) {
+      header += " (the whole file)";
+    } else if (last < total) {
+      header += "; lines " + std::to_string(last + 1) + "-" + std::to_string(total) +
+                " not shown: call read_text with line " + std::to_string(last + 1) + " to read on";
+    }
+  }
+  return header + "\n" + string_at(result, "content");
+}
+
+std::string render_mutation(const json& params, const json& result) {
+  std::string out = string_at(params, "path") + ": ";
+  auto created = result.find("created");
+  if (created != result.end() && created->is_boolean() && created->get<bool>()) out += "created, ";
+  if (result.contains("replacements")) {
+    const std::uint64_t count = number_at(result, "replacements");
+    out += std::to_string(count) + (count == 1 ? " replacement" : " replacements");
+    out += where(result);
+    if (auto tier = string_at(result, "matchedBy"); !tier.empty())
+      out += " (matched by " + tier + ")";
+    out += ", ";
+  } else if (auto w = where(result); !w.empty()) {
+    out += "inserted" + w + ", ";
+  }
+  out +=
+      counts(result) + ", fingerprint " + string_at(result, "fingerprint") + undo_note(result) +
+      dry_run_note(params);
+  out += "\n" + string_at(result, "diff");
+  if (auto d = render_diagnostics(string_at(params, "path"), result); !d.empty())
+    out += (out.back() == '\n' ? "" : "\n") + d;
+  return out;
+}
+
+std::string render_apply_patch(const json& params, const json& result) {
+  std::string out = params.contains("undoId") ? "undo: " : "apply_patch: ";
+  const json files = result.value("files", json::array());
+  out += std::to_string(files.size()) + (files.size() == 1 ? " file" : " files");
+  bool first = true;
+  for (const json& f : files) {
+    out += first ? ": " : "; ";
+    first = false;
+    out += string_at(f, "action") + " " + string_at(f, "path");
+    if (auto to = string_at(f, "movedTo"); !to.empty()) out += " -> " + to;
+    out += " (" + counts(f);
+    if (auto fp = string_at(f, "fingerprint"); !fp.empty()) out += ", fingerprint " + fp;
+    if (f.value("overwritten", false)) out += ", overwrote an existing file";
+    out += ")";
+  }
+  out += undo_note(result) + dry_run_note(params);
+  out += "\n" + string_at(result, "diff");
+  for (const json& f : files) {
+    std::string path = string_at(f, "movedTo");
+    if (path.empty()) path = string_at(f, "path");
+    if (auto d = render_diagnostics(path, f); !d.empty())
+      out += (out.back() == '\n' ? "" : "\n") + d;
+  }
+  return out;
+}
+
+std::string render_text_editor(const json& /*params*/, const json& result) {
+  return string_at(result, "content");
+}
+
+std::string render_openai_patch(const json& /*params*/, const json& result) {
+  return string_at(result, "output");
+}
+
+std::string render_fingerprint(const json& params, const json& result) {
+  return string_at(params, "path") + ": fingerprint " + string_at(result, "fingerprint") + ", " +
+         std::to_string(number_at(result, "size")) + " bytes";
+}
+
+std::string render_error(const Error& error) {
+  std::string out = "Error (" + std::string(kind_name(error.kind)) + "): " + error.message + "\n";
+  json rest = json::object();
+  if (error.data.is_object()) {
+    for (auto it = error.data.begin(); it != error.data.end(); ++it) {
+      const json& v = it.value();
+      if (it.key() == "kind") continue;
+      if (it.key() == "closest" && v.is_object()) {
+        out += region("Closest region", v);
+      } else if (it.key() == "candidates" && v.is_array()) {
+        for (const json& c : v) out += region("Candidate", c);
+      } else if (it.key() == "region" && v.is_string()) {
+        out += "Region, the lines as they are now:\n" + v.get<std::string>();
+        if (out.back() != '\n') out += '\n';
+      } else if (it.key() == "context" && v.is_string()) {
+        out += "The hunk's lines that were not found:\n" + v.get<std::string>() + "\n";
+      } else if (it.key() == "hint" && v.is_string()) {
+        out += "Hint: " + v.get<std::string>() + "\n";
+      } else {
+        rest[it.key()] = v;
+      }
+    }
+  }
+  if (!rest.empty())
+    out += "Details: " + rest.dump(-1, ' ', false, json::error_handler_t::replace) + "\n";
+  return out;
+}
+
+}  // namespace editd

@@ -1,0 +1,318 @@
+// The edit operations: what each method does, above any transport and any
+// backend, with no JSON in sight.
+//
+// Each mutation follows the same pipeline: resolve the path to its canonical
+// form, join that path's lock chain, read through the backend, check the
+// caller's expected fingerprint, compute the new bytes in edit/ (pure), write
+// through the backend, and describe the change (fingerprint, diff, counts).
+// Large transforms run on the thread pool so that the I/O thread stays free.
+#pragma once
+
+#include <boost/asio/awaitable.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "backends/fs_backend.h"
+#include "edit/splice.h"
+#include "edit/unified_diff.h"
+#include "protocol/methods.h"
+#include "server/ops/byte_budget.h"
+#include "server/checks/checks.h"
+#include "server/ops/lock_chain.h"
+#include "server/ops/server_options.h"
+#include "server/ops/undo_history.h"
+#include "server/ops/views.h"
+
+namespace editd {
+
+// Error builders shared by the operations (outside coroutines: GCC 12
+// mis-compiles braced JSON initializers inside a coroutine body).
+Error read_only_error(const std::string& path);
+Error conflict_error(const std::string& shown, const std::string& expected,
+                     const std::optional<std::string>& current);
+
+// Cancellation state of one request, shared with the connection that can
+// cancel it ($/cancel_request).
+struct CancelState {
+  bool cancelled = false;
+  bool committed = false;  // the write has begun: too late to cancel
+  // Cancelled by the client (MCP's notifications/cancelled), not by shutdown:
+  // on MCP such a request gets no answer.
+  bool by_client = false;
+};
+
+// What one connection knows of each file (fingerprint last read or written by
+// it), for --require-read.
+using KnownFingerprints = std::unordered_map<std::string, std::string>;
+
+// A file a mutation changed, for progress reports to ACP clients. Texts are
+// whole files without a BOM.
+struct FileChange {
+  std::string canonical;
+  std::optional<std::string> old_text;  // nullopt: the file is new
+  std::string new_text;
+  std::optional<std::uint64_t> line;  // 1-based first changed line, when known
+};
+
+// The change from old_bytes (nullopt: a new file) to new_bytes, BOMs dropped;
+// `line` defaults to the first line where they differ.
+FileChange file_change(const std::string& canonical, const std::optional<std::string>& old_bytes,
+                       const std::string& new_bytes, std::optional<std::uint64_t> line = {});
+
+struct RequestContext {
+  FsBackend& backend;
+  std::shared_ptr<CancelState> cancel;
+  KnownFingerprints* known = nullptr;
+  // Called before a mutation writes (ACP approvals); may refuse with denied.
+  // Optional. Arguments: display path, old text (nullopt: new file), new text.
+  std::function<boost::asio::awaitable<Result<void>>(
+      const std::string&, const std::optional<std::string>&, const std::string&)>
+      approve{};
+  // When set, each file a mutation writes is appended here. Optional.
+  std::vector<FileChange>* changes = nullptr;
+  // Where the backend's files live, for the undo history: "local", or an id of
+  // the delegated connection. An undo runs only in the scope that recorded it.
+  std::string scope = "local";
+  // The request's place among its connection's: it joins the lock chains in
+  // that turn (server/ops/lock_chain.h). Optional.
+  Arrivals::Place* place = nullptr;
+  // The connection's id in the view store (server/ops/views.h): read_text records
+  // what it shows under it, edit_lines maps anchors from there. 0: no views.
+  std::uint64_t reader = 0;
+};
+
+// One file of a multi-file write (apply_patch, undo), with what undoing it needs.
+struct FileStep {
+  enum class Kind { kWrite, kRemove };
+  Kind kind = Kind::kWrite;
+  std::string canonical;
+  std::string shown;
+  std::string bytes;                    // kWrite: the new content
+  std::optional<std::string> previous;  // the content before; nullopt: the file did not exist
+  // kWrite: the mode and owner the file gets (BatchOp::attributes): a moved
+  // file's, or those an undo gives back. nullopt: it keeps its own.
+  std::optional<FileAttributes> attributes;
+  // kWrite: then executable or not (BatchOp::executable): a git mode change.
+  std::optional<bool> executable;
+  // The file's own before the step, where the step may cost them (it removes
+  // the file or sets its mode); commit_steps fills it for the history.
+  std::optional<FileAttributes> previous_attributes;
+};
+
+// A step removes a file where the backend cannot (an ACP client): denied,
+// reason "unsupported".
+Error unsupported_removal(const std::string& shown);
+
+class Operations {
+ public:
+  Operations(const ServerOptions& options, LockChains& locks, boost::asio::thread_pool& pool)
+      : options_(options),
+        locks_(locks),
+        pool_(pool),
+        history_(options.undo_history_entries, options.undo_history_bytes, undo_spill(options)),
+        checks_(options.checks, options.root, options.check_timeout),
+        budget_(options.max_file_bytes_in_flight),
+        views_(options.view_memory) {}
+
+  // The views read_text served, for edit_lines' anchors.
+  Views& views() { return views_; }
+
+  // Ends what the checks keep running (language servers): editd is exiting.
+  void stop_checks() { checks_.stop(); }
+  // The executor the checks and language servers live on (Checks::set_home),
+  // when several I/O threads run operations.
+  void run_checks_on(boost::asio::any_io_executor home) { checks_.set_home(std::move(home)); }
+
+  using Awaitable = boost::asio::awaitable<Result<protocol::MutationResult>>;
+
+  boost::asio::awaitable<Result<protocol::ReadTextResult>> read_text(RequestContext& ctx,
+                                                                     protocol::ReadTextParams p);
+  Awaitable write_text(RequestContext& ctx, protocol::WriteTextParams p);
+  // The file's line endings, BOM and final newline, as asked (docs/protocol.md).
+  Awaitable set_format(RequestContext& ctx, protocol::SetFormatParams p);
+  Awaitable create(RequestContext& ctx, protocol::CreateParams p);
+  Awaitable insert(RequestContext& ctx, protocol::InsertParams p);
+  Awaitable str_replace(RequestContext& ctx, protocol::StrReplaceParams p);
+  Awaitable edit_lines(RequestContext& ctx, protocol::EditLinesParams p);
+  boost::asio::awaitable<Result<protocol::FingerprintResult>> fingerprint(
+      RequestContext& ctx, protocol::FingerprintParams p);
+  boost::asio::awaitable<Result<protocol::ApplyPatchResult>> apply_patch(
+      RequestContext& ctx, protocol::ApplyPatchParams p);
+  // Anthropic's text editor tool (server/doors/provider_tools.cpp): its input as
+  // the model wrote it; every failure is an is_error result.
+  boost::asio::awaitable<Result<protocol::ToolResultBlock>> text_editor(
+      RequestContext& ctx, protocol::TextEditorParams p);
+  // OpenAI's apply_patch tool: one operation; a failure is status "failed".
+  boost::asio::awaitable<Result<protocol::ApplyPatchCallOutput>> openai_apply_patch(
+      RequestContext& ctx, protocol::OpenAiPatchParams p);
+  // Puts back every file a mutation changed, if each is still what it wrote.
+  boost::asio::awaitable<Result<protocol::ApplyPatchResult>> undo(RequestContext& ctx,
+                                                                  protocol::UndoParams p);
+
+ private:
+  // The current state of a file as a mutation sees it.
+  struct Current {
+    std::string canonical;
+    std::string shown;                 // display path
+    std::optional<std::string> bytes;  // nullopt: does not exist (or is a directory)
+    bool is_directory = false;
+    std::string fingerprint;  // of bytes; empty when the file does not exist
+    // What this connection last read or wrote of the file, when that differs
+    // from `fingerprint`: the caller's picture of the file is out of date.
+    std::optional<std::string> outdated_fingerprint;
+    // Nothing after the transform needs the new bytes whole (no approval, no
+    // checks, no ACP session to tell): a spliced change is written as pieces.
+    bool lean = false;
+  };
+  // What a transform produces: the new bytes and the method's own result fields.
+  struct Change {
+    std::string bytes;  // empty while `splices` holds the change
+    protocol::MutationResult result;
+    // Where the bodies (after `bom` bytes of BOM in both) differ, when the
+    // transform knows; else the diff compares the whole bodies.
+    std::optional<std::vector<diff::Window>> windows;
+    std::size_t bom = 0;
+    // The new bytes not made yet: the current bytes with these splices of the
+    // body applied. compute() makes them unless the Current is lean; then the
+    // diff is made around the splices and the write takes pieces.
+    std::optional<std::vector<splice::Splice>> splices;
+    // The text the caller asked to replace and its replacement (views of the
+    // request, or of the file), when they differ: a change that leaves the
+    // bytes as they were then answers no_change, naming the rule that kept
+    // them, never a plain success.
+    std::optional<std::pair<std::string_view, std::string_view>> asked;
+    // Set when the call asked for text other than the file's in every case
+    // (edit_lines): a change that leaves the bytes as they were then answers
+    // no_change with this message, never a plain success.
+    std::string if_unchanged;
+    // The diff compares the whole bytes, a BOM included: a BOM added or
+    // removed shows as a change of line 1, as git shows it (set_format).
+    bool diff_bom = false;
+  };
+  using Transform = std::function<Result<Change>(const Current&)>;
+  // `change` as `splices` of `doc`'s body (made into bytes by compute() when
+  // needed).
+  static Result<Change> spliced(const text::Document& doc, std::vector<splice::Splice> splices,
+                                Change change);
+  // The new bytes of a spliced `change` of `current`, as pieces (views of both).
+  static std::vector<std::string_view> pieces(const std::string& current, const Change& change);
+  // Writes `change` over `cur`: its splices between the untouched bytes, or its new bytes.
+  boost::asio::awaitable<Result<void>> write_change(RequestContext& ctx, const Current& cur,
+                                                    Change& change);
+  // Runs `write`, and beside it on the pool copies each of `before` that the
+  // undo history keeps on disk (UndoHistory::spills) to a file of its own:
+  // one Fd for each of `before`, invalid where nothing was copied. The copy
+  // is done when the write is, and the bytes can go before the reply.
+  boost::asio::awaitable<std::pair<Result<void>, std::vector<Fd>>> write_and_spill(
+      boost::asio::awaitable<Result<void>> write, std::vector<std::string_view> before);
+  // What the undo history keeps of a file of `size` bytes that a write
+  // changes in `window` (restore::window's, nullopt: no change): that one
+  // restore, when it holds at most half the file and less than what goes to
+  // disk; else nullopt (the whole file is kept).
+  std::optional<std::vector<restore::Restore>> window_restores(
+      std::optional<restore::Restore> window, std::uint64_t size) const;
+  // `restores` when the history keeps them rather than the whole of a file
+  // of `size` bytes (see window_restores), else nullopt.
+  std::optional<std::vector<restore::Restore>> worth_keeping(
+      std::optional<std::vector<restore::Restore>> restores, std::uint64_t size) const;
+
+  // Whether the transform costs so little on this file that it runs on the
+  // I/O thread, saving the hops to the pool and back: a few linear passes over
+  // at most kOffloadBytes and a diff of at most kInlineDiffLines lines, known
+  // before it runs. Null: always the pool.
+  using RunsHere = std::function<bool(const Current&)>;
+  // A new file of little content: its diff is its lines, nothing to compare.
+  static RunsHere new_file_runs_here(const std::string& content);
+  Awaitable mutate(RequestContext& ctx, const protocol::MutationParams& p, bool may_be_missing,
+                   RunsHere runs_here, const Transform& transform);
+  // Runs the transform and describes the change (diff, counts, fingerprint).
+  static Result<Change> compute(const Current& cur, const Transform& transform);
+  // read_text decodes files above this size on the thread pool; smaller ones
+  // on the I/O thread (one linear pass). Every mutation's transform, and
+  // apply_patch's apply, run on the pool whatever the size: their cost
+  // depends on the request (oldText, the patch), not on the file alone. On a
+  // 64 KiB file of short lines, a write_text whose every line differs took
+  // 168 ms (the diff), a replaceAll of 32,000 lines 138 ms, and a miss of 500
+  // short lines 35 ms (the closest-region search): on the I/O thread each
+  // would hold up every connection. The exceptions are the transforms whose
+  // cost is known small before they run (RunsHere): a str_replace whose
+  // oldText occurs exactly once, verbatim, in a small file; an insert, and a
+  // new file, of little text.
+  static constexpr std::size_t kOffloadBytes = 64 * 1024;
+  static constexpr std::size_t kInlineDiffLines = 256;
+
+  // Writes `steps` (new contents first, removals last) through one backend
+  // batch; on a failure restores every file already changed and reports what
+  // `method` failed on. On success, reports the changes to ctx and records them
+  // in the undo history: the entry's id, if it was kept. The steps' contents
+  // move into the batch and the history unless `keep_contents` (the caller
+  // reads them after: the checks) or an ACP session needs them.
+  boost::asio::awaitable<Result<std::optional<std::string>>> commit_steps(
+      RequestContext& ctx, std::vector<FileStep>& steps, std::string method, bool keep_contents);
+
+  // The checks of each step that writes a file a check covers (nullopt for
+  // the others), run before commit_steps with the lock chains held.
+  using StepChecks = std::vector<std::optional<Checks::Before>>;
+  boost::asio::awaitable<StepChecks> checks_before(const RequestContext& ctx,
+                                                   const std::vector<FileStep>& steps);
+  // After commit_steps: each checked file's report, in the entry of `result`
+  // that names the file written.
+  boost::asio::awaitable<void> checks_after(const std::vector<FileStep>& steps, StepChecks before,
+                                            protocol::ApplyPatchResult& result);
+
+  // The text editor's view: a file's numbered lines, or a directory's listing.
+  boost::asio::awaitable<protocol::ToolResultBlock> editor_view(
+      RequestContext& ctx, const protocol::TextEditorParams& p);
+
+  // `path` resolved again once the requests sent before this one on its
+  // connection have ended, when resolving it at once failed (`first`): a file
+  // they delete or move may stand where this path needs a directory, and the
+  // path must be judged as the tree will be in its turn. Resolving succeeds at
+  // once in every other case, and that result holds: the backend walks the
+  // path again when it opens it.
+  boost::asio::awaitable<Result<std::string>> resolve_in_turn(const RequestContext& ctx,
+                                                              const std::string& path,
+                                                              Result<std::string> first);
+  // A read takes its file's chain shared, a mutation exclusive (lock_chain.h),
+  // in the request's place among its connection's.
+  boost::asio::awaitable<LockChains::Guard> lock_one(
+      const RequestContext& ctx, const std::string& canonical,
+      LockChains::Mode mode = LockChains::Mode::kExclusive);
+  Result<void> check_cancel(const RequestContext& ctx) const;
+  // --require-read: whether this connection knows the file as it is
+  // (`current_fp`); a file that does not exist (`exists` false) passes.
+  Result<void> check_known(const RequestContext& ctx, const std::string& canonical,
+                           const std::string& shown, bool exists,
+                           const std::string& current_fp) const;
+
+  // What a request holds of the file bytes in flight (byte_budget.h), as
+  // multiples of its files' sizes: a mutation the bytes read, the bytes it
+  // makes and the diff; a read the bytes and what it answers; a fingerprint
+  // the bytes.
+  static constexpr std::uint64_t kMutationHold = 3;
+  static constexpr std::uint64_t kReadHold = 2;
+  // A hold on `factor` times the sizes `canonicals` have now (size_hint):
+  // taken once the request holds their chains, before it reads them, so the
+  // files held by all requests in flight stay within
+  // --max-file-bytes-in-flight. too_large when it could never fit.
+  boost::asio::awaitable<Result<ByteBudget::Hold>> hold_files(
+      const RequestContext& ctx, const std::vector<std::string>& canonicals,
+      std::uint64_t factor);
+
+  // Where the undo history keeps large files: /tmp/editd-EUID, else the root,
+  // whichever is usable and not a tmpfs first.
+  static UndoSpill undo_spill(const ServerOptions& options);
+
+  const ServerOptions& options_;
+  LockChains& locks_;
+  boost::asio::thread_pool& pool_;
+  UndoHistory history_;
+  Checks checks_;
+  ByteBudget budget_;
+  Views views_;
+};
+
+}  // namespace editd

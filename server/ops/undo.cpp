@@ -1,0 +1,231 @@
+// undo: puts back every file a mutation changed, if each is still exactly what
+// that mutation left.
+//
+// The entry's files are taken together (their chains at once, in sorted order,
+// then the backend's cross-process locks), as apply_patch takes its files. Each
+// is read and compared with what the mutation left: the fingerprint of its
+// bytes (the history keeps no more of them), or its absence for a file it
+// removed. Any difference refuses the whole undo with `conflict`
+// naming the file, and nothing is touched. Then previous contents are written
+// back first and files the mutation created are removed last, through the same
+// batch and rollback as apply_patch (commit_steps). An undo is a mutation of
+// its own: it gets an undoId, and undoing it redoes.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "backends/offload.h"
+#include "edit/fingerprint.h"
+#include "edit/text.h"
+#include "edit/unified_diff.h"
+#include "server/ops/operations.h"
+
+namespace editd {
+
+namespace {
+
+using nlohmann::json;
+using text::without_bom;
+
+Error read_only_undo() {
+  return Error(ErrorKind::kDenied, "the server is read-only (--read-only): nothing was undone");
+}
+
+Error unknown_undo(const std::string& id) {
+  return Error(ErrorKind::kNotFound,
+               "unknown undoId " + id +
+                   ": this server never issued it, its history (--undo-history-entries, "
+                   "--undo-history-bytes) has forgotten it, or editd restarted since",
+               {{"undoId", id}, {"param", "undoId"}});
+}
+
+Error other_scope(const std::string& id) {
+  return Error(ErrorKind::kNotFound,
+               "undoId " + id +
+                   " changed files that live elsewhere (another connection's client, or the "
+                   "local disk): undo it on a connection that edits the same files",
+               {{"undoId", id}, {"param", "undoId"}, {"reason", "other_backend"}});
+}
+
+// What stands at a file's path now, when it is not a file (or nothing).
+enum class Standing { kFileOrNothing, kDirectory, kOther };
+
+// Whether a read's failure says the path holds something else than a regular
+// file now: a link put in its place (which no method follows), a FIFO, a
+// socket or a device. Such a path is not what the mutation left, for good:
+// an undo of it is a conflict, not a failure to retry.
+bool replaced_by_other(const Error& e) {
+  if (e.kind == ErrorKind::kNotText) return true;
+  return e.kind == ErrorKind::kIo && e.data.is_object() && e.data.value("errno", "") == "ELOOP";
+}
+
+// `expected`: the fingerprint the mutation left, nullopt for a file it removed;
+// `current`: the fingerprint of the file now, nullopt when it is missing.
+Error changed_since(const std::string& id, const std::string& shown,
+                    const std::optional<std::string>& expected,
+                    const std::optional<std::string>& current, Standing standing) {
+  json exp = expected ? json(*expected) : json(nullptr);
+  json cur = current ? json(*current) : json(nullptr);
+  std::string what = standing == Standing::kDirectory ? " is a directory now"
+                     : standing == Standing::kOther
+                         ? " is no longer a regular file (a link, FIFO, socket or device stands "
+                           "there now)"
+                     : !current  ? " no longer exists"
+                     : !expected ? " exists again"
+                                 : " changed";
+  return Error(
+      ErrorKind::kConflict,
+      "undo refused: " + shown + what + " since " + id +
+          " wrote it; nothing was changed (an undo only puts back files that are still "
+          "exactly what the mutation left)",
+      {{"path", shown}, {"undoId", id}, {"expectedFingerprint", exp}, {"currentFingerprint", cur}});
+}
+
+bool is_text(std::string_view bytes) { return text::check_text(bytes, "file").has_value(); }
+
+// The result entry of one step, its diff appended to `diff`.
+protocol::PatchFileResult describe(const FileStep& s, std::string& diff) {
+  protocol::PatchFileResult f;
+  f.path = s.shown;
+  const bool removes = s.kind == FileStep::Kind::kRemove;
+  f.action = removes ? "delete" : s.previous ? "update" : "add";
+  std::string_view from = s.previous ? std::string_view(*s.previous) : std::string_view();
+  std::string_view to = removes ? std::string_view() : std::string_view(s.bytes);
+  const std::string old_label = s.previous ? "a/" + s.shown : std::string("/dev/null");
+  const std::string new_label = removes ? std::string("/dev/null") : "b/" + s.shown;
+  if (!removes) f.fingerprint = fingerprint(s.bytes);
+  if (!is_text(from) || !is_text(to)) {
+    diff += "Binary files " + old_label + " and " + new_label + " differ\n";
+    return f;
+  }
+  diff::UnifiedDiff d =
+      diff::unified_texts(without_bom(from), without_bom(to), old_label, new_label);
+  f.added = d.added;
+  f.removed = d.removed;
+  diff += d.text;
+  return f;
+}
+
+// The steps that put `entry`'s files back, writes first, removals last;
+// `current[i]` is what entry.files[i] holds now (what its mutation left).
+Result<std::vector<FileStep>> restore_steps(const UndoEntry& entry,
+                                            std::vector<std::optional<std::string>>& current,
+                                            const FsBackend& backend) {
+  std::vector<FileStep> steps;
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::size_t i = 0; i < entry.files.size(); ++i) {
+      const KeptFile& f = entry.files[i];
+      if ((f.before != nullptr) != (pass == 0)) continue;
+      FileStep s;
+      s.kind = f.before ? FileStep::Kind::kWrite : FileStep::Kind::kRemove;
+      s.canonical = f.canonical;
+      s.shown = backend.display_path(f.canonical);
+      if (f.before) {
+        Result<std::string> bytes =
+            f.before->load(current[i] ? std::string_view(*current[i]) : std::string_view());
+        if (!bytes) {
+          Error e = bytes.error();
+          e.message = "cannot undo " + entry.id + ": " + e.message;
+          e.data["path"] = s.shown;
+          return e;
+        }
+        s.bytes = std::move(*bytes);
+        s.attributes = f.before_attributes;
+      }
+      s.previous = std::move(current[i]);
+      steps.push_back(std::move(s));
+    }
+  return steps;
+}
+
+}  // namespace
+
+boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
+    RequestContext& ctx, protocol::UndoParams p) {
+  if (options_.read_only) co_return read_only_undo();
+  std::shared_ptr<const UndoEntry> entry = history_.find(p.undo_id);
+  if (!entry) co_return unknown_undo(p.undo_id);
+  if (entry->scope != ctx.scope) co_return other_scope(p.undo_id);
+
+  std::vector<std::string> keys;
+  for (const KeptFile& f : entry->files) keys.push_back(f.canonical);
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  LockChains::Guard guard = co_await locks_.lock(keys, LockChains::Mode::kExclusive, ctx.place);
+  if (auto c = check_cancel(ctx); !c) co_return c.error();
+  auto hold = co_await hold_files(ctx, keys, kMutationHold);
+  if (!hold) co_return hold.error();
+  auto held = co_await ctx.backend.lock(std::move(keys));
+  if (!held) co_return held.error();
+
+  // Every file must still be what the mutation left.
+  std::vector<std::optional<std::string>> current;
+  for (const KeptFile& f : entry->files) {
+    Result<std::string> bytes = co_await ctx.backend.read(f.canonical);
+    std::optional<std::string>& now = current.emplace_back();
+    Standing standing = Standing::kFileOrNothing;
+    if (bytes)
+      now = std::move(*bytes);
+    else if (bytes.error().kind == ErrorKind::kIsDirectory)
+      standing = Standing::kDirectory;
+    else if (replaced_by_other(bytes.error()))
+      standing = Standing::kOther;
+    else if (bytes.error().kind != ErrorKind::kNotFound)
+      co_return bytes.error();
+    const std::optional<std::string> now_fp =
+        now ? std::optional(editd::fingerprint(*now)) : std::nullopt;
+    if (standing != Standing::kFileOrNothing || now_fp != f.after_fingerprint)
+      co_return changed_since(p.undo_id, ctx.backend.display_path(f.canonical), f.after_fingerprint,
+                              now_fp, standing);
+  }
+
+  // The bytes before (read back when spilled) and the diffs are an edit's
+  // work: on the pool, like every other (docs/architecture.md), never on the
+  // thread that serves the connections.
+  std::vector<FileStep> steps;
+  auto describe_all = [&]() -> Result<protocol::ApplyPatchResult> {
+    Result<std::vector<FileStep>> restored = restore_steps(*entry, current, ctx.backend);
+    if (!restored) return restored.error();
+    steps = std::move(*restored);
+    for (const FileStep& s : steps)
+      if (s.kind == FileStep::Kind::kRemove && !ctx.backend.can_remove())
+        return unsupported_removal(s.shown);
+    protocol::ApplyPatchResult r;
+    for (const FileStep& s : steps) r.files.push_back(describe(s, r.diff));
+    return r;
+  };
+  Result<protocol::ApplyPatchResult> described = co_await offload(pool_, describe_all);
+  if (!described) co_return described.error();
+  protocol::ApplyPatchResult result = std::move(*described);
+  if (p.dry_run) co_return result;
+
+  if (ctx.approve) {
+    for (const FileStep& s : steps) {
+      FileChange c =
+          file_change(s.canonical, s.previous, s.kind == FileStep::Kind::kWrite ? s.bytes : "");
+      auto ok = co_await ctx.approve(s.shown, c.old_text, c.new_text);
+      if (!ok) co_return ok.error();
+    }
+  }
+  if (auto c = check_cancel(ctx); !c) co_return c.error();
+  if (ctx.cancel) ctx.cancel->committed = true;
+  StepChecks checks = co_await checks_before(ctx, steps);
+  const bool checked =
+      std::any_of(checks.begin(), checks.end(), [](const auto& c) { return c.has_value(); });
+  auto undo_id = co_await commit_steps(ctx, steps, "undo", checked);
+  if (!undo_id) co_return undo_id.error();
+  held->reset();  // other processes need not wait for the checks
+  guard.downgrade();  // nor reads: only mutations, which would change what they read
+  co_await checks_after(steps, std::move(checks), result);
+  // Directories made for files now removed go too, innermost first, when empty.
+  for (auto d = entry->made_directories.rbegin(); d != entry->made_directories.rend(); ++d) {
+    Result<void> removed = co_await ctx.backend.remove_directory(*d);
+    if (!removed)
+      spdlog::debug("undo {}: {} stays: {}", p.undo_id, ctx.backend.display_path(*d),
+                    removed.error().message);
+  }
+  result.undo_id = std::move(*undo_id);
+  co_return result;
+}
+
+}  // namespace editd

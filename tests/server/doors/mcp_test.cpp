@@ -1,0 +1,118 @@
+// The MCP door and the registry as pure functions: schemas derived from the
+// declarations, argument checks, paging cuts and error texts.
+#include "server/doors/mcp.h"
+
+#include <doctest/doctest.h>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+#include "server/doors/tool_text.h"
+
+using namespace editd;
+using nlohmann::json;
+
+namespace {
+
+struct Fixture {
+  boost::asio::io_context io;
+  boost::asio::thread_pool pool{1};
+  ServerOptions options;
+  LockChains locks;
+  Operations ops{options, locks, pool};
+  Registry registry{ops};
+};
+
+}  // namespace
+
+TEST_CASE(
+    "every registry method declares a flat schema whose required params exist, and a renderer") {
+  Fixture f;
+  REQUIRE(f.registry.methods().size() == 12);
+  for (const Method& m : f.registry.methods()) {
+    CAPTURE(m.name);
+    CHECK(static_cast<bool>(m.render));
+    CHECK(static_cast<bool>(m.run));
+    CHECK(m.input_schema["additionalProperties"] == false);
+    for (const json& r : m.input_schema["required"])
+      CHECK(m.input_schema["properties"].contains(r.get<std::string>()));
+    // Exactly the mutations take dryRun, so the dry-run check follows the declaration;
+    // provider-native inputs are the provider's, with no dryRun.
+    const bool dry_runs = m.mutates && !m.provider_native;
+    CHECK(m.input_schema["properties"].contains("dryRun") == dry_runs);
+    CHECK(m.dry_run({{"dryRun", true}}) == dry_runs);
+    CHECK_FALSE(m.dry_run({{"dryRun", "true"}}));
+  }
+  CHECK(f.registry.find("_edit/str_replace") == f.registry.find("str_replace"));
+  CHECK(f.registry.find("nope") == nullptr);
+}
+
+TEST_CASE(
+    "tool arguments must be an object of the tool's own params; read_text gets a default page") {
+  Fixture f;
+  const Method& read = *f.registry.find("read_text");
+  CHECK(*mcp::prepare_arguments(read, json()) == json{{"limit", mcp::kPageLines}});
+  CHECK((*mcp::prepare_arguments(read, {{"path", "a"}, {"limit", 5}}))["limit"] == 5);
+  auto bad = mcp::prepare_arguments(read, {{"path", "a"}, {"sessionId", "s"}});
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().kind == ErrorKind::kInvalidParams);
+  CHECK(bad.error().data["param"] == "sessionId");
+  CHECK(bad.error().message.find("(it takes format, limit, line, path)") != std::string::npos);
+  CHECK_FALSE(mcp::prepare_arguments(read, json::array()).has_value());
+  const Method& write = *f.registry.find("write_text");
+  CHECK_FALSE(mcp::prepare_arguments(write, {{"path", "a"}}).value().contains("limit"));
+}
+
+TEST_CASE("a page is cut at a line end within 256 KiB, and a single longer line comes whole") {
+  std::string line(1000, 'x');
+  std::string text;
+  for (int i = 0; i < 300; ++i) text += line + "\n";
+  json r = {{"content", text}, {"lineCount", 300}};
+  mcp::page(r);
+  CHECK(r["lineCount"] == 261);
+  CHECK(r["content"].get<std::string>().size() == 261 * 1001);
+
+  json one = {{"content", std::string(300000, 'y') + "\nshort\n"}, {"lineCount", 2}};
+  mcp::page(one);
+  CHECK(one["lineCount"] == 1);
+  CHECK(one["content"].get<std::string>().size() == 300001);
+  json whole = {{"content", std::string(300000, 'y')}, {"lineCount", 1}};
+  mcp::page(whole);
+  CHECK(whole["content"].get<std::string>().size() == 300000);
+}
+
+TEST_CASE("an error's text holds its kind, message and every hint in full") {
+  Error e(ErrorKind::kAmbiguous, "oldText matches 2 regions",
+          {{"candidates", json::array({{{"startLine", 1}, {"endLine", 2}, {"text", "a\nb"}},
+                                       {{"startLine", 5}, {"endLine", 5}, {"text", "a"}}})},
+           {"lines", {1, 5}},
+           {"hint", "add a line"}});
+  CHECK(render_error(e) ==
+        "Error (ambiguous): oldText matches 2 regions\n"
+        "Candidate, lines 1-2:\na\nb\n"
+        "Candidate, line 5:\na\n"
+        "Hint: add a line\n"
+        "Details: {\"lines\":[1,5]}\n");
+  CHECK(render_error(Error(ErrorKind::kNotFound, "not found: a")) ==
+        "Error (not_found): not found: a\n");
+  // A stale anchor's region and a hunk's missing lines come as text, not as JSON strings.
+  CHECK(render_error(Error(ErrorKind::kStale, "anchor 2~ec is stale",
+                           {{"anchor", "2~ec"}, {"region", "1~wr|a\n2~zw|b\n"}})) ==
+        "Error (stale): anchor 2~ec is stale\n"
+        "Region, the lines as they are now:\n1~wr|a\n2~zw|b\n"
+        "Details: {\"anchor\":\"2~ec\"}\n");
+  CHECK(render_error(Error(ErrorKind::kPatchApply, "hunk 1 does not apply",
+                           {{"context", "x\ny"}, {"hunk", 1}})) ==
+        "Error (patch_apply): hunk 1 does not apply\n"
+        "The hunk's lines that were not found:\nx\ny\n"
+        "Details: {\"hunk\":1}\n");
+}
+
+TEST_CASE("on MCP only the standard JSON-RPC codes go out") {
+  for (ErrorKind k :
+       {ErrorKind::kConflict, ErrorKind::kNoChange, ErrorKind::kCancelled, ErrorKind::kTimeout})
+    CHECK(mcp::error_code(k) == -32603);
+  CHECK(mcp::error_code(ErrorKind::kUnauthenticated) == -32600);
+  CHECK(mcp::error_code(ErrorKind::kInvalidParams) == -32602);
+  CHECK(mcp::make_error(1, Error(ErrorKind::kNoMatch, "m"))["error"]["data"]["kind"] == "no_match");
+}
