@@ -2,7 +2,7 @@
 //
 // Each method has a `XxxParams` struct decoded by `decode(const json&, XxxParams&)`
 // (errors name the param) and a result struct encoded by `to_json`. The core
-// (server/operations) sees only these structs, never JSON. docs/protocol.md is
+// (server/ops/operations) sees only these structs, never JSON. docs/protocol.md is
 // the normative description of each field.
 #pragma once
 
