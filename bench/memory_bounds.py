@@ -2,10 +2,9 @@
 """Peak memory of editd under inputs that once grew it without bound.
 
   python3 bench/memory_bounds.py EDITD clients N K MIB [EDITD_ARGS...]
-      N Unix socket clients each pipeline K write_text of MIB MiB, reading their
-      replies as they come; prints editd's peak RSS (VmHWM). The files hold the
-      content already, so the replies are small (no diff): what editd holds is
-      the messages and the files, not replies queued for the clients.
+      N Unix socket clients each pipeline K write_text of MIB MiB creating files
+      of their own, reading their replies (each with its diff) as they come;
+      prints editd's peak RSS (VmHWM).
   python3 bench/memory_bounds.py EDITD hashline MIB [EDITD_ARGS...]
       one read_text format hashline of a file of MIB MiB of empty lines;
       prints the outcome (ok or the error kind), the reply's size and the peak RSS.
@@ -39,10 +38,6 @@ def clients(editd, n, k, mib, extra):
                 break
             time.sleep(0.01)
         body = "x" * (mib * 1024 * 1024 - 1) + "\n"
-        for c in range(n):
-            for i in range(k):
-                with open(os.path.join(root, f"c{c}-{i}.txt"), "w") as f:
-                    f.write(body)
 
         def client(c):
             s = socket.socket(socket.AF_UNIX)
