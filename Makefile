@@ -148,7 +148,9 @@ clean:
 IMAGE ?= localhost/editd
 CONTAINER_DIR ?= ../shared/container
 CONTAINER_TOOL ?= $(shell command -v podman >/dev/null 2>&1 && echo podman || echo docker)
-# The build context has no .git: the commit for `editd --version` goes in as a build argument.
+# The build context has no .git: the commit for `editd --version` goes in as the file
+# .editd-commit, written for the build and removed after it (either builder reads it; a build
+# argument EDITD_COMMIT would take precedence).
 IMAGE_COMMIT = $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell \
   git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo -dirty)
 
@@ -156,13 +158,13 @@ IMAGE_COMMIT = $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell \
 
 # BUILDAH_FORMAT=docker: podman's default OCI format has no HEALTHCHECK (docker ignores it).
 image:
-	@if [ -x $(CONTAINER_DIR)/build.sh ]; then \
+	@printf '%s\n' "$(IMAGE_COMMIT)" > .editd-commit; \
+	if [ -x $(CONTAINER_DIR)/build.sh ]; then \
 	  $(CONTAINER_DIR)/make-base-image.sh && \
 	  BUILDAH_FORMAT=docker $(CONTAINER_DIR)/build.sh . $(IMAGE); \
 	else \
-	  BUILDAH_FORMAT=docker $(CONTAINER_TOOL) build --build-arg EDITD_COMMIT=$(IMAGE_COMMIT) \
-	    -t $(IMAGE) .; \
-	fi
+	  BUILDAH_FORMAT=docker $(CONTAINER_TOOL) build -t $(IMAGE) .; \
+	fi; status=$$?; rm -f .editd-commit; exit $$status
 
 image-test:
 	IMAGE=$(IMAGE) CONTAINER_DIR=$(CONTAINER_DIR) tests/image/image_test.sh
