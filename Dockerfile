@@ -1,8 +1,14 @@
 # editd as a container sidecar: serves /workspace on the Unix socket /run/editd/editd.sock.
 #
 #   make image                      # docker or podman build, tagged localhost/editd
-#   docker run -d --name editd \
+#   docker run -d --name editd --user "$(id -u):$(id -g)" \
 #     -v "$PWD":/workspace -v editd-socket:/run/editd localhost/editd
+#
+# editd runs as the owner of the files it edits (--user): it cannot write a file of another user,
+# and a file it replaces keeps its owner only if it is editd's own. Any uid works: the socket
+# directory is writable by all, as /tmp is (sticky), and the socket in it is mode 0600, so clients
+# run as the same uid. Without --user, editd runs as uid 10001, and a bind-mounted workspace must
+# belong to it.
 #
 # See docs/deployment.md ("Container") for the user, TCP with a token file, the health check and
 # SIGTERM. The build stage uses the project's own CMake; the final stage holds only the binary and
@@ -19,13 +25,15 @@ RUN apt-get update \
       libxxhash-dev \
  && rm -rf /var/lib/apt/lists/*
 
-# The context has no .git (.dockerignore): `editd --version` names the commit passed here, else
-# "unknown". make image passes it when its builder takes build arguments.
+# The context has no .git (.dockerignore): `editd --version` names the commit passed here
+# (docker build --build-arg EDITD_COMMIT="$(git rev-parse --short=12 HEAD)"), else the one in the
+# file .editd-commit that make image writes into the context for the build, else "unknown".
 ARG EDITD_COMMIT=""
 WORKDIR /src
 COPY . .
-RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DEDITD_BUILD_TESTS=OFF \
-      -DEDITD_COMMIT="${EDITD_COMMIT}" \
+RUN commit="${EDITD_COMMIT:-$(cat .editd-commit 2>/dev/null || true)}" \
+ && cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DEDITD_BUILD_TESTS=OFF \
+      -DEDITD_COMMIT="${commit}" \
  && cmake --build /build -j"$(nproc)" --target editd \
  && cmake --install /build --prefix /opt/editd --strip \
  && /opt/editd/bin/editd --version
@@ -45,13 +53,13 @@ RUN groupadd --gid 10001 editd \
       --shell /usr/sbin/nologin editd \
  && mkdir -p /workspace /run/editd \
  && chown editd:editd /workspace /run/editd \
- && chmod 0750 /run/editd
+ && chmod 1777 /run/editd
 
 COPY --from=build /opt/editd/bin/editd /usr/local/bin/editd
 
 # Numeric, so that Kubernetes' runAsNonRoot can verify it.
 USER 10001:10001
-# A fresh named volume takes the ownership above (10001); a bind mount keeps the host's (see
+# A fresh named volume takes the ownership and modes above; a bind mount keeps the host's (see
 # docs/deployment.md: the host directory must be writable by uid 10001, or run with --user).
 VOLUME ["/workspace", "/run/editd"]
 WORKDIR /workspace

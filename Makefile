@@ -1,12 +1,17 @@
 # editd: the two commands a new user needs on a fresh Debian machine.
-#   make run    install missing packages, build, serve on stdio with . as the root
-#   make test   the same set-up, then the whole test suite (ctest) and a short
-#               run of every fuzz target over its seed corpus (fixed seed)
+#   make run    install missing packages, build the binary, serve on stdio with
+#               . as the root (stdout carries the protocol alone: the set-up's
+#               output goes to stderr)
+#   make test   the same set-up, build editd and the tests (one gcc build), then
+#               the whole test suite (ctest), with every fuzz target's saved
+#               corpus replayed (<target>_corpus)
 #   make bench  build and run the benchmarks (never part of the tests)
+#   make fuzz-smoke  the libFuzzer build (clang) and a short run of every fuzz
+#               target from its corpus (fixed seed); .ci/run runs it
 #   make fuzz   run every fuzz target for FUZZ_SECONDS (default 60) each
-#   make sanitize-test   the whole test suite built with ASan and UBSan
+#   make sanitize-test   the whole test suite built with ASan and UBSan (.ci/run)
 #   make tsan-test  the whole test suite built with ThreadSanitizer (not in CI)
-#   make install  cmake --install into $(DESTDIR)$(PREFIX) (default /usr/local)
+#   make install  cmake --install, stripped, into $(DESTDIR)$(PREFIX) (default /usr/local)
 #   make deb      a Debian package (build/editd_VERSION_ARCH.deb) with CPack
 
 BUILD_DIR ?= build
@@ -30,7 +35,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build run acp-client-deps mcp-client-deps test bench clean fuzz-build fuzz fuzz-smoke \
+.PHONY: all deps configure build editd test-build run acp-client-deps mcp-client-deps test bench clean fuzz-build fuzz fuzz-smoke \
         sanitize-test tsan-test install deb
 
 all: build
@@ -54,11 +59,23 @@ $(BUILD_DIR)/CMakeCache.txt: | deps
 
 configure: deps $(BUILD_DIR)/CMakeCache.txt
 
+# The default build: editd and the tests (not the benchmarks).
 build: configure
 	cmake --build $(BUILD_DIR) -j$(JOBS)
 
-run: build
-	$(BUILD_DIR)/editd --root .
+# The binary alone.
+editd: configure
+	cmake --build $(BUILD_DIR) -j$(JOBS) --target editd
+
+# editd and every test binary, all that ctest runs.
+test-build: configure
+	cmake --build $(BUILD_DIR) -j$(JOBS) --target test_binaries
+
+# stdout is the JSON-RPC stream: make's, apt's and cmake's output all go to
+# stderr, and editd replaces the shell so that stdin and signals reach it.
+run:
+	@$(MAKE) --no-print-directory editd >&2
+	@exec $(BUILD_DIR)/editd --root .
 
 # The ACP and MCP client tests' npm packages (package-lock.json), installed again only when the
 # lock changes.
@@ -73,9 +90,8 @@ mcp-client-deps:
 	@[ $(MCP_CLIENT)/node_modules/.package-lock.json -nt $(MCP_CLIENT)/package-lock.json ] || \
 	  npm ci --prefix $(MCP_CLIENT) --no-audit --no-fund
 
-test: build acp-client-deps mcp-client-deps
+test: test-build acp-client-deps mcp-client-deps
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
-	$(MAKE) fuzz-smoke
 
 # Fuzzing (tests/fuzz): clang with libFuzzer, ASan and UBSan, only the pure layers.
 $(FUZZ_BUILD_DIR)/CMakeCache.txt: | deps
@@ -124,16 +140,17 @@ tsan-test: deps acp-client-deps mcp-client-deps $(TSAN_BUILD_DIR)/CMakeCache.txt
 	    cat tsan-reports/*; echo "ThreadSanitizer: reports above, in $(TSAN_BUILD_DIR)/tsan-reports"; status=1; \
 	  fi; exit $$status
 
-# dpkg-shlibdeps (dpkg-dev) reads the package's dependencies off the binary.
-install: build
-	DESTDIR="$(DESTDIR)" cmake --install $(BUILD_DIR) --prefix "$(PREFIX)"
+install: editd
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD_DIR) --prefix "$(PREFIX)" --strip
 
+# dpkg-shlibdeps (dpkg-dev) reads the package's dependencies off the binary.
 deb: build
 	@dpkg -s dpkg-dev >/dev/null 2>&1 || { $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends dpkg-dev; }
 	cd $(BUILD_DIR) && cpack -G DEB
 
-bench: build
+bench: configure
+	cmake --build $(BUILD_DIR) -j$(JOBS) --target benchmarks
 	bench/run.sh $(BUILD_DIR)
 
 clean:
@@ -148,7 +165,9 @@ clean:
 IMAGE ?= localhost/editd
 CONTAINER_DIR ?= ../shared/container
 CONTAINER_TOOL ?= $(shell command -v podman >/dev/null 2>&1 && echo podman || echo docker)
-# The build context has no .git: the commit for `editd --version` goes in as a build argument.
+# The build context has no .git: the commit for `editd --version` goes in as the file
+# .editd-commit, written for the build and removed after it (either builder reads it; a build
+# argument EDITD_COMMIT would take precedence).
 IMAGE_COMMIT = $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell \
   git status --porcelain --untracked-files=no 2>/dev/null | grep -q . && echo -dirty)
 
@@ -156,13 +175,13 @@ IMAGE_COMMIT = $(shell git rev-parse --short=12 HEAD 2>/dev/null)$(shell \
 
 # BUILDAH_FORMAT=docker: podman's default OCI format has no HEALTHCHECK (docker ignores it).
 image:
-	@if [ -x $(CONTAINER_DIR)/build.sh ]; then \
+	@printf '%s\n' "$(IMAGE_COMMIT)" > .editd-commit; \
+	if [ -x $(CONTAINER_DIR)/build.sh ]; then \
 	  $(CONTAINER_DIR)/make-base-image.sh && \
 	  BUILDAH_FORMAT=docker $(CONTAINER_DIR)/build.sh . $(IMAGE); \
 	else \
-	  BUILDAH_FORMAT=docker $(CONTAINER_TOOL) build --build-arg EDITD_COMMIT=$(IMAGE_COMMIT) \
-	    -t $(IMAGE) .; \
-	fi
+	  BUILDAH_FORMAT=docker $(CONTAINER_TOOL) build -t $(IMAGE) .; \
+	fi; status=$$?; rm -f .editd-commit; exit $$status
 
 image-test:
 	IMAGE=$(IMAGE) CONTAINER_DIR=$(CONTAINER_DIR) tests/image/image_test.sh

@@ -5,8 +5,11 @@
 // inputSchema before sending), so this checks editd against a second consumer
 // of the schemas besides the SDK clients in mcp_client.test.mjs.
 //
-// The Inspector's package.json asks for Node 22; its CLI runs on Node 20, which
-// is what this test needs (npm only warns).
+// The Inspector is pinned to 0.15.0, the last release that runs on Node 18
+// (Debian 12's nodejs, which make deps installs): from 0.16 on it asks for
+// Node 22 (2.x: 22.19), and 2.x fails on Node 18 ("CustomEvent is not
+// defined"). Its CLI exits 0 on a tool result with isError, which later
+// releases do not: the test reads isError from the output, not the exit code.
 //
 // Run: node inspector_cli.test.mjs PATH/TO/editd   (after npm ci in this folder)
 import { test } from "node:test";
@@ -89,9 +92,8 @@ test("the Inspector calls read_text and str_replace; the edit is on disk", async
 
 test("a failed edit reaches the Inspector as isError with the kind and the closest region", async () => {
   fs.writeFileSync(path.join(root, "code.py"), "def total(xs):\n    return sum(xs)\n");
-  const { code, output } = await inspect(["--method", "tools/call", "--tool-name", "str_replace",
+  const { output } = await inspect(["--method", "tools/call", "--tool-name", "str_replace",
     "--tool-arg", "path=code.py", "oldText=def totl(xs):", "newText=def total(items):"]);
-  assert.notEqual(code, 0);  // the Inspector's CLI exits non-zero on isError
   assert.equal(output.isError, true);
   const text = output.content.map((c) => c.text).join("\n");
   assert.match(text, /no_match/);
