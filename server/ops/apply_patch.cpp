@@ -289,14 +289,8 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
 
   std::vector<std::string> keys;
   for (const auto& [shown, c] : canonical) keys.push_back(c);
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  LockChains::Guard guard = co_await locks_.lock(keys, LockChains::Mode::kExclusive, ctx.place);
-  if (auto c = check_cancel(ctx); !c) co_return c.error();
-  auto hold = co_await hold_files(ctx, keys, kMutationHold);
-  if (!hold) co_return hold.error();
-  auto held = co_await ctx.backend.lock(std::move(keys));
-  if (!held) co_return held.error();
+  auto files = co_await hold_for_mutation(ctx, std::move(keys));
+  if (!files) co_return files.error();
 
   // Read every touched file; check what the caller expects of each.
   std::map<std::string, patch::FileInput> inputs;  // display path -> the file as found
@@ -346,8 +340,8 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   auto undo_id = co_await commit_steps(ctx, steps, "apply_patch", checked);
   if (!undo_id) co_return undo_id.error();
   result.undo_id = std::move(*undo_id);
-  held->reset();  // other processes need not wait for the checks
-  guard.downgrade();  // nor reads: only mutations, which would change what they read
+  files->processes.reset();  // other processes need not wait for the checks
+  files->chains.downgrade();  // nor reads: only mutations, which would change what they read
   co_await checks_after(steps, std::move(checks), result);
   co_return result;
 }

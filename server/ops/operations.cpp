@@ -255,6 +255,22 @@ Result<void> Operations::check_known(const RequestContext& ctx, const std::strin
   return {};
 }
 
+boost::asio::awaitable<Result<Operations::FilesHeld>> Operations::hold_for_mutation(
+    const RequestContext& ctx, std::vector<std::string> keys) {
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  FilesHeld files;
+  files.chains = co_await locks_.lock(keys, LockChains::Mode::kExclusive, ctx.place);
+  if (auto c = check_cancel(ctx); !c) co_return c.error();
+  auto bytes = co_await hold_files(ctx, keys, kMutationHold);
+  if (!bytes) co_return bytes.error();
+  files.bytes = std::move(*bytes);
+  auto processes = co_await ctx.backend.lock(std::move(keys));
+  if (!processes) co_return processes.error();
+  files.processes = std::move(*processes);
+  co_return std::move(files);
+}
+
 boost::asio::awaitable<Result<ByteBudget::Hold>> Operations::hold_files(
     const RequestContext& ctx, const std::vector<std::string>& canonicals, std::uint64_t factor) {
   std::uint64_t size = 0;
@@ -286,22 +302,16 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   auto canonical = ctx.backend.resolve(p.path);
   if (!canonical) canonical = co_await resolve_in_turn(ctx, p.path, std::move(canonical));
   if (!canonical) co_return canonical.error();
-  LockChains::Guard guard = co_await lock_one(ctx, *canonical);
-  if (auto c = check_cancel(ctx); !c) co_return c.error();
-  // Other processes on the same files wait from here until the write is done.
-  // The budget before the cross-process lock, as apply_patch and undo take
-  // them: a request that holds one never waits for the other.
-  auto hold = co_await hold_files(ctx, std::vector<std::string>(1, *canonical), kMutationHold);
-  if (!hold) co_return hold.error();
-  auto held = co_await ctx.backend.lock(std::vector<std::string>(1, *canonical));
-  if (!held) co_return held.error();
+  // Other processes on the same file wait from here until the write is done.
+  auto files = co_await hold_for_mutation(ctx, std::vector<std::string>(1, *canonical));
+  if (!files) co_return files.error();
 
   Current cur;
   cur.canonical = *canonical;
   cur.shown = ctx.backend.display_path(*canonical);
   auto bytes = co_await ctx.backend.read(*canonical);
   if (bytes) {
-    hold->grow_to(kMutationHold * bytes->size());
+    files->bytes.grow_to(kMutationHold * bytes->size());
     cur.bytes = std::move(*bytes);
   } else if (may_be_missing && bytes.error().kind == ErrorKind::kNotFound) {
   } else if (may_be_missing && bytes.error().kind == ErrorKind::kIsDirectory) {
@@ -343,7 +353,7 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   else
     change = co_await offload(pool_, run);
   if (!change) co_return change.error();
-  hold->grow_to((cur.bytes ? cur.bytes->size() : 0) + 2 * change->bytes.size());
+  files->bytes.grow_to((cur.bytes ? cur.bytes->size() : 0) + 2 * change->bytes.size());
 
   bool unchanged = false;
   if (change->splices) {
@@ -417,8 +427,8 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     if (before) {
       // Other processes need not wait for the checks, nor reads of the file:
       // only mutations, whose writes would change what the checks read.
-      held->reset();
-      guard.downgrade();
+      files->processes.reset();
+      files->chains.downgrade();
       change->result.diagnostics =
           co_await checks_.after(target, std::move(*before), cur.bytes, *checked_bytes);
     }

@@ -276,11 +276,12 @@ class Operations {
   boost::asio::awaitable<Result<std::string>> resolve_in_turn(const RequestContext& ctx,
                                                               const std::string& path,
                                                               Result<std::string> first);
-  // A read takes its file's chain shared, a mutation exclusive (lock_chain.h),
-  // in the request's place among its connection's.
-  boost::asio::awaitable<LockChains::Guard> lock_one(
-      const RequestContext& ctx, const std::string& canonical,
-      LockChains::Mode mode = LockChains::Mode::kExclusive);
+  // A read takes its file's chain shared (a mutation takes its files'
+  // exclusive: hold_for_mutation), in the request's place among its
+  // connection's (lock_chain.h).
+  boost::asio::awaitable<LockChains::Guard> lock_one(const RequestContext& ctx,
+                                                     const std::string& canonical,
+                                                     LockChains::Mode mode);
   Result<void> check_cancel(const RequestContext& ctx) const;
   // --require-read: whether this connection knows the file as it is
   // (`current_fp`); a file that does not exist (`exists` false) passes.
@@ -301,6 +302,18 @@ class Operations {
   boost::asio::awaitable<Result<ByteBudget::Hold>> hold_files(
       const RequestContext& ctx, const std::vector<std::string>& canonicals,
       std::uint64_t factor);
+  // What a mutation holds of its files while it reads and writes them: their
+  // lock chains (exclusive), its bytes in the budget, and the backend's lock
+  // against other processes, taken in that order (so that a request holding
+  // one never waits for another's). Fails when the request was cancelled
+  // while it waited for the chains, or as hold_files() and FsBackend::lock().
+  struct FilesHeld {
+    LockChains::Guard chains;
+    ByteBudget::Hold bytes;
+    std::unique_ptr<FsBackend::Lock> processes;
+  };
+  boost::asio::awaitable<Result<FilesHeld>> hold_for_mutation(const RequestContext& ctx,
+                                                              std::vector<std::string> keys);
 
   // Where the undo history keeps large files: /tmp/editd-EUID, else the root,
   // whichever is usable and not a tmpfs first.

@@ -149,14 +149,8 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
 
   std::vector<std::string> keys;
   for (const KeptFile& f : entry->files) keys.push_back(f.canonical);
-  std::sort(keys.begin(), keys.end());
-  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-  LockChains::Guard guard = co_await locks_.lock(keys, LockChains::Mode::kExclusive, ctx.place);
-  if (auto c = check_cancel(ctx); !c) co_return c.error();
-  auto hold = co_await hold_files(ctx, keys, kMutationHold);
-  if (!hold) co_return hold.error();
-  auto held = co_await ctx.backend.lock(std::move(keys));
-  if (!held) co_return held.error();
+  auto files = co_await hold_for_mutation(ctx, std::move(keys));
+  if (!files) co_return files.error();
 
   // Every file must still be what the mutation left.
   std::vector<std::optional<std::string>> current;
@@ -214,8 +208,8 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
       std::any_of(checks.begin(), checks.end(), [](const auto& c) { return c.has_value(); });
   auto undo_id = co_await commit_steps(ctx, steps, "undo", checked);
   if (!undo_id) co_return undo_id.error();
-  held->reset();  // other processes need not wait for the checks
-  guard.downgrade();  // nor reads: only mutations, which would change what they read
+  files->processes.reset();  // other processes need not wait for the checks
+  files->chains.downgrade();  // nor reads: only mutations, which would change what they read
   co_await checks_after(steps, std::move(checks), result);
   // Directories made for files now removed go too, innermost first, when empty.
   for (auto d = entry->made_directories.rbegin(); d != entry->made_directories.rend(); ++d) {

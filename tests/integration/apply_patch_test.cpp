@@ -433,25 +433,6 @@ TEST_CASE("`editd apply-patch` usage errors exit 2 and change nothing; a refused
   CHECK(work.read("f.txt") == "a\n");
 }
 
-namespace {
-
-// `program ARGS...` in `cwd` with `input` on stdin, run to its end.
-Run run_program(const fs::path& program, const std::vector<std::string>& args, const fs::path& cwd,
-                const std::string& input = "") {
-  Process p(program.string(), args, cwd.string());
-  if (!input.empty()) p.write_raw(input);
-  p.close_stdin();
-  Run r;
-  while (auto line = p.read_line()) r.out += *line + "\n";
-  auto code = p.wait();
-  REQUIRE(code.has_value());
-  r.code = *code;
-  r.err = p.stderr_text();
-  return r;
-}
-
-}  // namespace
-
 TEST_CASE("a link named apply_patch or applypatch to editd is Codex's apply_patch command") {
   TempDir links;
   fs::create_symlink(EDITD_BINARY, links.path() / "apply_patch");
@@ -478,7 +459,7 @@ TEST_CASE("a link named apply_patch or applypatch to editd is Codex's apply_patc
       CAPTURE(way.name);
       TempDir work;
       work.write("f.txt", "a\nb\n");
-      Run r = run_program(link, way.args, work.path(), way.stdin_text);
+      Run r = run_program(link.string(), way.args, work.path(), way.stdin_text);
       CAPTURE(r.err);
       CHECK(r.code == 0);
       CHECK(r.out == summary);
@@ -489,39 +470,29 @@ TEST_CASE("a link named apply_patch or applypatch to editd is Codex's apply_patc
     // Whatever the first argument is, it is the patch, as Codex reads it: no
     // option of editd's (--root, --help) applies.
     for (const std::string not_a_patch : {"--help", "--root"}) {
-      Run r = run_program(link, {not_a_patch}, work.path());
+      Run r = run_program(link.string(), {not_a_patch}, work.path());
       CHECK(r.code == 1);
       CHECK(r.out.empty());
       CHECK(r.err.find("invalid patch at line 1") != std::string::npos);
     }
     // A hunk that does not apply: refused, exit 1, nothing changed.
     Run refused = run_program(
-        link, {"*** Begin Patch\n*** Update File: f.txt\n@@\n-zzz\n+y\n*** End Patch\n"},
+        link.string(), {"*** Begin Patch\n*** Update File: f.txt\n@@\n-zzz\n+y\n*** End Patch\n"},
         work.path());
     CHECK(refused.code == 1);
     CHECK(refused.out.empty());
     CHECK(refused.err.find("does not apply") != std::string::npos);
     // Usage errors exit 2: a second argument, empty stdin.
-    Run two = run_program(link, {patch, patch}, work.path());
+    Run two = run_program(link.string(), {patch, patch}, work.path());
     CHECK(two.code == 2);
     CHECK(two.err.find(std::string(name) + " accepts exactly one PATCH argument") !=
           std::string::npos);
-    Run none = run_program(link, {}, work.path());
+    Run none = run_program(link.string(), {}, work.path());
     CHECK(none.code == 2);
     CHECK(none.err.find(std::string(name) + ": no patch on stdin") != std::string::npos);
     CHECK(work.read("f.txt") == "a\nb\n");
   }
 }
-
-namespace {
-
-unsigned mode_of(const TempDir& root, const std::string& rel) {
-  struct stat st;
-  REQUIRE(::stat((root.path() / rel).c_str(), &st) == 0);
-  return st.st_mode & 07777;
-}
-
-}  // namespace
 
 TEST_CASE("a moved file keeps its mode: a 0600 secret stays private, a 0755 script executable") {
   TempDir root;

@@ -423,7 +423,8 @@ TEST_CASE(
     CHECK(shows_region);
     CHECK(text.find("data.") == std::string::npos);
   }
-  for (const json& tool : p.ok("tools/list", json::object())["tools"]) {
+  const json listed = p.ok("tools/list", json::object());
+  for (const json& tool : listed["tools"]) {
     CAPTURE(tool["name"]);
     CHECK(tool["description"].get<std::string>().find("data.") == std::string::npos);
   }

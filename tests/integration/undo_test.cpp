@@ -386,16 +386,6 @@ TEST_CASE("undo honours --read-only") {
   CHECK(p.fails("undo", {{"undoId", id}})["data"]["kind"] == "denied");
 }
 
-namespace {
-
-unsigned mode_of(const TempDir& root, const std::string& rel) {
-  struct stat st;
-  REQUIRE(::stat((root.path() / rel).c_str(), &st) == 0);
-  return st.st_mode & 07777;
-}
-
-}  // namespace
-
 TEST_CASE("undo of a delete or a move puts the file back with its mode, and redo keeps it") {
   TempDir root;
   root.write("secret.env", "KEY=1\n");

@@ -80,6 +80,13 @@ class TempDir {
   fs::path path_;
 };
 
+// The permission bits of `rel` under `root`.
+inline unsigned mode_of(const TempDir& root, const std::string& rel) {
+  struct stat st;
+  REQUIRE(::stat((root.path() / rel).c_str(), &st) == 0);
+  return st.st_mode & 07777;
+}
+
 class Process {
  public:
   // Starts `binary args...` with pipes on stdin/stdout/stderr.
@@ -240,11 +247,11 @@ struct Run {
   std::string out, err;
 };
 
-// `editd ARGS...` in `cwd` (the current directory when empty), with `input` on
-// stdin, run to its end.
-inline Run run_editd(const std::vector<std::string>& args, const std::string& cwd = "",
-                     const std::string& input = "") {
-  Process p(EDITD_BINARY, args, cwd);
+// `program ARGS...` in `cwd` (the current directory when empty), with `input`
+// on stdin, run to its end.
+inline Run run_program(const std::string& program, const std::vector<std::string>& args,
+                       const std::string& cwd = "", const std::string& input = "") {
+  Process p(program, args, cwd);
   if (!input.empty()) p.write_raw(input);
   p.close_stdin();
   Run r;
@@ -254,6 +261,12 @@ inline Run run_editd(const std::vector<std::string>& args, const std::string& cw
   r.code = *code;
   r.err = p.stderr_text();
   return r;
+}
+
+// `editd ARGS...`, as run_program.
+inline Run run_editd(const std::vector<std::string>& args, const std::string& cwd = "",
+                     const std::string& input = "") {
+  return run_program(EDITD_BINARY, args, cwd, input);
 }
 
 // editd serving `root` on stdio.
