@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "backends/root_path.h"
 #include "edit/text.h"
 #include "protocol/acp.h"
 
@@ -53,13 +54,7 @@ class DelegatedBackend final : public FsBackend {
   }
 
   std::string display_path(const std::string& canonical) const override {
-    const std::string& root = options_.root;
-    if (canonical == root) return ".";
-    if (root == "/") return canonical.substr(1);
-    if (canonical.size() > root.size() && canonical.compare(0, root.size(), root) == 0 &&
-        canonical[root.size()] == '/')
-      return canonical.substr(root.size() + 1);
-    return canonical;
+    return shown_path(options_.root, canonical);
   }
 
   boost::asio::awaitable<Result<FileStat>> stat(std::string canonical) override {
@@ -98,11 +93,7 @@ class DelegatedBackend final : public FsBackend {
   }
 
  private:
-  bool inside_root(const std::string& p) const {
-    const std::string& root = options_.root;
-    if (root == "/" || p == root) return true;
-    return p.size() > root.size() && p.compare(0, root.size(), root) == 0 && p[root.size()] == '/';
-  }
+  bool inside_root(const std::string& p) const { return editd::inside_root(options_.root, p); }
 
   // A failed call as an editd error: the client's -32002 is not_found, any
   // other client error delegate_failed (the client's error kept in

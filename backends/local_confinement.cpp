@@ -30,17 +30,12 @@
 #include <vector>
 
 #include "backends/local_backend_internal.h"
+#include "backends/root_path.h"
 
 namespace editd::local_backend_detail {
 
 std::string LocalBackend::display_path(const std::string& canonical) const {
-  const std::string& root = options_.root;
-  if (canonical == root) return ".";
-  if (root == "/") return canonical.substr(1);
-  if (canonical.size() > root.size() && canonical.compare(0, root.size(), root) == 0 &&
-      canonical[root.size()] == '/')
-    return canonical.substr(root.size() + 1);
-  return canonical;
+  return shown_path(options_.root, canonical);
 }
 
 std::optional<std::uint64_t> LocalBackend::size_hint(const std::string& canonical) const {
@@ -157,17 +152,13 @@ Result<std::string> LocalBackend::resolve_sync(const std::string& path) const {
 }
 
 const char* LocalBackend::below_root(const std::string& p) const {
-  const std::string& root = options_.root;
-  if (root == "/") return p.size() > 1 ? p.c_str() + 1 : nullptr;
-  if (p.size() > root.size() + 1 && p.compare(0, root.size(), root) == 0 && p[root.size()] == '/')
-    return p.c_str() + root.size() + 1;
-  return nullptr;
+  std::optional<std::string_view> rel = editd::below_root(options_.root, p);
+  if (!rel || rel->empty()) return nullptr;
+  return p.c_str() + (p.size() - rel->size());
 }
 
 bool LocalBackend::inside_root(const std::string& p) const {
-  const std::string& root = options_.root;
-  if (root == "/" || p == root) return true;
-  return p.size() > root.size() && p.compare(0, root.size(), root) == 0 && p[root.size()] == '/';
+  return editd::inside_root(options_.root, p);
 }
 
 Result<Target> LocalBackend::target_of(const std::string& canonical) const {
@@ -175,12 +166,7 @@ Result<Target> LocalBackend::target_of(const std::string& canonical) const {
   t.shown = display_path(canonical);
   const std::string& root = options_.root;
   if (canonical == root) return t;
-  std::string_view rel;
-  if (root == "/" && canonical.size() > 1 && canonical[0] == '/')
-    rel = std::string_view(canonical).substr(1);
-  else if (canonical.size() > root.size() + 1 && canonical.compare(0, root.size(), root) == 0 &&
-           canonical[root.size()] == '/')
-    rel = std::string_view(canonical).substr(root.size() + 1);
+  const std::string_view rel = editd::below_root(root, canonical).value_or(std::string_view());
   std::vector<std::string> parts = split_relative(rel);
   bool canonical_form =
       !rel.empty() && rel.back() != '/' && rel.find("//") == std::string_view::npos;

@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "backends/root_path.h"
+
 namespace editd {
 
 namespace {
@@ -51,7 +53,7 @@ boost::asio::awaitable<void> MemoryBackend::maybe_delay(const std::string& canon
 
 Result<std::string> MemoryBackend::resolve(const std::string& path) const {
   std::string c = canonical(path);
-  if (c != kRoot && !c.starts_with(std::string(kRoot) + "/"))
+  if (!inside_root(kRoot, c))
     return Error(ErrorKind::kOutsideRoot, "path " + path + " is outside the root /mem",
                     {{"path", path}});
   // A file used as a directory.
@@ -62,9 +64,7 @@ Result<std::string> MemoryBackend::resolve(const std::string& path) const {
 }
 
 std::string MemoryBackend::display_path(const std::string& c) const {
-  if (c == kRoot) return ".";
-  if (c.starts_with(std::string(kRoot) + "/")) return c.substr(kRoot.size() + 1);
-  return c;
+  return shown_path(kRoot, c);
 }
 
 std::optional<std::uint64_t> MemoryBackend::size_hint(const std::string& c) const {
