@@ -50,6 +50,7 @@ class DelegatedBackend final : public FsBackend {
                    "path " + path + " is outside the root " + options_.root +
                        " (paths are judged after resolving ..)",
                    {{"path", path}, {"root", options_.root}});
+    if (auto denied = reserved_path_error(options_.root, out, path)) return std::move(*denied);
     return out;
   }
 

@@ -11,18 +11,16 @@
 #include <random>
 #include <set>
 
+#include "backends/root_path.h"
 #include "backends/stripe_lock.h"
 
 namespace editd::journal {
 namespace {
 
-constexpr std::string_view kHeader = "editd-journal 1";
-constexpr std::string_view kTempMark = ".editd-";
-constexpr std::size_t kTempSuffix = 6;
-
-bool is_alnum(unsigned char c) {
-  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
+constexpr std::string_view kHeader = "editd-journal 2";
+// The largest journal recovery reads: a change of many thousand files. A
+// larger one is not editd's.
+constexpr std::size_t kMaxJournalBytes = 64u << 20;
 
 std::vector<std::string_view> fields(std::string_view line) {
   std::vector<std::string_view> out;
@@ -43,10 +41,47 @@ std::optional<std::uint64_t> number(std::string_view s) {
   return v;
 }
 
-// A dir field: "." is the root ("").
+// One path component that names an entry of a directory: not empty, no '/',
+// neither "." nor "..", no NUL.
+bool one_component(std::string_view name) {
+  return !name.empty() && name != "." && name != ".." &&
+         name.find('/') == std::string_view::npos && name.find('\0') == std::string_view::npos;
+}
+
+// A dir field: "." is the root (""); else a relative path beneath the root,
+// each of its components one_component, and not editd's own .editd.
 std::optional<std::string> dir_of(std::string_view field) {
   if (field == ".") return std::string();
-  return unescape(field);
+  std::optional<std::string> d = unescape(field);
+  if (!d || d->empty() || reserved_below_root(*d)) return std::nullopt;
+  for (std::size_t i = 0; i <= d->size();) {
+    std::size_t j = d->find('/', i);
+    if (j == std::string::npos) j = d->size();
+    if (!one_component(std::string_view(*d).substr(i, j - i))) return std::nullopt;
+    i = j + 1;
+  }
+  return d;
+}
+
+// A name field: one component; `temp` also has the name of editd's temporary
+// files; `in_root` (the record's directory is the root): not .editd.
+std::optional<std::string> name_of(std::string_view field, bool temp, bool in_root) {
+  std::optional<std::string> n = unescape(field);
+  if (!n || !one_component(*n)) return std::nullopt;
+  if (temp != is_temp_name(*n)) return std::nullopt;
+  if (in_root && is_state_dir_name(*n)) return std::nullopt;
+  return n;
+}
+
+// `line` without its tag, when the tag is the one `key` gives line `index` of
+// journal `name`.
+std::optional<std::string_view> verified(std::string_view line, const Key& key,
+                                         std::string_view name, std::size_t index) {
+  const std::size_t space = line.rfind(' ');
+  if (space == std::string_view::npos) return std::nullopt;
+  std::string_view body = line.substr(0, space);
+  if (line.substr(space + 1) != key.tag(name, index, body)) return std::nullopt;
+  return body;
 }
 
 // Makes (if missing) and opens the subdirectory `name` of `dir`; `made` says
@@ -128,15 +163,6 @@ std::string temp_name(std::string_view target) {
          random_suffix(kTempSuffix);
 }
 
-bool is_temp_name(std::string_view name) {
-  const std::size_t tail = kTempMark.size() + kTempSuffix;
-  if (name.size() < 2 + tail || name.front() != '.') return false;
-  std::string_view end = name.substr(name.size() - tail);
-  if (end.substr(0, kTempMark.size()) != kTempMark) return false;
-  return std::all_of(end.begin() + kTempMark.size(), end.end(),
-                     [](char c) { return is_alnum(static_cast<unsigned char>(c)); });
-}
-
 bool remove_stale_temp(int dir, const std::string& name) {
   Fd f(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
   if (!f.valid()) return false;
@@ -169,33 +195,43 @@ int remove_stale_temps(int dir, std::size_t limit) {
   return removed;
 }
 
-std::optional<Parsed> parse(std::string_view text) {
+std::optional<Parsed> parse(std::string_view text, const Key& key, std::string_view name) {
   Parsed out;
+  if (!key.valid()) return std::nullopt;
   std::size_t nl = text.find('\n');
-  if (nl == std::string_view::npos || text.substr(0, nl) != kHeader) return std::nullopt;
+  if (nl == std::string_view::npos) return std::nullopt;
+  auto header = verified(text.substr(0, nl), key, name, 0);
+  if (!header || *header != kHeader) return std::nullopt;
   std::size_t i = nl + 1;
+  std::size_t index = 1;
   // Records end with '\n': a last line without one was torn by the crash.
+  // Every complete line must carry its tag, and every name and directory be
+  // one editd writes (one component; beneath the root, not .editd): else the
+  // whole journal is another's. A tagged line of another form ends what is
+  // read, as a torn one does.
   while ((nl = text.find('\n', i)) != std::string_view::npos) {
-    std::vector<std::string_view> f = fields(text.substr(i, nl - i));
+    auto line = verified(text.substr(i, nl - i), key, name, index++);
+    if (!line) return std::nullopt;
+    std::vector<std::string_view> f = fields(*line);
     i = nl + 1;
     const std::string_view kind = f[0];
     if (kind == "dir" && f.size() == 2) {
       auto d = dir_of(f[1]);
-      if (!d) break;
+      if (!d) return std::nullopt;
       out.dirs.push_back(*d);
     } else if (kind == "tmp" && f.size() == 3) {
       auto d = dir_of(f[1]);
-      auto t = unescape(f[2]);
-      if (!d || !t) break;
+      auto t = d ? name_of(f[2], true, d->empty()) : std::nullopt;
+      if (!d || !t) return std::nullopt;
       out.temps.emplace_back(*d, *t);
     } else if (kind == "mv" && f.size() == 6) {
       Record r;
       auto d = dir_of(f[1]);
-      auto t = unescape(f[2]);
-      auto n = unescape(f[3]);
+      auto t = d ? name_of(f[2], true, d->empty()) : std::nullopt;
+      auto n = d ? name_of(f[3], false, d->empty()) : std::nullopt;
       auto ti = number(f[4]);
       auto oi = f[5] == "-" ? std::optional<std::uint64_t>(0) : number(f[5]);
-      if (!d || !t || !n || !ti || !oi) break;
+      if (!d || !t || !n || !ti || !oi) return std::nullopt;
       r.kind = Record::Kind::kMove;
       r.dir = *d;
       r.temp = *t;
@@ -206,9 +242,9 @@ std::optional<Parsed> parse(std::string_view text) {
     } else if (kind == "rm" && f.size() == 4) {
       Record r;
       auto d = dir_of(f[1]);
-      auto n = unescape(f[2]);
+      auto n = d ? name_of(f[2], false, d->empty()) : std::nullopt;
       auto ino = number(f[3]);
-      if (!d || !n || !ino) break;
+      if (!d || !n || !ino) return std::nullopt;
       r.kind = Record::Kind::kRemove;
       r.dir = *d;
       r.name = *n;
@@ -216,26 +252,38 @@ std::optional<Parsed> parse(std::string_view text) {
       out.plan.push_back(std::move(r));
     } else if (kind == "commit" && f.size() == 2) {
       auto k = number(f[1]);
-      if (!k || *k != out.plan.size()) break;
+      if (!k || *k != out.plan.size()) break;  // not a commit: the change is rolled back
       out.committed = true;
     } else if (kind == "abort" && f.size() == 1) {
       out.aborted = true;
     } else {
-      break;
+      break;  // a record this build does not know: what follows is not read
     }
   }
   return out;
 }
 
-int Journal::append(std::string_view line) {
+std::string Journal::tagged(std::string_view line) {
   std::string rec(line);
+  rec += ' ';
+  rec += key_->tag(name_, lines_++, line);
   rec += '\n';
-  return write_all(file_.get(), rec);
+  return rec;
 }
 
+int Journal::append(std::string_view line) { return write_all(file_.get(), tagged(line)); }
+
 int Journal::commit(std::string_view records) {
-  std::string text(records);
-  text += "commit " + std::to_string(std::count(records.begin(), records.end(), '\n')) + "\n";
+  std::string text;
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < records.size();) {
+    std::size_t nl = records.find('\n', i);
+    if (nl == std::string_view::npos) nl = records.size();
+    text += tagged(records.substr(i, nl - i));
+    ++k;
+    i = nl + 1;
+  }
+  text += tagged("commit " + std::to_string(k));
   if (int err = write_all(file_.get(), text)) return err;
   if (!durable_) return 0;
   while (::fsync(file_.get()) != 0)
@@ -271,6 +319,7 @@ int Journal::abort() {
 
 int Journals::begin(Journal& out) {
   std::lock_guard<std::mutex> lk(mu_);
+  if (!key_.valid()) return ENOKEY;
   int err = ENOENT;
   // A process tidying .editd away may remove it under us: then again.
   for (int attempt = 0; attempt < 8; ++attempt) {
@@ -302,12 +351,14 @@ int Journals::begin(Journal& out) {
     // A recovery elsewhere may have taken it for a dead writer's and deleted it.
     struct stat st;
     if (::fstat(file.get(), &st) != 0 || st.st_nlink == 0) continue;
-    if ((err = write_all(file.get(), std::string(kHeader) + "\n"))) {
+    out.key_ = &key_;
+    out.name_ = name;
+    out.lines_ = 0;
+    if ((err = write_all(file.get(), out.tagged(kHeader)))) {
       ::unlinkat(dir.get(), name.c_str(), 0);
       return err;
     }
     out.file_ = std::move(file);
-    out.name_ = std::move(name);
     out.durable_ = durable_;
     out.fresh_dirs_.clear();
     out.dirs_taken_ = false;
@@ -398,8 +449,14 @@ Journals::Stats Journals::recover(StripeLocks& locks, const std::string& root_pa
   std::sort(names.begin(), names.end());
 
   for (const std::string& name : names) {
-    Fd file(::openat(dir.get(), name.c_str(), O_RDWR | O_NOFOLLOW | O_CLOEXEC));
-    if (!file.valid()) continue;
+    // Never a FIFO's open or read that waits, nor a link followed.
+    Fd file(::openat(dir.get(), name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    struct stat st;
+    if (!file.valid() || ::fstat(file.get(), &st) != 0 || !S_ISREG(st.st_mode) ||
+        st.st_uid != ::geteuid() || static_cast<std::uint64_t>(st.st_size) > kMaxJournalBytes) {
+      stats.untrusted.push_back(name);
+      continue;
+    }
     if (::flock(file.get(), LOCK_EX | LOCK_NB) != 0) {
       ++stats.left;  // its writer is alive
       continue;
@@ -409,9 +466,9 @@ Journals::Stats Journals::recover(StripeLocks& locks, const std::string& root_pa
       ::unlinkat(dir.get(), name.c_str(), 0);
       continue;
     }
-    std::optional<Parsed> j = parse(text);
+    std::optional<Parsed> j = parse(text, key_, name);
     if (!j) {
-      ++stats.left;
+      stats.untrusted.push_back(name);
       continue;
     }
     std::set<std::string> dirs;  // every directory the journal names

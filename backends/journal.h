@@ -13,9 +13,10 @@
 // The writer holds an flock on its journal too, so recovery never touches the
 // journal of a live editd. The journal is text, one record per line, paths
 // relative to the root ("." for the root) with '%', ' ', control and non-ASCII
-// bytes %-escaped:
+// bytes %-escaped, each line ending in " TAG", the tag that this user's
+// journal key gives it (backends/journal_key.h):
 //
-//   editd-journal 1
+//   editd-journal 2
 //   dir D                 directory D is about to be created for the change
 //   tmp D T               temporary file T is about to be created in D
 //   mv D T N TINO OINO    at commit: rename D/T (inode TINO) over D/N (inode
@@ -24,6 +25,13 @@
 //   commit K              the K mv/rm records before it are the change
 //   abort                 after commit: a step failed and the change went back
 //                         to the caller, which undoes what took effect
+//
+// Recovery acts only on a journal that is editd's own: a regular file of this
+// user of at most 64 MiB, each of whose complete lines has its tag, where each
+// name is one path component (a temporary file's named as temporary files
+// are) and each directory is beneath the root and not .editd. Any other
+// journal (a tree's, a client's, an older editd's) is left in place, named in
+// the log, and never followed.
 //
 // A journal is committed when its "commit K" line is complete and follows K
 // mv/rm records. Recovery rolls a committed journal forward: each temporary
@@ -48,6 +56,8 @@
 #include <vector>
 
 #include "backends/beneath.h"
+#include "backends/journal_key.h"
+#include "backends/root_path.h"
 
 namespace editd {
 
@@ -61,8 +71,8 @@ std::optional<std::string> unescape(std::string_view escaped);
 // A fresh name for a temporary file beside `target`: ".TARGET.editd-XXXXXX".
 std::string temp_name(std::string_view target);
 
-// Whether `name` has the form temp_name() gives.
-bool is_temp_name(std::string_view name);
+// Whether `name` has the form temp_name() gives: editd::is_temp_name
+// (backends/root_path.h).
 
 // A random suffix of letters and digits.
 std::string random_suffix(std::size_t n);
@@ -96,8 +106,9 @@ struct Parsed {
   bool committed = false;
   bool aborted = false;
 };
-// nullopt when `text` is not a journal of a version this build knows.
-std::optional<Parsed> parse(std::string_view text);
+// nullopt when `text` is not a journal that editd wrote under `key` with the
+// file name `name` (see the top of this file).
+std::optional<Parsed> parse(std::string_view text, const Key& key, std::string_view name);
 
 std::string dir_field(std::string_view rel);  // "" -> "."
 
@@ -121,7 +132,10 @@ class Journal {
 
  private:
   friend class Journals;
+  std::string tagged(std::string_view line);  // line, its tag, '\n'
   bool durable_ = true;
+  const Key* key_ = nullptr;
+  std::size_t lines_ = 0;
   Fd file_;
   Fd dir_;
   std::string name_;
@@ -136,7 +150,11 @@ class Journals {
   // none): they still see a change through a killed process, not a power loss.
   explicit Journals(const Beneath& root, bool durable = true) : root_(root), durable_(durable) {}
 
-  // Opens a new journal. 0 or errno (the change then runs unjournaled).
+  // The key journals are tagged with; until it is set, begin() fails with
+  // ENOKEY and recovery trusts no journal. Before the first begin().
+  void set_key(const Key& key) { key_ = key; }
+
+  // Opens a new journal. 0 or errno.
   int begin(Journal& out);
   // Deletes `j`, then ROOT/.editd if nothing else is in flight and it is empty.
   void end(Journal& j);
@@ -145,7 +163,8 @@ class Journals {
     int rolled_forward = 0;
     int rolled_back = 0;
     int temps_removed = 0;
-    int left = 0;  // journals of live writers, or of an unknown version
+    int left = 0;  // journals of live writers
+    std::vector<std::string> untrusted;  // names of journals not editd's own: left in place
   };
   // Recovers every journal whose writer is dead (see the top of this file).
   // Committed journals take the cross-process locks of their targets from
@@ -158,6 +177,7 @@ class Journals {
 
   const Beneath& root_;
   bool durable_ = true;
+  Key key_;
   std::mutex mu_;
   int in_flight_ = 0;
 };

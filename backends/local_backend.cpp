@@ -119,8 +119,56 @@ void LocalBackend::start() {
   } else {
     locks_ = std::make_shared<StripeLocks>(std::move(lock_file), runtime.path() + "/locks");
     registry_ = std::make_unique<TempRegistry>(runtime, options_.root, st.st_dev, st.st_ino);
+    own(runtime.path());
   }
+  load_journal_key(runtime);
   recover();
+}
+
+void LocalBackend::own(const std::string& dir) {
+  char* real = ::realpath(dir.c_str(), nullptr);
+  if (!real) return;
+  std::string path = real;
+  std::free(real);
+  if (path != options_.root && editd::inside_root(options_.root, path))
+    own_dirs_.push_back(std::move(path));
+}
+
+// The key that makes journals editd's own (backends/journal_key.h): from
+// --state-dir, else the durable default, else the runtime directory.
+void LocalBackend::load_journal_key(const RuntimeDir& runtime) {
+  std::vector<std::string> places;
+  if (!options_.state_dir.empty()) {
+    places.push_back(options_.state_dir);
+  } else {
+    if (std::string d = journal::default_state_dir(); !d.empty()) places.push_back(d);
+    if (!runtime.path().empty()) places.push_back(runtime.path());
+  }
+  std::string tried;
+  for (const std::string& place : places) {
+    Fd dir;
+    journal::Key key;
+    int err = journal::open_state_dir(place, dir);
+    if (!err) err = journal::Key::load(dir.get(), key);
+    if (!err) {
+      journals_.set_key(key);
+      state_dir_ = place;
+      own(place);
+      if (options_.state_dir.empty() && place == runtime.path() && options_.durable)
+        spdlog::warn(
+            "editd: the journal key is in {} ({}), which a reboot may empty: a multi-file "
+            "change cut by a power loss is then left half made (--state-dir names a durable "
+            "directory)",
+            place, tried.empty() ? "no home directory" : tried);
+      return;
+    }
+    tried += (tried.empty() ? "" : "; ") + place + ": " + std::strerror(err);
+  }
+  state_error_ = tried.empty() ? "no state directory" : tried;
+  spdlog::warn(
+      "editd: no journal key ({}): multi-file changes are refused{}, and no journal found in "
+      "{}/.editd is acted on",
+      state_error_, options_.durable ? " (unless --durability none)" : "", options_.root);
 }
 
 asio::awaitable<Result<FileStat>> LocalBackend::stat(std::string canonical) {
@@ -216,10 +264,13 @@ void LocalBackend::recover() {
         "removed",
         options_.root, stats.rolled_forward, stats.rolled_back, temps);
   if (stats.left)
-    spdlog::info(
-        "{}/.editd/journal: {} journal(s) of running editd processes (or of another version) "
-        "left alone",
-        options_.root, stats.left);
+    spdlog::info("{}/.editd/journal: {} journal(s) of running editd processes left alone",
+                 options_.root, stats.left);
+  for (const std::string& name : stats.untrusted)
+    spdlog::warn(
+        "{}/.editd/journal/{}: not a journal this user's editd wrote (no tag of its key, or a "
+        "record naming a path it would not write): left in place, not acted on",
+        options_.root, journal::escape(name));
 }
 
 }  // namespace editd::local_backend_detail

@@ -45,6 +45,9 @@ struct LocalBackendOptions {
   // The per-user state directory (lock stripes, registries of temporary
   // files); empty: /tmp/editd-EUID. See backends/runtime_dir.h.
   std::string runtime_dir;
+  // The durable per-user directory of the journal key; empty: the default
+  // (backends/journal_key.h).
+  std::string state_dir;
   // False (--durability none): no fsync of files, directories or journals. A
   // write is still atomic (a temporary file renamed over the target) and a
   // multi-file patch still whole against a killed process, but a power loss or

@@ -34,6 +34,7 @@
 #include "backends/beneath.h"
 #include "backends/journal.h"
 #include "backends/local_backend.h"
+#include "backends/runtime_dir.h"
 #include "backends/offload.h"
 #include "backends/runtime_dir.h"
 #include "backends/stripe_lock.h"
@@ -229,6 +230,13 @@ class LocalBackend final : public FsBackend {
  private:
   Result<std::string> resolve_sync(const std::string& path) const;
 
+  // Adds `dir` (a directory editd keeps for itself) to the paths that
+  // resolve() refuses, when it lies inside the root (or holds it).
+  void own(const std::string& dir);
+  void load_journal_key(const RuntimeDir& runtime);
+  // apply_batch's refusal when its journal cannot be begun (errno `err`).
+  Error journal_error(int err) const;
+
   // The part of absolute path `p` below the root ("a/b" of ROOT/a/b), or
   // nullptr when `p` is the root or not under it.
   const char* below_root(const std::string& p) const;
@@ -319,6 +327,10 @@ class LocalBackend final : public FsBackend {
   asio::thread_pool& pool_;
   Beneath root_;
   journal::Journals journals_;
+  // Set by start(), read-only after it.
+  std::vector<std::string> own_dirs_;  // editd's directories inside the root
+  std::string state_dir_;              // where the journal key is
+  std::string state_error_;            // why there is no journal key, if there is none
   std::shared_ptr<StripeLocks> locks_;
   std::unique_ptr<TempRegistry> registry_;
 };

@@ -33,6 +33,20 @@
 
 namespace editd::local_backend_detail {
 
+Error LocalBackend::journal_error(int err) const {
+  const std::string path = join(options_.root, ".editd/journal");
+  std::string why = err == ENOKEY ? "no journal key (" + state_error_ + ")" : std::strerror(err);
+  return Error(ErrorKind::kIo,
+               "cannot journal this change of several files in " + path + ": " + why +
+                   "; nothing was changed. Such a change is made only with its journal, so that a "
+                   "crash leaves all of it or none of it" +
+                   (err == ENOKEY ? std::string()
+                                  : " (is .editd at the top of the root a file, a link, or not "
+                                    "writable? editd keeps it for itself)") +
+                   "; --durability none makes it without one",
+               {{"errno", errno_name(err)}, {"path", path}});
+}
+
 Result<void> LocalBackend::batch_sync(std::vector<BatchOp>& ops,
                                       std::vector<std::size_t>& applied) {
   struct Item {
@@ -78,10 +92,15 @@ Result<void> LocalBackend::batch_sync(std::vector<BatchOp>& ops,
   }
 
   // 2. Stage every write in a temporary file beside its target.
+  // A change of many files is made with its journal or not at all: a tree
+  // (or an unusable state directory) must not turn crash safety off. One
+  // rename needs none; --durability none is the operator's choice.
   journal::Journal j;
-  if (int err = journals_.begin(j))
+  if (int err = journals_.begin(j)) {
+    if (options_.durable && items.size() > 1) return journal_error(err);
     spdlog::debug("apply_batch without a journal: {}/.editd: {}", options_.root,
                   std::strerror(err));
+  }
   std::vector<std::string> made;
   auto unstage = [&] {
     for (Item& it : items) {

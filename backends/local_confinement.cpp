@@ -148,6 +148,14 @@ Result<std::string> LocalBackend::resolve_sync(const std::string& path) const {
                  "path " + path + " is outside the root " + options_.root +
                      " (paths are judged after resolving links and ..)",
                  {{"path", path}, {"root", options_.root}});
+  if (auto denied = reserved_path_error(options_.root, out, path)) return std::move(*denied);
+  for (const std::string& own : own_dirs_)
+    if (out == own || editd::inside_root(own, out))
+      return Error(ErrorKind::kDenied,
+                   "path " + path + " is editd's own: " + own +
+                       " is its state directory (locks, journal key), and no request may read or "
+                       "change it",
+                   {{"path", path}});
   return out;
 }
 

@@ -56,6 +56,7 @@ Result<std::string> MemoryBackend::resolve(const std::string& path) const {
   if (!inside_root(kRoot, c))
     return Error(ErrorKind::kOutsideRoot, "path " + path + " is outside the root /mem",
                     {{"path", path}});
+  if (auto denied = reserved_path_error(kRoot, c, path)) return std::move(*denied);
   // A file used as a directory.
   for (std::size_t slash = c.find('/', 1); slash != std::string::npos; slash = c.find('/', slash + 1))
     if (files_.count(c.substr(0, slash)))

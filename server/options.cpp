@@ -29,6 +29,9 @@ const char* const kUsage =
     "  --durability full|none     full: fsync each write, its directory and apply_patch's\n"
     "                             journal before replying; none: no fsync at all (scratch\n"
     "                             workspaces: a power loss may lose recent edits) (default: full)\n"
+    "  --state-dir DIR            where the key that marks editd's journals is kept, a durable\n"
+    "                             directory of this user outside the root (default:\n"
+    "                             $XDG_STATE_HOME/editd, else ~/.local/state/editd)\n"
     "  --log-level LEVEL          trace|debug|info|warn|error|off (default: info); logs go to "
     "stderr\n"
     "  --max-message-bytes N      longest accepted JSON-RPC line (default: 67108864)\n"
@@ -131,6 +134,7 @@ LocalBackendOptions local_backend_options(const ServerOptions& options) {
   local.root = options.root;
   local.read_only = options.read_only;
   local.durable = options.durable;
+  local.state_dir = options.state_dir;
   local.max_file_bytes = options.max_file_bytes;
   return local;
 }
@@ -326,6 +330,11 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       EDITD_NEED(v);
       if (v != "full" && v != "none") return usage_error("--durability must be full or none");
       o.durable = v == "full";
+    } else if (flag == "--state-dir") {
+      EDITD_NEED(v);
+      if (v.empty() || v.front() != '/')
+        return usage_error("--state-dir must be an absolute path");
+      o.state_dir = v;
     } else if (flag == "--mcp-tools") {
       EDITD_NEED(v);
       if (v != "models" && v != "all") return usage_error("--mcp-tools must be models or all");

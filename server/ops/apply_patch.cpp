@@ -178,6 +178,16 @@ std::vector<Step> plan_steps(std::vector<patch::FileOutcome>& outcomes,
   return steps;
 }
 
+// Whether a failed batch's data.path is one of `steps`.
+bool names_a_step(const std::vector<Step>& steps, const Error& e, const FsBackend& backend) {
+  if (!e.data.is_object() || !e.data.contains("path") || !e.data["path"].is_string()) return false;
+  const std::string path = e.data["path"].get<std::string>();
+  for (const Step& s : steps)
+    if (s.shown == path || s.canonical == path || backend.display_path(s.canonical) == path)
+      return true;
+  return false;
+}
+
 // The step a failed batch names (data.path), else the first one that did not
 // take effect.
 const Step& failed_step(const std::vector<Step>& steps, const std::vector<std::size_t>& applied,
@@ -440,6 +450,13 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
   auto batch = ctx.backend.apply_batch(std::move(ops), applied);
   auto written = co_await write_and_spill(std::move(batch), std::move(kept));
   Result<void>& status = written.first;
+  if (!status && applied.empty() && !names_a_step(steps, status.error(), ctx.backend)) {
+    // Refused before any file changed, for the batch as a whole (its
+    // journal could not be made): the error names what failed.
+    Error e = status.error();
+    e.message = method + " changed nothing: " + e.message;
+    co_return e;
+  }
   if (!status) {
     // Undo what took effect, newest first.
     std::vector<std::string> not_restored;

@@ -21,6 +21,7 @@
 #include <thread>
 
 #include "backends/faulty_backend.h"
+#include "backends/journal.h"
 #include "backends/stripe_lock.h"
 #include "support/pool_hold.h"
 #include "support/process.h"
@@ -54,6 +55,7 @@ struct Local {
     o.root = root;
     o.max_file_bytes = 1 << 20;
     o.runtime_dir = state.str();
+    o.state_dir = state.str();
     o.use_openat2 = openat2;
     o.durable = durable;
     o.inject = [this](LocalSyscall call, const std::string& name) {
@@ -102,8 +104,20 @@ void put(const fs::path& p, std::string_view bytes) {
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
+// A journal as editd writes it: each complete line of `text` tagged with the
+// key in the fixture's state directory (a last line without '\n' is torn).
 void write_journal(const Local& f, const std::string& name, const std::string& text) {
-  put(f.dir.path() / ".editd" / "journal" / name, text);
+  Fd state(::open(f.state.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  journal::Key key;
+  REQUIRE(journal::Key::load(state.get(), key) == 0);
+  std::string out;
+  std::size_t index = 0, i = 0;
+  for (std::size_t nl; (nl = text.find('\n', i)) != std::string::npos; i = nl + 1) {
+    std::string line = text.substr(i, nl - i);
+    if (index == 0 && line == "editd-journal 1") line = "editd-journal 2";
+    out += line + " " + key.tag(name, index++, line) + "\n";
+  }
+  put(f.dir.path() / ".editd" / "journal" / name, out + text.substr(i));
 }
 
 // A failure the test makes happen at the n-th system call it is asked about,
@@ -802,6 +816,106 @@ TEST_CASE("recovery leaves the journal and temporary files of a live writer alon
   temp.reset();
   f.reopen();
   CHECK(f.tree() == std::map<std::string, std::string>{{"a.txt", "old\n"}});
+}
+
+TEST_CASE("recovery acts on no journal that is not editd's own, and leaves each in place") {
+  Local f;
+  test::TempDir outside;
+  outside.write("victim.txt", "outside\n");
+  f.dir.write("keep.txt", "keep\n");
+  f.dir.write(".keep.txt.editd-KKKKKK", "new keep\n");
+  const std::string out_ino = std::to_string(ino_of(outside.path() / "victim.txt"));
+  const std::string keep_ino = std::to_string(ino_of(f.dir.path() / "keep.txt"));
+  const std::string temp_ino = std::to_string(ino_of(f.dir.path() / ".keep.txt.editd-KKKKKK"));
+  const std::string up = fs::relative(outside.path(), f.dir.path()).string();
+  // Tagged with this user's key, but naming what editd never writes: a name of
+  // more than one component, a directory outside the root or in .editd, a
+  // temporary file not named as editd's.
+  const std::vector<std::string> bad = {
+      "editd-journal 1\ntmp . " + up + "/victim.txt\n",
+      "editd-journal 1\ntmp . ../x.editd-AAAAAA\n",
+      "editd-journal 1\nrm " + up + " victim.txt " + out_ino + "\ncommit 1\n",
+      "editd-journal 1\nrm . ../" + up + "/victim.txt " + out_ino + "\ncommit 1\n",
+      "editd-journal 1\nrm " + outside.str() + " victim.txt " + out_ino + "\ncommit 1\n",
+      "editd-journal 1\nrm .editd key " + keep_ino + "\ncommit 1\n",
+      "editd-journal 1\nmv . keep.txt .editd " + keep_ino + " -\ncommit 1\n",
+      "editd-journal 1\nmv . .keep.txt.editd-KKKKKK a/b " + temp_ino + " -\ncommit 1\n",
+      "editd-journal 1\ndir " + up + "/made\n",
+  };
+  for (std::size_t i = 0; i < bad.size(); ++i) write_journal(f, "b-1-bad" + std::to_string(i), bad[i]);
+  // Well formed, but not tagged with this user's key: an older editd's, a
+  // tree's, another key's.
+  const std::string rm_keep = "editd-journal 1\nrm . keep.txt " + keep_ino + "\ncommit 1\n";
+  put(f.dir.path() / ".editd/journal/b-2-untagged", rm_keep);
+  {
+    Local other;  // another state directory: another key
+    write_journal(other, "b-3-other", rm_keep);
+    put(f.dir.path() / ".editd/journal/b-3-other", other.dir.read(".editd/journal/b-3-other"));
+  }
+  // Tagged, but under another name: a tag binds the journal's name.
+  write_journal(f, "b-4-named", rm_keep);
+  fs::rename(f.dir.path() / ".editd/journal/b-4-named", f.dir.path() / ".editd/journal/b-4-renamed");
+  // Tagged, with one line changed after.
+  write_journal(f, "b-5-edited", "editd-journal 1\nrm . keep.txt 1\ncommit 1\n");
+  {
+    std::string t = f.dir.read(".editd/journal/b-5-edited");
+    t.replace(t.find("keep.txt 1 "), 11, "keep.txt " + keep_ino + " ");
+    put(f.dir.path() / ".editd/journal/b-5-edited", t);
+  }
+  const auto before = f.tree();
+  // Not a regular file: a FIFO is never opened for a read that waits.
+  const fs::path fifo = f.dir.path() / ".editd/journal/b-6-fifo";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  f.reopen();
+  CHECK(fs::is_fifo(fs::symlink_status(fifo)));
+  fs::remove(fifo);
+  CHECK(outside.read("victim.txt") == "outside\n");
+  CHECK(f.dir.read("keep.txt") == "keep\n");
+  CHECK(f.tree() == before);
+  // The control: the same removal, tagged as editd tags it, is done.
+  write_journal(f, "b-7-ours", rm_keep);
+  f.reopen();
+  CHECK_FALSE(f.dir.exists("keep.txt"));
+  CHECK_FALSE(f.dir.exists(".editd/journal/b-7-ours"));
+}
+
+TEST_CASE("resolve refuses editd's own names as denied, from every way of naming them") {
+  Local f;
+  for (const std::string& path :
+       {std::string(".editd"), std::string(".editd/journal"), std::string(".Editd/x"),
+        std::string("a/../.editd/journal/b-1"), f.dir.str() + "/.editd",
+        std::string("x/.a.txt.editd-AAAAAA"), std::string(".b.editd-123456")}) {
+    CAPTURE(path);
+    auto r = f.backend->resolve(path);
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().kind == ErrorKind::kDenied);
+  }
+  for (const char* fine : {"x/.editd", "x/.editd/journal", ".editdx", ".a.txt.editd-AAAAA",
+                           ".a.txt.editd-AAAAAAA", "editd"}) {
+    CAPTURE(fine);
+    CHECK(f.backend->resolve(fine).has_value());
+  }
+}
+
+TEST_CASE("a change of several files is made with its journal or refused, unless durability is none") {
+  for (bool durable : {true, false}) {
+    CAPTURE(durable);
+    Local f;
+    f.durable = durable;
+    f.reopen();
+    f.dir.write(".editd", "a file where the journals go\n");
+    std::vector<std::size_t> applied;
+    auto r = f.batch({write_op(f.path("a.txt"), "a\n"), write_op(f.path("b.txt"), "b\n")}, applied);
+    if (durable) {
+      REQUIRE_FALSE(r.has_value());
+      CHECK(r.error().kind == ErrorKind::kIo);
+      CHECK(r.error().data["path"] == f.dir.str() + "/.editd/journal");
+      CHECK(f.tree() == std::map<std::string, std::string>{{".editd", "a file where the journals go\n"}});
+    } else {
+      CHECK(r.has_value());
+      CHECK(f.dir.read("b.txt") == "b\n");
+    }
+  }
 }
 
 TEST_CASE(
