@@ -834,24 +834,21 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::Edit
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
     text::Normalized norm(*doc);
-    // The view the anchors came from: the newest this connection read of the
-    // file that shows every anchor with its tag. None when it is the file as
-    // it is (nothing to map), or expectedFingerprint names the file as it is.
-    std::optional<hashline::View> read;
-    Views::Found found;
-    if (!expected) {
-      for (Views::Found& f : views_.find(Views::Where{reader, scope, cur.canonical})) {
-        hashline::View v{f.file.get(), f.shown};
-        if (!hashline::shows(v, edits)) continue;
-        if (f.fingerprint != cur.fingerprint) {
-          found = std::move(f);
-          v.file = found.file.get();
-          read = std::move(v);
-        }
-        break;
-      }
-    }
-    auto plan = hashline::plan(norm.view(), edits, read ? &*read : nullptr);
+    // The views the anchors came from: every view of the file this
+    // connection read that editd remembers, newest first (each version's
+    // slices combined in one). Each anchor is mapped through the first that
+    // shows its line with its tag. With expectedFingerprint (the file as it
+    // is, else conflict) that version's view comes first, and an anchor no
+    // view shows stands where it is: the caller vouched for the version.
+    std::vector<Views::Found> found = views_.find(Views::Where{reader, scope, cur.canonical});
+    if (expected)
+      std::stable_partition(found.begin(), found.end(), [&cur](const Views::Found& f) {
+        return f.fingerprint == cur.fingerprint;
+      });
+    hashline::Reads reads;
+    reads.unread_stand = expected || found.empty();
+    for (const Views::Found& f : found) reads.views.push_back(hashline::View{f.file.get(), f.shown});
+    auto plan = hashline::plan(norm.view(), edits, reads);
     if (!plan) {
       Error e = plan.error();
       e.data["path"] = cur.shown;
