@@ -240,17 +240,22 @@ Result<void> Operations::check_known(const RequestContext& ctx, const std::strin
                                      const std::string& shown, bool exists,
                                      const std::string& current_fp) const {
   if (!options_.require_read || !ctx.known || !exists) return {};
-  auto it = ctx.known->find(canonical);
-  if (it == ctx.known->end())
+  const std::string* known = ctx.known->find(canonical);
+  if (!known)
     return Error(
         ErrorKind::kStale,
-        shown + " has not been read on this connection: read it first (--require-read)",
+        shown + " has not been read on this connection" +
+            (ctx.known->forgot()
+                 ? std::string(" (or its record was forgotten: a connection keeps records of "
+                               "the files it read within a bound, the least recently used go)")
+                 : std::string()) +
+            ": read it first (--require-read)",
         {{"path", shown}, {"knownFingerprint", nullptr}, {"currentFingerprint", current_fp}});
-  if (it->second != current_fp)
+  if (*known != current_fp)
     return Error(ErrorKind::kStale,
                  shown + " changed since this connection last read or wrote it: read it again",
                  {{"path", shown},
-                  {"knownFingerprint", it->second},
+                  {"knownFingerprint", *known},
                   {"currentFingerprint", current_fp}});
   return {};
 }
@@ -323,9 +328,8 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   std::string current_fp = cur.bytes ? editd::fingerprint(*cur.bytes) : std::string();
   cur.fingerprint = current_fp;
   if (ctx.known && cur.bytes)
-    if (auto it = ctx.known->find(cur.canonical);
-        it != ctx.known->end() && it->second != current_fp)
-      cur.outdated_fingerprint = it->second;
+    if (const std::string* known = ctx.known->find(cur.canonical); known && *known != current_fp)
+      cur.outdated_fingerprint = *known;
   if (p.expected_fingerprint && *p.expected_fingerprint != current_fp)
     co_return conflict_error(cur.shown, *p.expected_fingerprint,
                              cur.bytes ? std::optional(current_fp) : std::nullopt);
@@ -433,7 +437,7 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
           co_await checks_.after(target, std::move(*before), cur.bytes, *checked_bytes);
     }
   }
-  if (!p.dry_run && ctx.known) (*ctx.known)[cur.canonical] = change->result.fingerprint;
+  if (!p.dry_run && ctx.known) ctx.known->set(cur.canonical, change->result.fingerprint);
   co_return std::move(change->result);
 }
 
@@ -576,7 +580,7 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
     result = co_await offload(pool_, run);
   else
     result = run();
-  if (result && ctx.known) (*ctx.known)[*canonical] = result->fingerprint;
+  if (result && ctx.known) ctx.known->set(*canonical, result->fingerprint);
   guard.release();
   co_return result;
 }

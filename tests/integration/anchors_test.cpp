@@ -147,7 +147,7 @@ TEST_CASE("anchors: without a remembered view an anchor is used only where it st
   root.write("a.txt", numbered(1, 30));
   root.write("b.txt", numbered(1, 30));
   // A budget that holds one view of 30 lines, not two.
-  auto p = spawn_editd(root, {"--view-memory", "600"});
+  auto p = spawn_editd(root, {"--view-memory", "1200"});
   const std::string v = view(p, "a.txt");
   root.write("a.txt", "top\n" + numbered(1, 30));
   // Remembered: the anchor maps down one line.
