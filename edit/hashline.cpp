@@ -59,7 +59,7 @@ class Lines {
   std::vector<std::size_t> starts_;
 };
 
-Error stale(Lines& lines, std::size_t index, const Anchor& a, const std::string& why,
+Error stale(const Lines& lines, std::size_t index, const Anchor& a, const std::string& why,
             LineRange near) {
   const std::uint64_t lo = near.start_line > kRegion ? near.start_line - kRegion : 1;
   const std::uint64_t hi = near.end_line + kRegion;
@@ -83,22 +83,44 @@ struct Resolved {
   bool rebased = false;
 };
 
-// How the anchors of one call find their lines: through the view they were
-// read from, or where they stand.
+// No view of a call's reads: the anchor is used where it stands.
+inline constexpr std::size_t kUnread = static_cast<std::size_t>(-1);
+
+bool shows_anchor(const View& view, const Anchor& a) {
+  if (a.line == 0 || a.line > view.file->tags.size() ||
+      view.file->tags[a.line - 1] != code_of(a.tag))
+    return false;
+  return std::any_of(view.shown.begin(), view.shown.end(), [&a](const LineRange& r) {
+    return r.start_line <= a.line && a.line <= r.end_line;
+  });
+}
+
+// How the anchors of one call find their lines: each through the view it was
+// read from (the first of `reads` that shows it), or where it stands.
 class Resolver {
  public:
-  Resolver(Lines& lines, const View* read) : lines_(lines) {
-    if (!read) return;
-    std::vector<std::uint64_t> now;
-    now.reserve(lines.count());
-    for (std::string_view l : lines.lines()) now.push_back(line_hash(l));
-    map_.emplace(read->file->hashes, now);
+  Resolver(Lines& lines, const Reads& reads)
+      : lines_(lines), reads_(reads), maps_(reads.views.size()) {}
+
+  // The first view that shows `a` (and `b`, when given), or kUnread.
+  std::size_t source(const Anchor& a, const Anchor* b = nullptr) const {
+    for (std::size_t v = 0; v < reads_.views.size(); ++v)
+      if (shows_anchor(reads_.views[v], a) && (!b || shows_anchor(reads_.views[v], *b))) return v;
+    return kUnread;
   }
 
-  // Where anchor `a` of edit `index` is now.
-  Result<Resolved> resolve(std::size_t index, const Anchor& a) {
+  // Where anchor `a` of edit `index`, read from view `from`, is now.
+  Result<Resolved> resolve(std::size_t index, const Anchor& a, std::size_t from) {
     const std::uint64_t n = lines_.count();
-    if (!map_) {
+    const LineRange here{std::min(a.line, std::max<std::uint64_t>(n, 1)),
+                         std::min(a.line, std::max<std::uint64_t>(n, 1))};
+    if (from == kUnread && !stands_unread())
+      return stale(lines_, index, a,
+                   "no read of this file on this connection that editd remembers shows line " +
+                       std::to_string(a.line) + " with that tag (the read was forgotten, or the "
+                       "anchor was not read here), so where that line is now is unknown",
+                   here);
+    if (from == kUnread) {
       if (a.line <= n && lines_.tag_of(a.line) == a.tag) return Resolved{a.line, false};
       const std::string now = a.line <= n ? "line " + std::to_string(a.line) + " now reads " +
                                                 std::to_string(a.line) + "~" + lines_.tag_of(a.line)
@@ -108,22 +130,23 @@ class Resolver {
                        ", and editd remembers no view of this file that this connection read "
                        "with that anchor in it (an anchor is used only where it stands unless "
                        "its view is remembered)",
-                   {std::min(a.line, std::max<std::uint64_t>(n, 1)),
-                    std::min(a.line, std::max<std::uint64_t>(n, 1))});
+                   here);
     }
-    if (auto now = map_->line(a.line)) return Resolved{*now, *now != a.line};
+    const LineMap& map = map_of(from);
+    if (auto now = map.line(a.line)) return Resolved{*now, *now != a.line};
     return stale(
         lines_, index, a,
         "line " + std::to_string(a.line) + " was changed or removed since this connection read it",
-        map_->near(a.line));
+        map.near(a.line));
   }
 
-  // A replace from `start` to `end` (both resolved): the lines between must
-  // be the ones read.
+  // A replace from `start` to `end` (both resolved through view `from`): the
+  // lines between must be the ones read.
   Result<void> check_range(std::size_t index, const Anchor& start, const Anchor& end,
-                           const Resolved& s, const Resolved& e) {
-    if (!map_) return {};
-    if (map_->together(start.line, end.line) && e.line - s.line == end.line - start.line) return {};
+                           const Resolved& s, const Resolved& e, std::size_t from) {
+    if (from == kUnread) return {};
+    const LineMap& map = map_of(from);
+    if (map.together(start.line, end.line) && e.line - s.line == end.line - start.line) return {};
     return stale(lines_, index, end,
                  "lines " + std::to_string(start.line) + "-" + std::to_string(end.line) +
                      " changed between replace.start and replace.end since this connection "
@@ -131,9 +154,38 @@ class Resolver {
                  {s.line, std::max(s.line, e.line)});
   }
 
+  // A replace whose start and end no one view showed together, though a
+  // view showed one of them: they were read from different versions.
+  Result<void> check_apart(std::size_t index, const Anchor& start, const Anchor& end) const {
+    if (source(start) == kUnread && source(end) == kUnread) return {};
+    return stale(lines_, index, end,
+                 "replace.start " + format(start) + " and replace.end " + format(end) +
+                     " were not shown together by one read of this file that editd remembers "
+                     "for this connection (they come from reads of different versions, or one "
+                     "read was forgotten), so the range between them is not known to be the "
+                     "one read; read the range in one read_text",
+                 {std::min(start.line, std::max<std::uint64_t>(lines_.count(), 1)),
+                  std::min(end.line, std::max<std::uint64_t>(lines_.count(), 1))});
+  }
+
  private:
+  bool stands_unread() const { return reads_.unread_stand || reads_.views.empty(); }
+
+  const LineMap& map_of(std::size_t v) {
+    if (!maps_[v]) {
+      if (now_.empty() && lines_.count() > 0) {
+        now_.reserve(lines_.count());
+        for (std::string_view l : lines_.lines()) now_.push_back(line_hash(l));
+      }
+      maps_[v].emplace(reads_.views[v].file->hashes, now_);
+    }
+    return *maps_[v];
+  }
+
   Lines& lines_;
-  std::optional<LineMap> map_;
+  const Reads& reads_;
+  std::vector<std::uint64_t> now_;  // the file's line hashes, made once when a view is used
+  std::vector<std::optional<LineMap>> maps_;
 };
 
 // One edit as a range of whole lines [begin, end) (0-based) and its text.
@@ -200,16 +252,9 @@ Snapshot snapshot(std::string_view normalized) {
 }
 
 bool shows(const View& view, const std::vector<LineEdit>& edits) {
-  const auto one = [&view](const Anchor& a) {
-    if (a.line == 0 || a.line > view.file->tags.size() ||
-        view.file->tags[a.line - 1] != code_of(a.tag))
-      return false;
-    return std::any_of(view.shown.begin(), view.shown.end(), [&a](const LineRange& r) {
-      return r.start_line <= a.line && a.line <= r.end_line;
-    });
-  };
-  return std::all_of(edits.begin(), edits.end(),
-                     [&one](const LineEdit& e) { return one(e.start) && (!e.end || one(*e.end)); });
+  return std::all_of(edits.begin(), edits.end(), [&view](const LineEdit& e) {
+    return shows_anchor(view, e.start) && (!e.end || shows_anchor(view, *e.end));
+  });
 }
 
 LineMap::LineMap(const std::vector<std::uint64_t>& before, const std::vector<std::uint64_t>& after)
@@ -341,9 +386,15 @@ std::string format(const Anchor& a) { return std::to_string(a.line) + "~" + a.ta
 
 Result<Plan> plan(std::string_view normalized, const std::vector<LineEdit>& edits,
                   const View* read) {
+  Reads reads;
+  if (read) reads.views.push_back(*read);
+  return plan(normalized, edits, reads);
+}
+
+Result<Plan> plan(std::string_view normalized, const std::vector<LineEdit>& edits,
+                  const Reads& reads) {
   Lines lines(normalized);
-  if (read && !shows(*read, edits)) read = nullptr;
-  Resolver resolver(lines, read);
+  Resolver resolver(lines, reads);
   Plan out;
   std::vector<Item> items;
   for (std::size_t i = 0; i < edits.size(); ++i) {
@@ -359,17 +410,24 @@ Result<Plan> plan(std::string_view normalized, const std::vector<LineEdit>& edit
     if (e.kind == Kind::kReplace && e.end && e.end->line < e.start.line)
       return edit_param(
           i, "replace.end " + format(*e.end) + " is before replace.start " + format(e.start));
-    auto start = resolver.resolve(i, e.start);
+    // A replace's start and end come from one view: the lines between are
+    // known only as that read showed them.
+    const bool ranged = e.kind == Kind::kReplace && e.end;
+    const std::size_t from = resolver.source(e.start, ranged ? &*e.end : nullptr);
+    if (ranged && from == kUnread)
+      if (auto apart = resolver.check_apart(i, e.start, *e.end); !apart) return apart.error();
+    auto start = resolver.resolve(i, e.start, from);
     if (!start) return start.error();
     if (start->rebased) out.rebased.push_back({format(e.start), start->line});
     switch (e.kind) {
       case Kind::kReplace: {
         Resolved end = *start;
         if (e.end) {
-          auto r = resolver.resolve(i, *e.end);
+          auto r = resolver.resolve(i, *e.end, from);
           if (!r) return r.error();
           end = *r;
-          if (auto together = resolver.check_range(i, e.start, *e.end, *start, end); !together)
+          if (auto together = resolver.check_range(i, e.start, *e.end, *start, end, from);
+              !together)
             return together.error();
           if (end.rebased) out.rebased.push_back({format(*e.end), end.line});
         }

@@ -11,8 +11,10 @@
 // view a client read (a Snapshot: per line a full-width hash and the tag, never
 // the text); plan() maps each anchored line from that view to the file as it
 // is now by a line diff of the two: a line the diff keeps lands where the diff
-// puts it, a line changed or removed since the read is stale. Without a view
-// an anchor is used only where it stands, with its tag. docs/protocol.md
+// puts it, a line changed or removed since the read is stale. Each anchor is
+// mapped through its own view, so one call may mix anchors from reads of
+// different versions (slices read before and after another client's edit).
+// Without any view an anchor is used only where it stands, with its tag. docs/protocol.md
 // ("edit_lines") is the normative description. Pure, like all of edit/.
 #pragma once
 
@@ -133,12 +135,28 @@ struct Plan {
   std::vector<Rebased> rebased;     // in call order
 };
 
+// The views one call's anchors may have come from, in the order they are
+// tried: each anchor comes from the first view that shows() its line with its
+// tag (a replace's start and end from the first that shows both).
+struct Reads {
+  std::vector<View> views;
+  // Whether an anchor that no view shows is used where it stands, with its
+  // tag: when the caller has no view of the file at all, or vouched for the
+  // version it names (expectedFingerprint). Otherwise such an anchor came
+  // from a read that is no longer remembered (or from none): stale.
+  bool unread_stand = true;
+};
+
 // The splices of `edits`, all against `normalized` (the LF-normalized body).
-// With `read` (a view that shows() every anchor), each anchored line is mapped
-// from it to `normalized` by a LineMap; without, each anchor must stand where
-// it is, with its tag. Errors: stale (data.edit, data.anchor, data.region),
-// invalid_params (data.param "edits", data.edit; an end before its start, an
-// empty insertion, overlapping edits: data.edits).
+// Each anchor is mapped by a LineMap from the view of `reads` it came from to
+// `normalized`; one that no view shows must stand where it is, with its tag
+// (when reads.unread_stand), else it is stale. A replace whose start and end
+// no one view shows together is stale. Errors: stale (data.edit, data.anchor,
+// data.region), invalid_params (data.param "edits", data.edit; an end before
+// its start, an empty insertion, overlapping edits: data.edits).
+Result<Plan> plan(std::string_view normalized, const std::vector<LineEdit>& edits,
+                  const Reads& reads);
+// The same with at most one view (`read`; null: none).
 Result<Plan> plan(std::string_view normalized, const std::vector<LineEdit>& edits,
                   const View* read = nullptr);
 

@@ -378,11 +378,13 @@ Registry::Registry(Operations& ops) : ops_(ops) {
                "ab): no need to quote the old text. Each edit is {replace: {start, end?}, "
                "newText} (empty newText deletes), {insertAfter: anchor, newText} or "
                "{insertBefore: anchor, newText}; all edits refer to the file as read, may not "
-               "overlap, and land together or not at all. An anchor whose line moved by up to 5 "
-               "lines is followed (rebased lists it). Errors: stale (the anchored line changed "
-               "or moved too far: the message shows the current anchored lines there; retry "
-               "with those anchors), invalid_params (an anchor that does not parse, overlapping "
-               "edits), conflict.") +
+               "overlap, and land together or not at all. Anchors may come from several reads "
+               "(slices, even before and after another writer's change): each is mapped from "
+               "the read it came from to the file as it is, however far its line moved "
+               "(rebased lists it); a replace's start and end come from one read. Errors: stale "
+               "(the anchored line changed, or its read is no longer remembered: the message "
+               "shows the current anchored lines there; retry with those anchors), "
+               "invalid_params (an anchor that does not parse, overlapping edits), conflict.") +
            kErrorsNote,
        .input_schema = object(
            {{"path", path_param()},

@@ -490,7 +490,7 @@ boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_st
     if (ctx.changes) ctx.changes->push_back(change_of(s));
     if (!ctx.known) continue;
     if (s.kind == Step::Kind::kWrite)
-      (*ctx.known)[s.canonical] = written_fingerprints[i];
+      ctx.known->set(s.canonical, written_fingerprints[i]);
     else
       ctx.known->erase(s.canonical);
   }

@@ -240,17 +240,22 @@ Result<void> Operations::check_known(const RequestContext& ctx, const std::strin
                                      const std::string& shown, bool exists,
                                      const std::string& current_fp) const {
   if (!options_.require_read || !ctx.known || !exists) return {};
-  auto it = ctx.known->find(canonical);
-  if (it == ctx.known->end())
+  const std::string* known = ctx.known->find(canonical);
+  if (!known)
     return Error(
         ErrorKind::kStale,
-        shown + " has not been read on this connection: read it first (--require-read)",
+        shown + " has not been read on this connection" +
+            (ctx.known->forgot()
+                 ? std::string(" (or its record was forgotten: a connection keeps records of "
+                               "the files it read within a bound, the least recently used go)")
+                 : std::string()) +
+            ": read it first (--require-read)",
         {{"path", shown}, {"knownFingerprint", nullptr}, {"currentFingerprint", current_fp}});
-  if (it->second != current_fp)
+  if (*known != current_fp)
     return Error(ErrorKind::kStale,
                  shown + " changed since this connection last read or wrote it: read it again",
                  {{"path", shown},
-                  {"knownFingerprint", it->second},
+                  {"knownFingerprint", *known},
                   {"currentFingerprint", current_fp}});
   return {};
 }
@@ -323,9 +328,8 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   std::string current_fp = cur.bytes ? editd::fingerprint(*cur.bytes) : std::string();
   cur.fingerprint = current_fp;
   if (ctx.known && cur.bytes)
-    if (auto it = ctx.known->find(cur.canonical);
-        it != ctx.known->end() && it->second != current_fp)
-      cur.outdated_fingerprint = it->second;
+    if (const std::string* known = ctx.known->find(cur.canonical); known && *known != current_fp)
+      cur.outdated_fingerprint = *known;
   if (p.expected_fingerprint && *p.expected_fingerprint != current_fp)
     co_return conflict_error(cur.shown, *p.expected_fingerprint,
                              cur.bytes ? std::optional(current_fp) : std::nullopt);
@@ -433,7 +437,7 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
           co_await checks_.after(target, std::move(*before), cur.bytes, *checked_bytes);
     }
   }
-  if (!p.dry_run && ctx.known) (*ctx.known)[cur.canonical] = change->result.fingerprint;
+  if (!p.dry_run && ctx.known) ctx.known->set(cur.canonical, change->result.fingerprint);
   co_return std::move(change->result);
 }
 
@@ -576,7 +580,7 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
     result = co_await offload(pool_, run);
   else
     result = run();
-  if (result && ctx.known) (*ctx.known)[*canonical] = result->fingerprint;
+  if (result && ctx.known) ctx.known->set(*canonical, result->fingerprint);
   guard.release();
   co_return result;
 }
@@ -834,24 +838,21 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::Edit
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
     text::Normalized norm(*doc);
-    // The view the anchors came from: the newest this connection read of the
-    // file that shows every anchor with its tag. None when it is the file as
-    // it is (nothing to map), or expectedFingerprint names the file as it is.
-    std::optional<hashline::View> read;
-    Views::Found found;
-    if (!expected) {
-      for (Views::Found& f : views_.find(Views::Where{reader, scope, cur.canonical})) {
-        hashline::View v{f.file.get(), f.shown};
-        if (!hashline::shows(v, edits)) continue;
-        if (f.fingerprint != cur.fingerprint) {
-          found = std::move(f);
-          v.file = found.file.get();
-          read = std::move(v);
-        }
-        break;
-      }
-    }
-    auto plan = hashline::plan(norm.view(), edits, read ? &*read : nullptr);
+    // The views the anchors came from: every view of the file this
+    // connection read that editd remembers, newest first (each version's
+    // slices combined in one). Each anchor is mapped through the first that
+    // shows its line with its tag. With expectedFingerprint (the file as it
+    // is, else conflict) that version's view comes first, and an anchor no
+    // view shows stands where it is: the caller vouched for the version.
+    std::vector<Views::Found> found = views_.find(Views::Where{reader, scope, cur.canonical});
+    if (expected)
+      std::stable_partition(found.begin(), found.end(), [&cur](const Views::Found& f) {
+        return f.fingerprint == cur.fingerprint;
+      });
+    hashline::Reads reads;
+    reads.unread_stand = expected || found.empty();
+    for (const Views::Found& f : found) reads.views.push_back(hashline::View{f.file.get(), f.shown});
+    auto plan = hashline::plan(norm.view(), edits, reads);
     if (!plan) {
       Error e = plan.error();
       e.data["path"] = cur.shown;

@@ -24,6 +24,7 @@
 #include "server/ops/lock_chain.h"
 #include "server/ops/server_options.h"
 #include "server/ops/undo_history.h"
+#include "server/ops/known_fingerprints.h"
 #include "server/ops/views.h"
 
 namespace editd {
@@ -43,10 +44,6 @@ struct CancelState {
   // on MCP such a request gets no answer.
   bool by_client = false;
 };
-
-// What one connection knows of each file (fingerprint last read or written by
-// it), for --require-read.
-using KnownFingerprints = std::unordered_map<std::string, std::string>;
 
 // A file a mutation changed, for progress reports to ACP clients. Texts are
 // whole files without a BOM.

@@ -36,8 +36,15 @@ void Views::close_reader(std::uint64_t reader) {
   while (it != entries_.end() && std::get<0>(it->first) == reader) erase(it++);
 }
 
-std::size_t Views::cost(const Entry& e) const {
-  return e.file->bytes() + e.shown.size() * sizeof(hashline::LineRange) + kEntryOverhead;
+std::size_t Views::cost(const Key& key, const Entry& e) {
+  // A map node (three links, a colour, the key and the entry), a list node
+  // (two links and the iterator), the snapshot made by make_shared.
+  static_assert(sizeof(Entries::value_type) + 4 * sizeof(void*) + 3 * sizeof(void*) +
+                    sizeof(hashline::Snapshot) + 2 * sizeof(void*) <=
+                kEntryOverhead);
+  return e.file->bytes() + e.shown.size() * sizeof(hashline::LineRange) +
+         std::get<1>(key).size() + std::get<2>(key).size() + std::get<3>(key).size() +
+         kEntryOverhead;
 }
 
 void Views::touch(Entries::iterator it) {
@@ -63,7 +70,7 @@ bool Views::add_lines(const Where& where, const std::string& fingerprint,
   Entry& e = it->second;
   add_range(e.shown, shown, kRangesPerView);
   bytes_ -= e.bytes;
-  e.bytes = cost(e);
+  e.bytes = cost(it->first, e);
   bytes_ += e.bytes;
   touch(it);
   evict();
@@ -80,7 +87,7 @@ void Views::remember(const Where& where, const std::string& fingerprint, hashlin
   Entry e;
   e.file = std::move(file);
   e.shown.push_back(shown);
-  e.bytes = cost(e);
+  e.bytes = cost(key, e);
   if (e.bytes > budget_) return;
   // At most kVersionsPerFile versions of this file here: the least recent go.
   std::vector<Entries::iterator> versions;

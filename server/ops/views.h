@@ -9,8 +9,9 @@
 // client's read of a newer version must not vouch for anchors this one took
 // from an older one. A connection's views go when it closes.
 //
-// One byte budget for the whole server (--view-memory) bounds them all:
-// least recently used views go first, a view larger than the budget is not
+// One byte budget for the whole server (--view-memory) bounds them all, each
+// view counted with its keys (scope, path and fingerprint: a long path costs
+// what it holds) and its nodes: least recently used views go first, a view larger than the budget is not
 // kept, a connection keeps at most kVersionsPerFile versions of one file, and
 // a view at most kRangesPerView separate runs of lines read.
 // An evicted view only makes its anchors stale, never wrong.
@@ -40,8 +41,10 @@ class Views {
   // Separate runs of lines one view keeps (reads one at a time, far apart):
   // past it the oldest go, so that a read's work under the mutex stays small.
   static constexpr std::size_t kRangesPerView = 64;
-  // What an entry costs beyond its snapshot's bytes (keys, links, ranges).
-  static constexpr std::size_t kEntryOverhead = 256;
+  // What an entry costs beyond its snapshot's lines, its ranges and the bytes
+  // of its keys (scope, path, fingerprint): the map and LRU nodes, the
+  // strings' and the snapshot's headers, the snapshot's control block.
+  static constexpr std::size_t kEntryOverhead = 384;
 
   struct Where {
     std::uint64_t reader = 0;  // the connection (open_reader())
@@ -88,7 +91,7 @@ class Views {
     std::list<Entries::iterator>::iterator lru;
   };
 
-  std::size_t cost(const Entry& e) const;
+  static std::size_t cost(const Key& key, const Entry& e);
   void touch(Entries::iterator it);
   void erase(Entries::iterator it);
   void evict();

@@ -377,3 +377,193 @@ TEST_CASE(
   CHECK(landed > 100);
   CHECK(stale > 100);
 }
+
+namespace {
+
+// Where the line diff of two texts puts each line of `from` in `to` (1-based;
+// 0: removed or changed).
+std::vector<std::uint64_t> where_lines(const std::vector<std::string>& from,
+                                       const std::vector<std::string>& to) {
+  std::vector<std::string_view> a(from.begin(), from.end()), b(to.begin(), to.end());
+  std::vector<std::uint64_t> where(from.size(), 0);
+  std::size_t i = 0, j = 0;
+  for (const diff::Block& bl : diff::diff_lines(a, b)) {
+    for (; i < bl.a_begin; ++i, ++j) where[i] = j + 1;
+    i = bl.a_end;
+    j = bl.b_end;
+  }
+  for (; i < from.size(); ++i, ++j) where[i] = j + 1;
+  return where;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+  std::string s;
+  for (const std::string& l : lines) s += l + "\n";
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("anchors from slices of several versions each land on the line read, or nothing") {
+  // The property with a slices dimension: a model reads slices of a file while
+  // another writer changes it, then sends anchors picked from any of its reads
+  // in one call. Lines are few and repeated (`}` at three indents shares one
+  // tag), so an anchor used where it stands would often hit a look-alike.
+  const std::vector<std::string> pool = {"}", "    }", "        }", "", "return None", "x = 1"};
+  std::mt19937 rng(43);
+  auto pick = [&rng](std::size_t n) {
+    return std::uniform_int_distribution<std::size_t>(0, n - 1)(rng);
+  };
+  int landed = 0, stale = 0, older = 0, mixed = 0;
+  for (int round = 0; round < 3000; ++round) {
+    std::vector<std::string> lines(4 + pick(30));
+    for (std::string& l : lines) l = pick(3) == 0 ? "v" + std::to_string(pick(40)) : pool[pick(6)];
+    // Versions read, each with the slices read of it (its view), in the order
+    // of their last read: what the store gives edit_lines, newest last here.
+    struct Version {
+      std::vector<std::string> lines;
+      hashline::Snapshot file;
+      std::vector<hashline::LineRange> shown;
+      std::size_t last_read = 0;
+    };
+    std::vector<Version> versions;
+    std::size_t clock = 0;
+    const std::size_t steps = 1 + pick(4);
+    for (std::size_t step = 0; step < steps; ++step) {
+      if (step > 0) {  // another writer: a few inserts (often at the top), deletes, changes
+        for (std::size_t k = 1 + pick(3); k > 0; --k) {
+          const std::size_t at = pick(2) ? 0 : pick(lines.size() + 1);
+          switch (pick(3)) {
+            case 0:
+              lines.insert(lines.begin() + static_cast<std::ptrdiff_t>(at), pool[pick(6)]);
+              break;
+            case 1:
+              if (at < lines.size() && lines.size() > 2)
+                lines.erase(lines.begin() + static_cast<std::ptrdiff_t>(at));
+              break;
+            default:
+              if (at < lines.size()) lines[at] = pool[pick(6)];
+          }
+        }
+      }
+      if (versions.empty() || versions.back().lines != lines)
+        versions.push_back({lines, hashline::snapshot(joined(lines)), {}, 0});
+      // One or two slices of this version.
+      for (std::size_t s = 1 + pick(2); s > 0; --s) {
+        const std::uint64_t first = 1 + pick(lines.size());
+        const std::uint64_t last = std::min<std::uint64_t>(lines.size(), first + pick(8));
+        versions.back().shown.push_back({first, last});
+        versions.back().last_read = ++clock;
+      }
+    }
+    // The file as it is when the call runs: sometimes changed once more.
+    std::vector<std::string> now = lines;
+    if (pick(2))
+      now.insert(now.begin() + static_cast<std::ptrdiff_t>(pick(now.size() + 1)), pool[pick(6)]);
+    // Sometimes the store forgot a version (but kept another).
+    std::vector<const Version*> kept;
+    for (const Version& v : versions) kept.push_back(&v);
+    if (kept.size() > 1 && pick(4) == 0)
+      kept.erase(kept.begin() + static_cast<std::ptrdiff_t>(pick(kept.size())));
+    std::sort(kept.begin(), kept.end(),
+              [](const Version* a, const Version* b) { return a->last_read > b->last_read; });
+    hashline::Reads reads;
+    reads.unread_stand = false;
+    for (const Version* v : kept) reads.views.push_back({&v->file, v->shown});
+
+    // One or two anchors, each picked from a slice of any read (kept or not).
+    std::vector<LineEdit> edits;
+    std::vector<std::pair<const Version*, std::uint64_t>> picked;
+    for (std::size_t n = 1 + pick(2); n > 0; --n) {
+      const Version& v = versions[pick(versions.size())];
+      const hashline::LineRange r = v.shown[pick(v.shown.size())];
+      const std::uint64_t line = r.start_line + pick(r.end_line - r.start_line + 1);
+      edits.push_back({Kind::kReplace, at(joined(v.lines), line), std::nullopt,
+                       "EDITED" + std::to_string(edits.size())});
+      picked.push_back({&v, line});
+    }
+    if (picked.size() == 2 && picked[0].first != picked[1].first) ++mixed;
+
+    // The contract: an anchor comes from the newest kept read that showed its
+    // line with its tag; it lands where the diff from that read puts it, or the
+    // call is stale (also when no kept read shows it).
+    std::vector<std::uint64_t> expect_line;
+    bool expect_stale = false;
+    for (std::size_t i = 0; i < edits.size(); ++i) {
+      const Version* from = nullptr;
+      for (const Version* v : kept) {
+        const std::uint64_t l = edits[i].start.line;
+        const bool shown = std::any_of(v->shown.begin(), v->shown.end(), [l](auto r) {
+          return r.start_line <= l && l <= r.end_line;
+        });
+        if (shown && l <= v->lines.size() && hashline::tag(v->lines[l - 1]) == edits[i].start.tag) {
+          from = v;
+          break;
+        }
+      }
+      if (from && from != picked[i].first) ++older;
+      const std::uint64_t to = from ? where_lines(from->lines, now)[edits[i].start.line - 1] : 0;
+      if (to == 0) expect_stale = true;
+      // The line it lands on is the line that read showed under the anchor.
+      if (to) REQUIRE(now[to - 1] == from->lines[edits[i].start.line - 1]);
+      expect_line.push_back(to);
+    }
+    const std::string now_text = joined(now);
+    const auto p = hashline::plan(now_text, edits, reads);
+    CAPTURE(now_text);
+    CAPTURE(round);
+    if (!p && p.error().kind == ErrorKind::kInvalidParams) {  // two anchors on one line
+      REQUIRE(edits.size() == 2);
+      continue;
+    }
+    if (expect_stale) {
+      REQUIRE_FALSE(p.has_value());
+      CHECK(p.error().kind == ErrorKind::kStale);
+      ++stale;
+      continue;
+    }
+    REQUIRE_MESSAGE(p.has_value(), p.error().message);
+    std::vector<std::string> expect = now;
+    for (std::size_t i = 0; i < edits.size(); ++i) {
+      CHECK(p->lines[i].start_line == expect_line[i]);
+      expect[expect_line[i] - 1] = edits[i].new_text;
+    }
+    CHECK(splice::apply_edits(now_text, p->edits) == joined(expect));
+    ++landed;
+  }
+  CHECK(landed > 300);
+  CHECK(stale > 300);
+  CHECK(mixed > 300);
+}
+
+TEST_CASE("a replace whose start and end come from reads of different versions is stale") {
+  const std::string v1 = numbered(20);
+  const std::string v2 = "top\n" + v1;
+  hashline::Snapshot s1 = hashline::snapshot(v1), s2 = hashline::snapshot(v2);
+  hashline::Reads reads;
+  reads.unread_stand = false;
+  reads.views.push_back({&s2, {{15, 20}}});
+  reads.views.push_back({&s1, {{1, 5}}});
+  // Start from the first read (line 3 of v1), end from the second (line 16 of v2).
+  auto p = hashline::plan(v2, {{Kind::kReplace, at(v1, 3), at(v2, 16), "X\n"}}, reads);
+  REQUIRE_FALSE(p.has_value());
+  CHECK(p.error().kind == ErrorKind::kStale);
+  CHECK(p.error().message.find("not shown together by one read") != std::string::npos);
+  // Each alone maps through its own read.
+  auto q = hashline::plan(v2,
+                          {{Kind::kReplace, at(v1, 3), std::nullopt, "A"},
+                           {Kind::kReplace, at(v2, 16), std::nullopt, "B"}},
+                          reads);
+  REQUIRE(q.has_value());
+  REQUIRE(q->rebased.size() == 1);
+  CHECK(q->rebased[0].line == 4);
+  CHECK(splice::apply_edits(v2, q->edits) ==
+        "top\nl1\nl2\nA\n" + v1.substr(v1.find("l4\n"), v1.find("l15\n") - v1.find("l4\n")) +
+            "B\n" + v1.substr(v1.find("l16\n")));  // line 16 of v2 is l15
+  // An anchor no remembered read shows, while others are remembered: stale.
+  auto r = hashline::plan(v2, {{Kind::kReplace, at(v2, 10), std::nullopt, "C"}}, reads);
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().message.find("no read of this file") != std::string::npos);
+  reads.unread_stand = true;  // the caller vouched (expectedFingerprint): where it stands
+  CHECK(hashline::plan(v2, {{Kind::kReplace, at(v2, 10), std::nullopt, "C"}}, reads).has_value());
+}

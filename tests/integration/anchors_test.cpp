@@ -1,7 +1,9 @@
 // Hashline anchors map by the view that was read (issue 35), through the real
 // binary: a repeated line nearby or a line with the same tag is never taken
 // for the line read; lines that moved are found by the diff from the view;
-// without a remembered view an anchor is used only where it stands.
+// without a remembered view an anchor is used only where it stands; anchors
+// from slices read before and after another writer's edit each map from their
+// own read (issue 43).
 #include <doctest/doctest.h>
 
 #include <map>
@@ -39,6 +41,28 @@ std::pair<std::string, std::string> colliding(const std::string& prefix) {
     auto [it, fresh] = seen.emplace(editd::hashline::tag(line), line);
     if (!fresh) return {it->second, line};
   }
+}
+
+// Lines `from`..`to` of `path` in the hashline view, read on `p`.
+std::string slice(Process& p, const std::string& path, int from, int to) {
+  return p.ok("read_text",
+              {{"path", path}, {"format", "hashline"}, {"line", from}, {"limit", to - from + 1}})
+      ["content"];
+}
+
+// The anchor of `line` in a slice of a hashline view (its lines keep their numbers).
+std::string anchor_of(const std::string& slice, int line) {
+  const std::string key = std::to_string(line) + "~";
+  const std::size_t at = slice.rfind(key, 0) == 0 ? 0 : slice.find("\n" + key) + 1;
+  return slice.substr(at, slice.find('|', at) - at);
+}
+
+// A function whose inner and outer closing braces differ only in indentation
+// (one tag), then filler to line 60.
+std::string nested() {
+  std::string s = "fn main() {\n    if a {\n        if b {\n            x();\n        }\n    }\n";
+  for (int i = 7; i <= 59; ++i) s += "    step(" + std::to_string(i) + ");\n";
+  return s + "}\n";
 }
 
 std::string numbered(int from, int to) {
@@ -123,7 +147,7 @@ TEST_CASE("anchors: without a remembered view an anchor is used only where it st
   root.write("a.txt", numbered(1, 30));
   root.write("b.txt", numbered(1, 30));
   // A budget that holds one view of 30 lines, not two.
-  auto p = spawn_editd(root, {"--view-memory", "600"});
+  auto p = spawn_editd(root, {"--view-memory", "1200"});
   const std::string v = view(p, "a.txt");
   root.write("a.txt", "top\n" + numbered(1, 30));
   // Remembered: the anchor maps down one line.
@@ -212,4 +236,91 @@ TEST_CASE("anchors: CRLF and BOM files map by their lines and keep their bytes")
   json first = p.ok("edit_lines", {{"path", "w.txt"}, {"edits", {replace(anchor_in(v, 1), "A")}}});
   CHECK(first["rebased"][0]["line"] == 2);
   CHECK(root.read("w.txt") == bom + "\r\nA\r\nb\r\n");
+}
+
+TEST_CASE("anchors: two slices read around another client's insert each map from their own read") {
+  // The shape of issue 43: read lines 1-10, another client inserts a line at
+  // the top, read lines 50-59, then one edit_lines with an anchor from each.
+  TempDir root;
+  const std::string before = nested();
+  root.write("m.rs", before);
+  auto p = spawn_editd(root);
+  auto other = spawn_editd(root);
+  const std::string head = slice(p, "m.rs", 1, 10);
+  const std::string outer = anchor_of(head, 6);  // "    }"
+  REQUIRE(head.find(outer + "|    }\n") != std::string::npos);
+  const std::string top = slice(other, "m.rs", 1, 1);
+  other.ok("edit_lines", {{"path", "m.rs"},
+                          {"edits", {{{"insertBefore", anchor_of(top, 1)}, {"newText", "// hi"}}}}});
+  const std::string tail = slice(p, "m.rs", 50, 59);
+  // Line 6 is now the inner "        }", under the same tag as the outer one read.
+  REQUIRE(anchor_of(slice(other, "m.rs", 6, 6), 6) == outer);
+  const std::string step = anchor_of(tail, 55);
+  REQUIRE(tail.find(step + "|    step(54);\n") != std::string::npos);
+  json r = p.ok("edit_lines", {{"path", "m.rs"},
+                               {"edits",
+                                {replace(outer, "    } // end if a"),
+                                 replace(step, "    step(540);")}}});
+  CHECK(r["rebased"] == json::array({{{"anchor", outer}, {"line", 7}}}));
+  std::string expect = "// hi\n" + before;
+  expect.replace(expect.find("    }\n    step(7)"), 5, "    } // end if a");
+  expect.replace(expect.find("step(54);"), 9, "step(540);");
+  CHECK(root.read("m.rs") == expect);
+  CHECK(root.read("m.rs").find("        }\n    } // end if a\n") != std::string::npos);
+}
+
+TEST_CASE("anchors: an older slice's anchor maps from its read even with expectedFingerprint") {
+  TempDir root;
+  const std::string before = nested();
+  root.write("m.rs", before);
+  auto p = spawn_editd(root);
+  const std::string outer = anchor_of(slice(p, "m.rs", 1, 10), 6);
+  root.write("m.rs", "// hi\n" + before);
+  // The model sends the fingerprint of its latest read, a slice that does not show line 6.
+  const std::string fp =
+      p.ok("read_text", {{"path", "m.rs"}, {"format", "hashline"}, {"line", 50}, {"limit", 10}})
+          ["fingerprint"];
+  json r = p.ok("edit_lines", {{"path", "m.rs"},
+                               {"expectedFingerprint", fp},
+                               {"edits", {replace(outer, "    } // end if a")}}});
+  CHECK(r["rebased"] == json::array({{{"anchor", outer}, {"line", 7}}}));
+  CHECK(root.read("m.rs").find("        }\n    } // end if a\n") != std::string::npos);
+}
+
+TEST_CASE("anchors: a slice's forgotten read makes its anchor stale while another read is kept") {
+  TempDir root;
+  const std::string before = nested();
+  root.write("m.rs", before);
+  // A budget for one view of this file (61 lines), not two.
+  auto p = spawn_editd(root, {"--view-memory", "1400"});
+  const std::string outer = anchor_of(slice(p, "m.rs", 1, 10), 6);
+  root.write("m.rs", "// hi\n" + before);
+  const std::string tail = slice(p, "m.rs", 50, 59);  // forgets the first read's view
+  json e = p.fails("edit_lines", {{"path", "m.rs"},
+                                  {"edits",
+                                   {replace(outer, "    } // end if a"),
+                                    replace(anchor_of(tail, 55), "    step(540);")}}});
+  CHECK(e["data"]["kind"] == "stale");
+  CHECK(e["data"]["anchor"] == outer);
+  CHECK(std::string(e["message"]).find("no read of this file") != std::string::npos);
+  CHECK(root.read("m.rs") == "// hi\n" + before);
+  // The kept read's anchor alone still lands.
+  p.ok("edit_lines", {{"path", "m.rs"}, {"edits", {replace(anchor_of(tail, 55), "    step(540);")}}});
+  CHECK(root.read("m.rs").find("step(540);") != std::string::npos);
+}
+
+TEST_CASE("anchors: a replace from one slice's line to another version's slice is stale") {
+  TempDir root;
+  const std::string before = nested();
+  root.write("m.rs", before);
+  auto p = spawn_editd(root);
+  const std::string from = anchor_of(slice(p, "m.rs", 1, 10), 6);
+  root.write("m.rs", "// hi\n" + before);
+  const std::string to = anchor_of(slice(p, "m.rs", 50, 59), 52);
+  json e = p.fails("edit_lines", {{"path", "m.rs"},
+                                  {"edits", {{{"replace", {{"start", from}, {"end", to}}},
+                                              {"newText", "gone"}}}}});
+  CHECK(e["data"]["kind"] == "stale");
+  CHECK(std::string(e["message"]).find("not shown together by one read") != std::string::npos);
+  CHECK(root.read("m.rs") == "// hi\n" + before);
 }

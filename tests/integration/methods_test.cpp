@@ -396,3 +396,34 @@ TEST_CASE(
   // Writing back what read_text shows is no request for a change: plain success, no undoId.
   CHECK_FALSE(p.ok("write_text", {{"path", "bom.txt"}, {"content", "x\n"}}).contains("undoId"));
 }
+
+TEST_CASE("--require-read keeps a bounded record of the files read; a forgotten one is read again") {
+  // 400 files under a path of about 3,800 bytes: more records than the
+  // connection's 1 MiB holds, counted with their paths.
+  TempDir root;
+  std::string dir;
+  for (int i = 0; i < 15; ++i) dir += std::string(250, static_cast<char>('a' + i)) + "/";
+  const int files = 400;
+  for (int i = 0; i < files; ++i) root.write(dir + std::to_string(i) + ".txt", "one\n");
+  auto p = spawn_editd(root, {"--require-read"});
+  for (int i = 0; i < files; ++i) p.ok("read_text", {{"path", dir + std::to_string(i) + ".txt"}});
+  auto replace = [&](int i) {
+    return json{{"path", dir + std::to_string(i) + ".txt"}, {"oldText", "one"}, {"newText", "two"}};
+  };
+  // The least recently read file's record was forgotten: never written over unseen.
+  json e = p.fails("str_replace", replace(0));
+  CHECK(e["data"]["kind"] == "stale");
+  CHECK(e["data"]["knownFingerprint"].is_null());
+  CHECK(std::string(e["message"]).find("its record was forgotten") != std::string::npos);
+  CHECK(root.read(dir + "0.txt") == "one\n");
+  // The most recent is known; the forgotten one is edited once read again, or
+  // with the version it expects.
+  p.ok("str_replace", replace(files - 1));
+  json fp = p.ok("read_text", {{"path", dir + "0.txt"}})["fingerprint"];
+  p.ok("str_replace", replace(0));
+  CHECK(root.read(dir + "0.txt") == "two\n");
+  json expected = replace(1);
+  expected["expectedFingerprint"] = fp;  // 1.txt holds what 0.txt held: the same fingerprint
+  p.ok("str_replace", expected);
+  CHECK(root.read(dir + "1.txt") == "two\n");
+}

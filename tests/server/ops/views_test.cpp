@@ -43,8 +43,9 @@ TEST_CASE("views: a connection finds its own views of a file, newest first, line
 }
 
 TEST_CASE("views: one budget for all connections, least recently used first") {
-  const std::size_t one =
-      lines(100, "x")->bytes() + Views::kEntryOverhead + sizeof(hashline::LineRange);
+  // A view's cost: its lines, its range, its keys ("local", "/1", "v") and its nodes.
+  const std::size_t one = lines(100, "x")->bytes() + Views::kEntryOverhead +
+                          sizeof(hashline::LineRange) + std::string("local/1v").size();
   Views views(2 * one + 10);
   const std::uint64_t a = views.open_reader(), b = views.open_reader();
   views.remember({a, "local", "/1"}, "v", {1, 100}, lines(100, "x"));
@@ -103,4 +104,26 @@ TEST_CASE("views: connections on several threads share the store") {
     });
   for (std::thread& t : threads) t.join();
   CHECK(views.bytes() <= views.budget());
+}
+
+TEST_CASE("views: a view's path and fingerprint count against the budget") {
+  // Many one-line views under a long path: the keys, not the lines, are the bytes.
+  const std::string dir = "/" + std::string(4000, 'd') + "/";
+  const std::string fingerprint = "xxh3:0123456789abcdef";
+  Views views(1 << 20);
+  const std::uint64_t a = views.open_reader();
+  const int files = 30000;
+  for (int i = 0; i < files; ++i)
+    views.remember({a, "local", dir + std::to_string(i)}, fingerprint, {1, 1}, lines(1, "x"));
+  CHECK(views.bytes() <= views.budget());
+  int kept = 0;
+  for (int i = 0; i < files; ++i) kept += !views.find({a, "local", dir + std::to_string(i)}).empty();
+  // Each view costs at least its path: at most budget / 4000 of them are kept,
+  // the most recent.
+  CHECK(kept > 0);
+  CHECK(static_cast<std::size_t>(kept) <= views.budget() / dir.size());
+  CHECK_FALSE(views.find({a, "local", dir + std::to_string(files - 1)}).empty());
+  CHECK(views.find({a, "local", dir + "0"}).empty());
+  views.close_reader(a);
+  CHECK(views.bytes() == 0);
 }

@@ -1,0 +1,67 @@
+// What one connection knows of each file it read or wrote: the fingerprint it
+// last saw, for --require-read (a mutation of a file not read, or changed
+// since, is stale) and for the hint that a file changed since.
+//
+// Bounded: each record is counted with its key (the canonical path), its
+// fingerprint and its nodes against a byte budget per connection, and past it
+// the least recently used records go. A forgotten record is a file this
+// connection has not read: under --require-read its next mutation is stale
+// until the file is read again (or the call names the version it expects with
+// expectedFingerprint), never a write over a version the client did not see.
+//
+// Not thread-safe: a connection's requests use it from the connection's own
+// thread.
+#pragma once
+
+#include <cstddef>
+#include <list>
+#include <string>
+#include <unordered_map>
+
+namespace editd {
+
+class KnownFingerprints {
+ public:
+  // 1 MiB a connection: about 4,000 files at paths of 100 bytes, 240 at
+  // PATH_MAX (4,096 bytes).
+  static constexpr std::size_t kDefaultBudget = std::size_t{1} << 20;
+  // What a record costs beyond its path's and fingerprint's bytes: the hash
+  // node, the strings' headers, the LRU node.
+  static constexpr std::size_t kEntryOverhead = 160;
+
+  explicit KnownFingerprints(std::size_t budget_bytes = kDefaultBudget) : budget_(budget_bytes) {}
+  KnownFingerprints(const KnownFingerprints&) = delete;
+  KnownFingerprints& operator=(const KnownFingerprints&) = delete;
+
+  // The fingerprint last recorded for `canonical` (it becomes the most
+  // recently used), or null when none is (never recorded, erased, forgotten).
+  const std::string* find(const std::string& canonical);
+  // Records `fingerprint` for `canonical`, then forgets the least recently
+  // used records past the budget (a record larger than the budget is not kept).
+  void set(const std::string& canonical, std::string fingerprint);
+  void erase(const std::string& canonical);
+
+  // Whether a record was ever forgotten for the budget.
+  bool forgot() const { return forgot_; }
+  std::size_t size() const { return records_.size(); }
+  std::size_t bytes() const { return bytes_; }
+  std::size_t budget() const { return budget_; }
+
+ private:
+  struct Record {
+    std::string fingerprint;
+    std::size_t bytes = 0;
+    std::list<const std::string*>::iterator lru;
+  };
+  using Records = std::unordered_map<std::string, Record>;
+
+  void drop(Records::iterator it);
+
+  const std::size_t budget_;
+  Records records_;
+  std::list<const std::string*> lru_;  // front: most recently used; keys of records_
+  std::size_t bytes_ = 0;
+  bool forgot_ = false;
+};
+
+}  // namespace editd
