@@ -98,6 +98,35 @@ TEST_CASE("with --listen, stdin EOF does not stop the server; SIGTERM does, with
   CHECK_FALSE(std::filesystem::exists(s.socket));
 }
 
+TEST_CASE("an editd stopped after a newer one took its socket path leaves the newer one's socket") {
+  TempDir root, run_dir;
+  root.write("a.txt", "x\n");
+  const std::string socket = (run_dir.path() / "editd.sock").string();
+  const std::vector<std::string> args{"--root", root.str(), "--listen", "unix:" + socket};
+  Process a(EDITD_BINARY, args);
+  REQUIRE(wait_for_path(socket));
+  struct stat first, second;
+  REQUIRE(::stat(socket.c_str(), &first) == 0);
+  // B replaces A's socket file with its own.
+  Process b(EDITD_BINARY, args);
+  REQUIRE(b.await_log("listening on unix:").has_value());
+  REQUIRE(::stat(socket.c_str(), &second) == 0);
+  REQUIRE(second.st_ino != first.st_ino);
+  ::kill(a.pid(), SIGTERM);
+  CHECK(a.wait() == 0);
+  CHECK(a.stderr_text().find("left in place") != std::string::npos);
+  // B is still reachable at the path.
+  REQUIRE(std::filesystem::exists(socket));
+  auto c = SocketClient::unix_socket(socket);
+  REQUIRE(c.has_value());
+  CHECK((*c->call("read_text", {{"path", "a.txt"}}))["result"]["content"] == "x\n");
+  CHECK(run_editd({"probe", "unix:" + socket}).code == 0);
+  // B, stopped, removes its own socket.
+  ::kill(b.pid(), SIGTERM);
+  CHECK(b.wait() == 0);
+  CHECK_FALSE(std::filesystem::exists(socket));
+}
+
 TEST_CASE("TCP without --token-file refuses to start with a clear message") {
   TempDir root;
   Process p(EDITD_BINARY, {"--root", root.str(), "--listen", "tcp:127.0.0.1:0"});
