@@ -310,6 +310,67 @@ TEST_CASE(
   CHECK(run_editd({"probe", "unix:" + s.socket}).code == 0);
 }
 
+namespace {
+
+// A patch adding `n` files under `dir`.
+std::string add_files_patch(const std::string& dir, int n) {
+  std::string patch = "*** Begin Patch\n";
+  for (int i = 0; i < n; ++i)
+    patch += "*** Add File: " + dir + "/f" + std::to_string(i) + ".txt\n+file " +
+             std::to_string(i) + "\n";
+  return patch + "*** End Patch\n";
+}
+
+}  // namespace
+
+TEST_CASE("a patch never takes the descriptors other clients need: too many files is too_large") {
+  UnixServer s({"--threads", "3"});
+  s.root.write("a.txt", "x\n");
+  const pid_t pid = s.process.pid();
+  rlimit limit{};
+  REQUIRE(::prlimit(pid, RLIMIT_NOFILE, nullptr, &limit) == 0);
+  REQUIRE((limit.rlim_max == RLIM_INFINITY || limit.rlim_max >= 1024));
+  limit.rlim_cur = 1024;
+  REQUIRE(::prlimit(pid, RLIMIT_NOFILE, &limit, nullptr) == 0);
+
+  // 1,200 new files need more descriptors at once than a change may hold:
+  // refused before anything changes, and said why.
+  auto a = s.client();
+  json big = *a.call("apply_patch", {{"patch", add_files_patch("many", 1200)}});
+  REQUIRE_MESSAGE(big.contains("error"), big.dump());
+  CHECK(big["error"]["data"]["kind"] == "too_large");
+  CHECK(big["error"]["data"]["descriptors"].get<int>() > 1200);
+  CHECK(big["error"]["data"]["limit"] == 512);
+  CHECK(big["error"]["message"].get<std::string>().find("ulimit -n") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(s.root.path() / "many"));
+
+  // Three patches of 400 files at once (1,200 descriptors if they ran
+  // together) take turns, and a reader is served meanwhile.
+  std::vector<SocketClient> patchers;
+  for (int i = 0; i < 3; ++i) {
+    patchers.push_back(s.client());
+    REQUIRE(patchers.back().send(
+        json{{"jsonrpc", "2.0"},
+             {"id", i},
+             {"method", "apply_patch"},
+             {"params", {{"patch", add_files_patch("d" + std::to_string(i), 400)}}}}));
+  }
+  auto reader = s.client();
+  for (int i = 0; i < 50; ++i) {
+    json r = *reader.call("read_text", {{"path", "a.txt"}});
+    REQUIRE_MESSAGE(r.contains("result"), r.dump());
+  }
+  for (auto& p : patchers) {
+    auto line = p.read_line(std::chrono::seconds(60));
+    REQUIRE(line.has_value());
+    json r = json::parse(*line);
+    CHECK_MESSAGE(r.contains("result"), r.dump());
+  }
+  for (int i = 0; i < 3; ++i)
+    CHECK(s.root.read("d" + std::to_string(i) + "/f399.txt") == "file 399\n");
+  CHECK(run_editd({"probe", "unix:" + s.socket}).code == 0);
+}
+
 TEST_CASE("no update is lost: read-increment-write loops with expectedFingerprint") {
   UnixServer s({"--io-threads", "4"});
   s.root.write("counter.txt", "0\n");
