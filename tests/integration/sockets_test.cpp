@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -501,6 +502,94 @@ TEST_CASE("on stdio, editd's own copies of stdin and stdout are close-on-exec") 
     ++copies;
   }
   CHECK(copies == 2);
+}
+
+TEST_CASE("while editd waits for a client's answer, that client's long requests count in the message budget") {
+  constexpr std::size_t kMiB = 1024 * 1024;
+  constexpr int kLines = 12;
+  // The client never answers fs/read_text_file: every write_text waits.
+  UnixServer s({"--max-message-bytes-in-flight", std::to_string(8 * kMiB), "--delegate-timeout",
+                "600"});
+  auto c = s.client();
+  json init = *c.call("initialize", {{"protocolVersion", 1},
+                                     {"clientCapabilities",
+                                      {{"fs", {{"readTextFile", true}, {"writeTextFile", true}}}}}});
+  REQUIRE(init["result"]["agentCapabilities"]["_meta"]["editd"]["backend"] == "delegated");
+  const std::string content(6 * kMiB, 'x');
+  std::vector<std::string> lines;
+  for (int i = 0; i < kLines; ++i)
+    lines.push_back(request_line(std::to_string(i), "write_text",
+                                 {{"path", "w" + std::to_string(i) + ".txt"}, {"content", content}}));
+  const std::size_t line_bytes = lines.front().size();
+  const std::uint64_t before = vm_kib(s.process.pid(), "VmRSS").value_or(0);
+  std::atomic<std::size_t> sent{0};
+  std::atomic<bool> done{false};
+  std::thread sender([&] {
+    constexpr std::size_t kPiece = 64 * 1024;
+    for (const std::string& line : lines)
+      for (std::size_t at = 0; at < line.size(); at += kPiece) {
+        const std::size_t n = std::min(kPiece, line.size() - at);
+        if (!c.send_raw(std::string_view(line).substr(at, n))) return;
+        sent += n;
+      }
+    done = true;
+  });
+  // Until everything is sent, or nothing more goes for 3 s: editd stopped reading.
+  std::size_t last = 0;
+  for (int still = 0; !done && still < 6;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const std::size_t now = sent;
+    still = now == last ? still + 1 : 0;
+    last = now;
+  }
+  const std::uint64_t after = vm_kib(s.process.pid(), "VmRSS").value_or(0);
+  const std::size_t taken_mib = sent.load() / kMiB, all_mib = kLines * line_bytes / kMiB;
+  MESSAGE(taken_mib << " MiB of " << all_mib << " MiB taken in; RSS " << before / 1024
+                    << " MiB before, " << after / 1024 << " MiB after");
+  // One line within the budget, one past it (it might have been the answer),
+  // and the one read after it, held: then reading stops.
+  CHECK_FALSE(done.load());
+  CHECK(sent.load() < 4 * line_bytes);
+  // The server still serves others.
+  auto other = s.client();
+  s.root.write("a.txt", "x\n");
+  auto r = other.call("read_text", {{"path", "a.txt"}});
+  CHECK((r && (*r)["result"]["content"] == "x\n"));
+  ::kill(s.process.pid(), SIGKILL);
+  sender.join();
+}
+
+TEST_CASE("queued replies of all clients count in one budget: a client that stops reading is "
+          "paused, then cut off, and the others are served") {
+  constexpr std::size_t kMiB = 1024 * 1024;
+  UnixServer s({"--max-queued-bytes-total", std::to_string(8 * kMiB), "--reply-stall-timeout",
+                "1", "--log-level", "debug"});
+  std::string big;
+  for (int i = 0; big.size() < 6 * kMiB; ++i) big += "line " + std::to_string(i) + "\n";
+  s.root.write("big.txt", big);
+  s.root.write("a.txt", "x\n");
+  auto fast = s.client();
+  REQUIRE(fast.call("read_text", {{"path", "a.txt"}}).has_value());
+  // 20 replies of 6 MiB asked for, none read.
+  auto slow = s.client();
+  std::string batch;
+  for (int i = 0; i < 20; ++i) batch += request_line("s" + std::to_string(i), "read_text", {{"path", "big.txt"}});
+  REQUIRE(slow.send_raw(batch));
+  // The slow client is cut off once its replies fill the budget and it takes nothing in.
+  REQUIRE(s.process.await_log("cut off: the client took in less than 1 MiB").has_value());
+  // Others are served, before and after.
+  for (int i = 0; i < 5; ++i) {
+    json r = *fast.call("read_text", {{"path", "a.txt"}});
+    CHECK(r["result"]["content"] == "x\n");
+  }
+  // Paused first: past the budget no more of its requests started (two fit:
+  // the first, and the second while the first's reply was below it).
+  const std::string log = s.process.stderr_text();
+  const std::regex ran("read_text id=\"s[0-9]+\"");
+  const auto started = std::distance(std::sregex_iterator(log.begin(), log.end(), ran),
+                                     std::sregex_iterator());
+  MESSAGE(started << " of the slow client's 20 requests ran");
+  CHECK(started <= 3);
 }
 
 TEST_CASE("long messages of many clients stay within --max-message-bytes-in-flight") {
