@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <spdlog/spdlog.h>
 #include <sys/file.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
@@ -20,9 +21,11 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <map>
+#include <mutex>
 #include <set>
 #include <span>
 #include <thread>
@@ -32,6 +35,87 @@
 #include "backends/local_backend_internal.h"
 
 namespace editd::local_backend_detail {
+
+namespace {
+
+// The descriptors that batches hold at once, all of this process's together:
+// at most half of the descriptor limit in force (RLIMIT_NOFILE's soft limit,
+// read at each batch), so that the connections, other requests' files, the
+// checks and `editd probe` always have the other half. A batch holds each
+// staged file open (its flock tells a recovery elsewhere that it is a live
+// writer's) and each directory it changes, until it is applied, so it
+// reserves them all before it begins: one that needs more than the whole
+// share is refused (too_large) before anything changes, one that fits waits
+// until the batches before it give theirs back. They never wait for anything
+// but the disk, so the wait ends.
+class BatchDescriptors {
+ public:
+  static std::size_t share() {
+    rlimit limit{};
+    if (::getrlimit(RLIMIT_NOFILE, &limit) != 0 || limit.rlim_cur == RLIM_INFINITY)
+      return kUnlimitedShare;
+    return std::max<std::size_t>(kMinShare, static_cast<std::size_t>(limit.rlim_cur / 2));
+  }
+
+  class Hold {
+   public:
+    explicit Hold(std::size_t n) : n_(n) {}
+    Hold(const Hold&) = delete;
+    Hold& operator=(const Hold&) = delete;
+    ~Hold() {
+      {
+        std::lock_guard lock(mutex_);
+        held_ -= n_;
+      }
+      released_.notify_all();
+    }
+
+   private:
+    std::size_t n_;
+  };
+
+  // `n` descriptors, at most share(): waits until they fit beside those held.
+  static Hold take(std::size_t n, std::size_t share) {
+    std::unique_lock lock(mutex_);
+    released_.wait(lock, [&] { return held_ == 0 || held_ + n <= share; });
+    held_ += n;
+    return Hold(n);
+  }
+
+ private:
+  static constexpr std::size_t kMinShare = 16;
+  static constexpr std::size_t kUnlimitedShare = 1 << 20;
+  static inline std::mutex mutex_;
+  static inline std::condition_variable released_;
+  static inline std::size_t held_ = 0;
+};
+
+// What a batch holds open at once: a staged file per write, each directory of
+// a target (and each that may be made for one, its ancestors), those again
+// while the fsyncs run, and a few for the journal.
+std::size_t descriptors_needed(std::size_t writes, const std::set<std::string>& dirs) {
+  std::set<std::string> with_ancestors;
+  for (std::string d : dirs) {
+    while (with_ancestors.insert(d).second && !d.empty()) {
+      std::size_t slash = d.rfind('/');
+      d = slash == std::string::npos ? std::string() : d.substr(0, slash);
+    }
+  }
+  return writes + dirs.size() + with_ancestors.size() + 8;
+}
+
+Error too_many_descriptors(const std::string& shown, std::size_t files, std::size_t needed,
+                           std::size_t share) {
+  return Error(ErrorKind::kTooLarge,
+               "a change of " + std::to_string(files) + " files (" + shown + " and others) needs " +
+                   std::to_string(needed) + " descriptors at once, over the " +
+                   std::to_string(share) +
+                   " that changes may hold (half of the descriptor limit, ulimit -n): "
+                   "split it, or raise the limit",
+               {{"path", shown}, {"files", files}, {"descriptors", needed}, {"limit", share}});
+}
+
+}  // namespace
 
 Error LocalBackend::journal_error(int err) const {
   const std::string path = join(options_.root, ".editd/journal");
@@ -70,6 +154,18 @@ Result<void> LocalBackend::batch_sync(std::vector<BatchOp>& ops,
   if (items.empty()) return {};
   if (options_.read_only)
     return read_only_error(items[0].write ? "writing" : "deleting", items[0].t.shown);
+
+  // Every descriptor the batch will hold, before it opens any.
+  std::size_t writes = 0;
+  std::set<std::string> target_dirs;
+  for (const Item& it : items) {
+    writes += it.write ? 1 : 0;
+    target_dirs.insert(it.t.dir);
+  }
+  const std::size_t needed = descriptors_needed(writes, target_dirs);
+  const std::size_t share = BatchDescriptors::share();
+  if (needed > share) return too_many_descriptors(items[0].t.shown, items.size(), needed, share);
+  BatchDescriptors::Hold descriptors = BatchDescriptors::take(needed, share);
 
   // 1. Every check, before anything changes.
   std::map<std::string, Fd> dirs;  // relative directory -> descriptor

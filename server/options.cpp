@@ -47,6 +47,10 @@ const char* const kUsage =
     "(default: 64)\n"
     "  --max-queued-bytes N       reply bytes queued per connection before reading pauses\n"
     "                             (default: 67108864)\n"
+    "  --max-queued-bytes-total N  reply bytes queued for all connections together before\n"
+    "                             requests wait to start (default: 1073741824)\n"
+    "  --reply-stall-timeout SECONDS  with that total reached, a client taking in less than\n"
+    "                             1 MiB of its replies in this time is cut off (default: 30)\n"
     "  --listen unix:PATH|tcp:[HOST:]PORT   serve sockets instead of stdio (repeatable)\n"
     "  --token-file F             the token TCP clients must send in initialize.authToken\n"
     "  --auth-timeout SECONDS     TCP: time a connection has to authenticate (default: 5)\n"
@@ -255,7 +259,8 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
     } else if (flag == "--max-message-bytes" || flag == "--max-file-bytes" ||
                flag == "--max-inflight" || flag == "--threads" || flag == "--max-queued-bytes" ||
                flag == "--io-threads" || flag == "--max-file-bytes-in-flight" ||
-               flag == "--max-message-bytes-in-flight" || flag == "--max-unauthenticated") {
+               flag == "--max-message-bytes-in-flight" || flag == "--max-unauthenticated" ||
+               flag == "--max-queued-bytes-total") {
       EDITD_NEED(v);
       auto n = parse_number(flag, v);
       if (!n) return n.error();
@@ -266,6 +271,7 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       if (flag == "--max-message-bytes-in-flight") o.max_message_bytes_in_flight = *n;
       if (flag == "--max-inflight") o.max_inflight = *n;
       if (flag == "--max-queued-bytes") o.max_queued_bytes = *n;
+      if (flag == "--max-queued-bytes-total") o.max_queued_bytes_total = *n;
       if (flag == "--max-unauthenticated") o.max_unauthenticated = *n;
       if (flag == "--threads") o.threads = static_cast<unsigned>(std::min<std::uint64_t>(*n, 256));
       if (flag == "--io-threads")
@@ -304,6 +310,11 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       auto timeout = parse_seconds(flag, v);
       if (!timeout) return timeout.error();
       o.auth_timeout = *timeout;
+    } else if (flag == "--reply-stall-timeout") {
+      EDITD_NEED(v);
+      auto timeout = parse_seconds(flag, v);
+      if (!timeout) return timeout.error();
+      o.reply_stall_timeout = *timeout;
     } else if (flag == "--delegate-timeout") {
       EDITD_NEED(v);
       auto timeout = parse_seconds(flag, v);

@@ -256,9 +256,18 @@ class Server {
     for (auto& a : unix_acceptors_) a->close(ignored);
     for (auto& a : tcp_acceptors_) a->close(ignored);
     for (auto& t : pauses_) t->cancel();
-    // Removed now rather than at exit: a server started meanwhile on the same
-    // path keeps its socket.
-    for (const std::string& path : unix_paths_) ::unlink(path.c_str());
+    // Removed now rather than at exit, and only while the path is still the
+    // socket this server bound (same device and inode): a server started
+    // meanwhile on the same path, which took it over, keeps its socket.
+    for (const BoundPath& bound : unix_paths_) {
+      struct stat st;
+      if (::lstat(bound.path.c_str(), &st) != 0) continue;
+      if (st.st_dev == bound.dev && st.st_ino == bound.ino)
+        ::unlink(bound.path.c_str());
+      else
+        spdlog::info("unix:{} is another socket now (a newer editd's?): left in place",
+                     bound.path);
+    }
     unix_paths_.clear();
   }
 
@@ -335,6 +344,10 @@ class Server {
     ::umask(old);
     if (!ec) acceptor->listen(asio::socket_base::max_listen_connections, ec);
     if (!ec) ::chmod(staged.c_str(), 0600);
+    // The file the bind made, to know it again at shutdown (close_listeners).
+    struct stat bound;
+    if (!ec && ::lstat(staged.c_str(), &bound) != 0)
+      ec.assign(errno, boost::system::system_category());
     if (!ec && staged != path && ::rename(staged.c_str(), path.c_str()) != 0)
       ec.assign(errno, boost::system::system_category());
     if (ec) {
@@ -342,7 +355,7 @@ class Server {
       return Error(ErrorKind::kIo, "--listen unix:" + path + ": " + ec.message());
     }
     spdlog::info("listening on unix:{}", path);
-    unix_paths_.push_back(path);
+    unix_paths_.push_back(BoundPath{path, bound.st_dev, bound.st_ino});
     pauses_.push_back(std::make_unique<asio::steady_timer>(ctx_.io()));
     asio::co_spawn(ctx_.io(), accept_unix(*acceptor, path, *pauses_.back()),
                    [](std::exception_ptr e) { log_failure("accepting", e); });
@@ -446,7 +459,14 @@ class Server {
   std::vector<std::unique_ptr<asio::local::stream_protocol::acceptor>> unix_acceptors_;
   std::vector<std::unique_ptr<asio::ip::tcp::acceptor>> tcp_acceptors_;
   std::vector<std::unique_ptr<asio::steady_timer>> pauses_;  // accept backoff, one per listener
-  std::vector<std::string> unix_paths_;
+  // The Unix socket paths listened on, each with the device and inode of the
+  // socket file its bind made.
+  struct BoundPath {
+    std::string path;
+    dev_t dev;
+    ino_t ino;
+  };
+  std::vector<BoundPath> unix_paths_;
 };
 
 }  // namespace

@@ -28,6 +28,12 @@ void ByteBudget::Hold::grow_to(std::uint64_t bytes) {
   bytes_ = bytes;
 }
 
+void ByteBudget::Hold::shrink_to(std::uint64_t bytes) {
+  if (!budget_ || bytes >= bytes_) return;
+  budget_->give_back(bytes_ - bytes);
+  bytes_ = bytes;
+}
+
 void ByteBudget::take_more(std::uint64_t bytes) {
   std::lock_guard lock(mutex_);
   used_ += bytes;

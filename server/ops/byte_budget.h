@@ -51,6 +51,8 @@ class ByteBudget {
     // grew), or whose result is larger than its input. What it takes counts,
     // so those after it wait the longer.
     void grow_to(std::uint64_t bytes);
+    // Holds `bytes` in all, when that is less than now: the rest goes back.
+    void shrink_to(std::uint64_t bytes);
 
    private:
     friend class ByteBudget;

@@ -37,6 +37,13 @@ struct ServerOptions {
   std::uint64_t max_inflight = 64;
   // Reply bytes queued for one client before its connection stops reading.
   std::uint64_t max_queued_bytes = 64ull << 20;
+  // Reply bytes queued for all clients together: past it no request starts
+  // (server/session/connection.h).
+  std::uint64_t max_queued_bytes_total = 1ull << 30;
+  // While the replies queued reach max_queued_bytes_total, a client that
+  // takes in less than a write slice (1 MiB) of its own within this long
+  // loses them and its connection.
+  std::chrono::milliseconds reply_stall_timeout{30'000};
   // SIGTERM/SIGINT: how long requests that have not begun writing may run
   // before they are cancelled.
   std::chrono::milliseconds shutdown_grace{10'000};

@@ -166,6 +166,7 @@ Connection::Connection(ServerContext& server, asio::io_context& io, std::unique_
       io_(io),
       stream_(std::move(stream)),
       settings_(settings),
+      queued_hold_(server.replies().take(0)),
       reply_estimate_(server.options().max_queued_bytes),
       last_progress_(std::chrono::steady_clock::now()),
       out_signal_(io),
@@ -173,6 +174,8 @@ Connection::Connection(ServerContext& server, asio::io_context& io, std::unique_
       stall_timer_(io),
       idle_timer_(io),
       auth_timer_(io),
+      reply_stall_timer_(io),
+      retry_timer_(io),
       acp_(server.options(), server.operations(), server.local_backend(), server.registry(), *this,
            [this](std::string method, json params) {
              notify(std::move(method), std::move(params));
@@ -197,6 +200,8 @@ asio::awaitable<void> Connection::run() {
   asio::co_spawn(io_, trim_when_idle(),
                  [](std::exception_ptr e) { log_failure("trimming an idle connection", e); });
   // The watchers hold the connection until they see it finished, exception or not.
+  asio::co_spawn(io_, watch_replies(),
+                 [](std::exception_ptr e) { log_failure("watching a connection's replies", e); });
   if (!authenticated_)
     asio::co_spawn(io_, watch_auth(),
                    [](std::exception_ptr e) { log_failure("the authentication deadline", e); });
@@ -205,6 +210,8 @@ asio::awaitable<void> Connection::run() {
     stall_timer_.cancel();
     idle_timer_.cancel();
     auth_timer_.cancel();
+    reply_stall_timer_.cancel();
+    retry_timer_.cancel();
     release_admission();
   };
   try {
@@ -263,6 +270,31 @@ asio::awaitable<void> Connection::watch_stall() {
     }
     stall_timer_.expires_at((queued_bytes_ > 0 ? last_progress_ : now) + *stall_limit_);
     co_await stall_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
+  }
+}
+
+asio::awaitable<void> Connection::watch_replies() {
+  auto self = shared_from_this();
+  const auto limit = server_.options().reply_stall_timeout;
+  ByteBudget& replies = server_.replies();
+  while (!finished_ && !output_failed_) {
+    const auto now = std::chrono::steady_clock::now();
+    const bool stalled = queued_bytes_ > 0 && now - last_progress_ >= limit;
+    if (stalled && replies.used() >= replies.limit()) {
+      spdlog::warn("connection {}: cut off: the client took in less than 1 MiB of its replies in "
+                   "{} ms (--reply-stall-timeout) while the replies queued for all clients "
+                   "reached {} bytes (--max-queued-bytes-total): {} bytes dropped",
+                   stream_->peer(), limit.count(), replies.limit(), queued_bytes_);
+      fail_output("cut off: stalled with the server's reply budget full");
+      stream_->abort();
+      break;
+    }
+    // Stalled, with room in the budget: looked at again a few times a period.
+    reply_stall_timer_.expires_at(stalled ? now + std::max<std::chrono::milliseconds>(
+                                                    limit / 4, std::chrono::milliseconds(10))
+                                  : queued_bytes_ > 0 ? last_progress_ + limit
+                                                      : now + limit);
+    co_await reply_stall_timer_.async_wait(asio::as_tuple(asio::use_awaitable));
   }
 }
 
@@ -357,7 +389,8 @@ asio::awaitable<void> Connection::read_loop() {
         //
         // Its bytes, as read and then as parsed, count in the server-wide
         // message budget until its request finishes.
-        ByteBudget::Hold hold = co_await hold_message(e->size());
+        bool over = false;
+        ByteBudget::Hold hold = co_await hold_message(e->size(), over);
         if (!reading_) break;
         auto parse = [line = std::move(*e)]() mutable -> Result<Incoming> {
           std::string bytes = std::move(line).join();
@@ -365,7 +398,22 @@ asio::awaitable<void> Connection::read_loop() {
         };
         auto parsed = co_await offload(server_.pool(), std::move(parse));
         if (!reading_) break;
-        on_message(parsed ? std::move(*parsed) : invalid_line(parsed.error()), std::move(hold));
+        Incoming in = parsed ? std::move(*parsed) : invalid_line(parsed.error());
+        MessageHold message{std::move(hold), nullptr};
+        // Taken past the budget as it might have been an answer, and it is
+        // not: it counts against the budget (others wait the longer), and
+        // this connection reads on only while it is the one line held so.
+        // Past that one the reader stops, this line in hand, until there is
+        // room or that line's request has finished.
+        if (over && !is_answer(in)) {
+          if (!overdraft_.expired()) co_await wait_overdraft();
+          if (!reading_) break;
+          if (server_.messages().used() > server_.messages().limit()) {
+            message.overdraft = std::make_shared<int>(0);
+            overdraft_ = message.overdraft;
+          }
+        }
+        on_message(std::move(in), std::move(message));
       }
       co_await wait_for_slot();
     }
@@ -398,18 +446,38 @@ asio::awaitable<void> Connection::read_loop() {
 // line already read is all it holds besides), polling for room: the budget's
 // holders are requests, which finish without waiting for a reader. Except a
 // request that waits for this client's answer: while editd waits for one, a
-// line is taken in at once, as it may be that answer.
-asio::awaitable<ByteBudget::Hold> Connection::hold_message(std::size_t line_bytes) {
+// line is taken in past the budget (`over`), as it may be that answer; read_loop
+// holds back the reader after it when it is not.
+asio::awaitable<ByteBudget::Hold> Connection::hold_message(std::size_t line_bytes, bool& over) {
   ByteBudget& budget = server_.messages();
   const std::uint64_t bytes = std::min<std::uint64_t>(2 * line_bytes, budget.limit());
   for (;;) {
-    if (!pending_.empty() || !reading_) co_return budget.take(bytes);
     if (auto granted = budget.try_acquire(bytes)) co_return std::move(*granted);
+    if (!pending_.empty() || !reading_) {
+      over = true;
+      co_return budget.take(bytes);
+    }
     // call() wakes the signal; room is polled for.
     slot_signal_.expires_after(kMessageBudgetPoll);
     co_await slot_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
     slot_signal_.expires_at(std::chrono::steady_clock::time_point::max());
   }
+}
+
+asio::awaitable<void> Connection::wait_overdraft() {
+  ByteBudget& budget = server_.messages();
+  // Shutting down, the line is refused unrun: nothing to wait for.
+  while (reading_ && !refusing_ && !overdraft_.expired() && budget.used() > budget.limit()) {
+    slot_signal_.expires_after(kMessageBudgetPoll);
+    co_await slot_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
+    slot_signal_.expires_at(std::chrono::steady_clock::time_point::max());
+  }
+}
+
+bool Connection::is_answer(const Incoming& in) const {
+  if (in.type == Incoming::Type::kResponse) return true;
+  return in.type == Incoming::Type::kInvalid && in.no_method && in.id.is_number_integer() &&
+         pending_.count(in.id.get<std::int64_t>()) != 0;
 }
 
 // Reading waits while the queued replies reach --max-queued-bytes, and while
@@ -423,9 +491,31 @@ asio::awaitable<void> Connection::wait_for_slot() {
   }
 }
 
+bool Connection::replies_room() const {
+  ByteBudget& replies = server_.replies();
+  const std::uint64_t used = replies.used();
+  if (used >= replies.limit()) return false;
+  // A connection's first request may start while there is any room; each more
+  // one needs room for a reply as large as the recent ones.
+  return inflight_ == 0 || reply_estimate_ <= replies.limit() - used;
+}
+
+void Connection::retry_parked_soon() {
+  if (retry_armed_ || finished_) return;
+  retry_armed_ = true;
+  retry_timer_.expires_after(kMessageBudgetPoll);
+  retry_timer_.async_wait([this, self = shared_from_this()](boost::system::error_code) {
+    retry_armed_ = false;
+    if (finished_) return;
+    start_parked();
+    wake(slot_signal_);
+  });
+}
+
 bool Connection::may_start() const {
   const ServerOptions& o = server_.options();
   if (inflight_ >= o.max_inflight || queued_bytes_ >= o.max_queued_bytes) return false;
+  if (!replies_room()) return false;
   // Each request in flight is expected to queue about as much as the largest
   // recent reply; one request may always run.
   return inflight_ == 0 ||
@@ -443,6 +533,7 @@ void Connection::start_parked() {
     asio::co_spawn(io_, handle(std::move(p.in), arrivals_->take(), std::move(p.hold)),
                    [](std::exception_ptr e) { log_failure("a request", e); });
   }
+  if (!parked_.empty() && !replies_room()) retry_parked_soon();
 }
 
 asio::awaitable<void> Connection::write_loop() {
@@ -479,6 +570,7 @@ asio::awaitable<void> Connection::write_loop() {
         continue;
       }
       queued_bytes_ -= batch.size();
+      queued_hold_.shrink_to(queued_bytes_);
       last_progress_ = std::chrono::steady_clock::now();
       if (idle_parked_) {
         idle_parked_ = false;
@@ -507,6 +599,7 @@ std::size_t Connection::send(const json& message) {
   const std::size_t bytes = line.size();
   if (queued_bytes_ == 0) last_progress_ = std::chrono::steady_clock::now();
   queued_bytes_ += bytes;
+  queued_hold_.grow_to(queued_bytes_);
   out_.push_back(std::move(line));
   wake(out_signal_);
   return bytes;
@@ -520,6 +613,7 @@ void Connection::fail_output(const std::string& why) {
   out_.clear();
   front_written_ = 0;
   queued_bytes_ = 0;
+  queued_hold_.shrink_to(0);
   parked_.clear();
   stop();
 }
@@ -530,7 +624,7 @@ void Connection::on_oversize(std::size_t limit) {
   count_unauthenticated_line();
 }
 
-void Connection::on_message(Incoming in, ByteBudget::Hold hold) {
+void Connection::on_message(Incoming in, MessageHold hold) {
   switch (in.type) {
     case Incoming::Type::kInvalid:
       // A malformed answer to one of editd's calls fails that call; it is
@@ -610,7 +704,7 @@ void Connection::on_response(Incoming in) {
 }
 
 asio::awaitable<void> Connection::handle(Incoming in, Arrivals::Place place,
-                                         ByteBudget::Hold hold) {
+                                         MessageHold hold) {
   auto self = shared_from_this();
   const auto started = std::chrono::steady_clock::now();
   auto cancel = std::make_shared<CancelState>();

@@ -7,7 +7,8 @@
 // reply; a reply that cannot be encoded becomes an internal error with the
 // same id, and never ends the connection.
 //
-// Back-pressure, never a dropped request or reply:
+// Back-pressure, never a dropped request or reply (but for a client cut off
+// with its connection, below):
 // - at --max-inflight requests in flight the reader stops reading until one
 //   finishes;
 // - the bytes of replies queued for the client are bounded by
@@ -17,6 +18,13 @@
 //   has room for it and for those in flight, each counted at the size of the
 //   largest recent reply (the first request of a connection runs alone). A
 //   single reply larger than the bound is still sent whole.
+// - the replies queued for all clients together count in one server-wide
+//   budget (--max-queued-bytes-total, ServerContext::replies()): while it is
+//   full no request of any connection starts (parked ones wait, and so does
+//   the reader), and a connection whose client takes in less than a write
+//   slice of its replies within --reply-stall-timeout meanwhile is cut off:
+//   its replies and the connection are dropped, so that one client that stops
+//   reading cannot hold the others back for longer than that.
 //
 // The connection knows no dialect's methods beyond routing. The plain methods
 // and ACP go to AcpSessions (server/doors/acp_sessions.h: sessions, the delegated
@@ -111,6 +119,15 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   boost::asio::awaitable<void> read_loop();
   boost::asio::awaitable<void> write_loop();
   boost::asio::awaitable<void> watch_stall();
+  // Cuts the connection off when its client stalls while the server-wide
+  // reply budget is full (--reply-stall-timeout).
+  boost::asio::awaitable<void> watch_replies();
+  // Whether the server-wide reply budget lets one more request of this
+  // connection start.
+  bool replies_room() const;
+  // Retries the parked requests shortly: the server-wide reply budget frees
+  // up as other connections' clients read, which no event here tells.
+  void retry_parked_soon();
   // Closes the connection if it has not authenticated within --auth-timeout.
   boost::asio::awaitable<void> watch_auth();
   // A line before authentication that is not an initialize request: one
@@ -130,19 +147,32 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   // The client is gone or abandoned: queued and future output is dropped,
   // parked requests with it, and reading stops.
   void fail_output(const std::string& why);
-  // `hold`: the message's bytes in the server's message budget (a long one),
-  // kept by a request until it finishes.
-  void on_message(protocol::Incoming in, ByteBudget::Hold hold = {});
+  // What a long message holds in the server's message budget, kept by its
+  // request until it finishes. `overdraft` is set for the one request line a
+  // connection may hold past the budget while editd waits for its client's
+  // answer (see read_loop).
+  struct MessageHold {
+    ByteBudget::Hold bytes;
+    std::shared_ptr<void> overdraft;
+  };
+  void on_message(protocol::Incoming in, MessageHold hold = {});
   void on_oversize(std::size_t limit);
   // The hold of a long line's bytes in the server's message budget, once
-  // there is room (see the definition).
-  boost::asio::awaitable<ByteBudget::Hold> hold_message(std::size_t line_bytes);
+  // there is room; `over` when it was taken past the budget instead, as
+  // editd waits for this client's answer and the line may be it (see the
+  // definition).
+  boost::asio::awaitable<ByteBudget::Hold> hold_message(std::size_t line_bytes, bool& over);
+  // A message taken past the budget that is not an answer: held until the
+  // budget has room for it or this connection's overdraft is free.
+  boost::asio::awaitable<void> wait_overdraft();
+  // Whether a message is the answer to one of editd's calls to the client.
+  bool is_answer(const protocol::Incoming& in) const;
   void on_response(protocol::Incoming in);
   void on_notification(const protocol::Incoming& in);
   // `place`: the request's among this connection's (server/ops/lock_chain.h),
   // taken as it starts.
   boost::asio::awaitable<void> handle(protocol::Incoming in, Arrivals::Place place,
-                                      ByteBudget::Hold hold);
+                                      MessageHold hold);
   boost::asio::awaitable<Result<nlohmann::json>> dispatch(protocol::Incoming& in,
                                                           std::shared_ptr<CancelState> cancel,
                                                           Arrivals::Place& place);
@@ -177,6 +207,7 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   std::deque<std::string> out_;
   std::size_t front_written_ = 0;  // bytes of out_.front() already written
   std::size_t queued_bytes_ = 0;   // bytes in out_ and in the write under way
+  ByteBudget::Hold queued_hold_;   // queued_bytes_, in the server's reply budget
   std::size_t reply_estimate_;     // bytes a request in flight is expected to queue
   std::chrono::steady_clock::time_point last_progress_;  // of the writer, while bytes are queued
   std::optional<std::chrono::steady_clock::duration> stall_limit_;
@@ -185,6 +216,9 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   boost::asio::steady_timer stall_timer_;
   boost::asio::steady_timer idle_timer_;
   boost::asio::steady_timer auth_timer_;
+  boost::asio::steady_timer reply_stall_timer_;
+  boost::asio::steady_timer retry_timer_;
+  bool retry_armed_ = false;
   bool idle_parked_ = false;  // trim_when_idle() waits for the next write
 
   // Requests in flight, by id (JSON-serialised), for $/cancel_request and
@@ -203,9 +237,12 @@ class Connection : public std::enable_shared_from_this<Connection>, public Clien
   // Requests read while every slot is taken and calls to the client wait.
   struct Parked {
     protocol::Incoming in;
-    ByteBudget::Hold hold;
+    MessageHold hold;
   };
   std::deque<Parked> parked_;
+  // The request line held past the message budget, while it lives (expired:
+  // none).
+  std::weak_ptr<void> overdraft_;
 
   // ACP: where files live, sessions (session/new), approvals, announcements.
   AcpSessions acp_;

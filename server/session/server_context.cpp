@@ -19,6 +19,7 @@ ServerContext::ServerContext(ServerOptions options, std::vector<asio::io_context
       local_(std::move(local)),
       ops_(options_, locks_, pool_),
       messages_(options_.max_message_bytes_in_flight),
+      replies_(options_.max_queued_bytes_total),
       registry_(ops_),
       load_(served_.size(), 0) {
   // Language servers are processes with pipes: they stay on one context.

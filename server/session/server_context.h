@@ -49,6 +49,9 @@ class ServerContext {
   Operations& operations() { return ops_; }
   // The long messages requests in flight hold, all connections together.
   ByteBudget& messages() { return messages_; }
+  // The replies queued for clients, all connections together
+  // (--max-queued-bytes-total).
+  ByteBudget& replies() { return replies_; }
   const Registry& registry() const { return registry_; }
   // The TCP token, when --token-file was given.
   const std::optional<std::string>& token() const { return token_; }
@@ -84,6 +87,7 @@ class ServerContext {
   LockChains locks_;
   Operations ops_;
   ByteBudget messages_;
+  ByteBudget replies_;
   Registry registry_;
   std::optional<std::string> token_;
   std::atomic<std::size_t> unauthenticated_{0};

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <filesystem>
 #include <fstream>
@@ -96,6 +97,35 @@ TEST_CASE("with --listen, stdin EOF does not stop the server; SIGTERM does, with
   ::kill(s.process.pid(), SIGTERM);
   CHECK(s.process.wait() == 0);
   CHECK_FALSE(std::filesystem::exists(s.socket));
+}
+
+TEST_CASE("an editd stopped after a newer one took its socket path leaves the newer one's socket") {
+  TempDir root, run_dir;
+  root.write("a.txt", "x\n");
+  const std::string socket = (run_dir.path() / "editd.sock").string();
+  const std::vector<std::string> args{"--root", root.str(), "--listen", "unix:" + socket};
+  Process a(EDITD_BINARY, args);
+  REQUIRE(wait_for_path(socket));
+  struct stat first, second;
+  REQUIRE(::stat(socket.c_str(), &first) == 0);
+  // B replaces A's socket file with its own.
+  Process b(EDITD_BINARY, args);
+  REQUIRE(b.await_log("listening on unix:").has_value());
+  REQUIRE(::stat(socket.c_str(), &second) == 0);
+  REQUIRE(second.st_ino != first.st_ino);
+  ::kill(a.pid(), SIGTERM);
+  CHECK(a.wait() == 0);
+  CHECK(a.stderr_text().find("left in place") != std::string::npos);
+  // B is still reachable at the path.
+  REQUIRE(std::filesystem::exists(socket));
+  auto c = SocketClient::unix_socket(socket);
+  REQUIRE(c.has_value());
+  CHECK((*c->call("read_text", {{"path", "a.txt"}}))["result"]["content"] == "x\n");
+  CHECK(run_editd({"probe", "unix:" + socket}).code == 0);
+  // B, stopped, removes its own socket.
+  ::kill(b.pid(), SIGTERM);
+  CHECK(b.wait() == 0);
+  CHECK_FALSE(std::filesystem::exists(socket));
 }
 
 TEST_CASE("TCP without --token-file refuses to start with a clear message") {
@@ -281,6 +311,67 @@ TEST_CASE(
   CHECK(run_editd({"probe", "unix:" + s.socket}).code == 0);
 }
 
+namespace {
+
+// A patch adding `n` files under `dir`.
+std::string add_files_patch(const std::string& dir, int n) {
+  std::string patch = "*** Begin Patch\n";
+  for (int i = 0; i < n; ++i)
+    patch += "*** Add File: " + dir + "/f" + std::to_string(i) + ".txt\n+file " +
+             std::to_string(i) + "\n";
+  return patch + "*** End Patch\n";
+}
+
+}  // namespace
+
+TEST_CASE("a patch never takes the descriptors other clients need: too many files is too_large") {
+  UnixServer s({"--threads", "3"});
+  s.root.write("a.txt", "x\n");
+  const pid_t pid = s.process.pid();
+  rlimit limit{};
+  REQUIRE(::prlimit(pid, RLIMIT_NOFILE, nullptr, &limit) == 0);
+  REQUIRE((limit.rlim_max == RLIM_INFINITY || limit.rlim_max >= 1024));
+  limit.rlim_cur = 1024;
+  REQUIRE(::prlimit(pid, RLIMIT_NOFILE, &limit, nullptr) == 0);
+
+  // 1,200 new files need more descriptors at once than a change may hold:
+  // refused before anything changes, and said why.
+  auto a = s.client();
+  json big = *a.call("apply_patch", {{"patch", add_files_patch("many", 1200)}});
+  REQUIRE_MESSAGE(big.contains("error"), big.dump());
+  CHECK(big["error"]["data"]["kind"] == "too_large");
+  CHECK(big["error"]["data"]["descriptors"].get<int>() > 1200);
+  CHECK(big["error"]["data"]["limit"] == 512);
+  CHECK(big["error"]["message"].get<std::string>().find("ulimit -n") != std::string::npos);
+  CHECK_FALSE(std::filesystem::exists(s.root.path() / "many"));
+
+  // Three patches of 400 files at once (1,200 descriptors if they ran
+  // together) take turns, and a reader is served meanwhile.
+  std::vector<SocketClient> patchers;
+  for (int i = 0; i < 3; ++i) {
+    patchers.push_back(s.client());
+    REQUIRE(patchers.back().send(
+        json{{"jsonrpc", "2.0"},
+             {"id", i},
+             {"method", "apply_patch"},
+             {"params", {{"patch", add_files_patch("d" + std::to_string(i), 400)}}}}));
+  }
+  auto reader = s.client();
+  for (int i = 0; i < 50; ++i) {
+    json r = *reader.call("read_text", {{"path", "a.txt"}});
+    REQUIRE_MESSAGE(r.contains("result"), r.dump());
+  }
+  for (auto& p : patchers) {
+    auto line = p.read_line(std::chrono::seconds(60));
+    REQUIRE(line.has_value());
+    json r = json::parse(*line);
+    CHECK_MESSAGE(r.contains("result"), r.dump());
+  }
+  for (int i = 0; i < 3; ++i)
+    CHECK(s.root.read("d" + std::to_string(i) + "/f399.txt") == "file 399\n");
+  CHECK(run_editd({"probe", "unix:" + s.socket}).code == 0);
+}
+
 TEST_CASE("no update is lost: read-increment-write loops with expectedFingerprint") {
   UnixServer s({"--io-threads", "4"});
   s.root.write("counter.txt", "0\n");
@@ -411,6 +502,94 @@ TEST_CASE("on stdio, editd's own copies of stdin and stdout are close-on-exec") 
     ++copies;
   }
   CHECK(copies == 2);
+}
+
+TEST_CASE("while editd waits for a client's answer, that client's long requests count in the message budget") {
+  constexpr std::size_t kMiB = 1024 * 1024;
+  constexpr int kLines = 12;
+  // The client never answers fs/read_text_file: every write_text waits.
+  UnixServer s({"--max-message-bytes-in-flight", std::to_string(8 * kMiB), "--delegate-timeout",
+                "600"});
+  auto c = s.client();
+  json init = *c.call("initialize", {{"protocolVersion", 1},
+                                     {"clientCapabilities",
+                                      {{"fs", {{"readTextFile", true}, {"writeTextFile", true}}}}}});
+  REQUIRE(init["result"]["agentCapabilities"]["_meta"]["editd"]["backend"] == "delegated");
+  const std::string content(6 * kMiB, 'x');
+  std::vector<std::string> lines;
+  for (int i = 0; i < kLines; ++i)
+    lines.push_back(request_line(std::to_string(i), "write_text",
+                                 {{"path", "w" + std::to_string(i) + ".txt"}, {"content", content}}));
+  const std::size_t line_bytes = lines.front().size();
+  const std::uint64_t before = vm_kib(s.process.pid(), "VmRSS").value_or(0);
+  std::atomic<std::size_t> sent{0};
+  std::atomic<bool> done{false};
+  std::thread sender([&] {
+    constexpr std::size_t kPiece = 64 * 1024;
+    for (const std::string& line : lines)
+      for (std::size_t at = 0; at < line.size(); at += kPiece) {
+        const std::size_t n = std::min(kPiece, line.size() - at);
+        if (!c.send_raw(std::string_view(line).substr(at, n))) return;
+        sent += n;
+      }
+    done = true;
+  });
+  // Until everything is sent, or nothing more goes for 3 s: editd stopped reading.
+  std::size_t last = 0;
+  for (int still = 0; !done && still < 6;) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    const std::size_t now = sent;
+    still = now == last ? still + 1 : 0;
+    last = now;
+  }
+  const std::uint64_t after = vm_kib(s.process.pid(), "VmRSS").value_or(0);
+  const std::size_t taken_mib = sent.load() / kMiB, all_mib = kLines * line_bytes / kMiB;
+  MESSAGE(taken_mib << " MiB of " << all_mib << " MiB taken in; RSS " << before / 1024
+                    << " MiB before, " << after / 1024 << " MiB after");
+  // One line within the budget, one past it (it might have been the answer),
+  // and the one read after it, held: then reading stops.
+  CHECK_FALSE(done.load());
+  CHECK(sent.load() < 4 * line_bytes);
+  // The server still serves others.
+  auto other = s.client();
+  s.root.write("a.txt", "x\n");
+  auto r = other.call("read_text", {{"path", "a.txt"}});
+  CHECK((r && (*r)["result"]["content"] == "x\n"));
+  ::kill(s.process.pid(), SIGKILL);
+  sender.join();
+}
+
+TEST_CASE("queued replies of all clients count in one budget: a client that stops reading is "
+          "paused, then cut off, and the others are served") {
+  constexpr std::size_t kMiB = 1024 * 1024;
+  UnixServer s({"--max-queued-bytes-total", std::to_string(8 * kMiB), "--reply-stall-timeout",
+                "1", "--log-level", "debug"});
+  std::string big;
+  for (int i = 0; big.size() < 6 * kMiB; ++i) big += "line " + std::to_string(i) + "\n";
+  s.root.write("big.txt", big);
+  s.root.write("a.txt", "x\n");
+  auto fast = s.client();
+  REQUIRE(fast.call("read_text", {{"path", "a.txt"}}).has_value());
+  // 20 replies of 6 MiB asked for, none read.
+  auto slow = s.client();
+  std::string batch;
+  for (int i = 0; i < 20; ++i) batch += request_line("s" + std::to_string(i), "read_text", {{"path", "big.txt"}});
+  REQUIRE(slow.send_raw(batch));
+  // The slow client is cut off once its replies fill the budget and it takes nothing in.
+  REQUIRE(s.process.await_log("cut off: the client took in less than 1 MiB").has_value());
+  // Others are served, before and after.
+  for (int i = 0; i < 5; ++i) {
+    json r = *fast.call("read_text", {{"path", "a.txt"}});
+    CHECK(r["result"]["content"] == "x\n");
+  }
+  // Paused first: past the budget no more of its requests started (two fit:
+  // the first, and the second while the first's reply was below it).
+  const std::string log = s.process.stderr_text();
+  const std::regex ran("read_text id=\"s[0-9]+\"");
+  const auto started = std::distance(std::sregex_iterator(log.begin(), log.end(), ran),
+                                     std::sregex_iterator());
+  MESSAGE(started << " of the slow client's 20 requests ran");
+  CHECK(started <= 3);
 }
 
 TEST_CASE("long messages of many clients stay within --max-message-bytes-in-flight") {
