@@ -492,7 +492,16 @@ void write(const json& v, std::string& out) {
       out.push_back('}');
       return;
     }
-    default:  // floats, binary, discarded: as nlohmann writes them
+    case json::value_t::binary: {
+      const auto& b = v.get_binary();
+      if (b.has_subtype() && b.subtype() == kRawNumber) {
+        out.append(b.begin(), b.end());
+        return;
+      }
+      out += nlohmann_dump(v);
+      return;
+    }
+    default:  // floats, discarded: as nlohmann writes them
       out += nlohmann_dump(v);
   }
 }

@@ -13,10 +13,13 @@
 //   beyond 18 digits, a leading BOM, lone surrogate escapes, invalid UTF-8,
 //   nesting deeper than kMaxDepth, and every syntax error; the caller then
 //   takes nlohmann's path, which also says why a line is refused.
-// - dump(value) is exactly value.dump(-1, ' ', false, error_handler_t::replace).
+// - dump(value) is exactly value.dump(-1, ' ', false, error_handler_t::replace),
+//   but for a binary value of subtype kRawNumber (which no parse makes): that
+//   is the text of a JSON number, written as it is (message.h's raw ids).
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -25,6 +28,9 @@
 namespace editd::protocol::fast_json {
 
 inline constexpr std::size_t kMaxDepth = 256;
+
+// The subtype of a binary value that holds the text of a JSON number.
+inline constexpr std::uint64_t kRawNumber = 0x6e756d;  // "num"
 
 std::optional<nlohmann::json> parse(std::string_view line);
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <vector>
 
@@ -125,7 +126,92 @@ Error client_error(const json& e) {
   return Error(kind, std::move(message), std::move(data));
 }
 
-Incoming classify(json msg) {
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+// The end of the JSON value that starts at line[i] in a line that is valid
+// JSON: a string, an array or object, or a scalar.
+std::size_t value_end(std::string_view line, std::size_t i) {
+  auto string_end = [&](std::size_t at) {  // at: the opening quote
+    while (true) {
+      const void* q = std::memchr(line.data() + at + 1, '"', line.size() - at - 1);
+      if (q == nullptr) return line.size();
+      at = static_cast<std::size_t>(static_cast<const char*>(q) - line.data());
+      std::size_t slashes = 0;
+      while (line[at - 1 - slashes] == '\\') ++slashes;
+      if (slashes % 2 == 0) return at + 1;
+    }
+  };
+  if (line[i] == '"') return string_end(i);
+  if (line[i] == '{' || line[i] == '[') {
+    std::size_t depth = 0;
+    while (i < line.size()) {
+      const char c = line[i];
+      if (c == '"') {
+        i = string_end(i);
+        continue;
+      }
+      if (c == '{' || c == '[') ++depth;
+      if ((c == '}' || c == ']') && --depth == 0) return i + 1;
+      ++i;
+    }
+    return i;
+  }
+  while (i < line.size() && line[i] != ',' && line[i] != '}' && line[i] != ']' &&
+         !is_blank(line[i]))
+    ++i;
+  return i;
+}
+
+// The text of the number that is the top-level member "id" of `line`, a valid
+// JSON object (the last such member, as nlohmann keeps the last of duplicate
+// keys); empty when that member is not a number.
+std::string_view id_number_text(std::string_view line) {
+  auto blanks = [&](std::size_t i) {
+    while (i < line.size() && is_blank(line[i])) ++i;
+    return i;
+  };
+  std::string_view found;
+  std::size_t i = blanks(0);
+  if (i == line.size() || line[i] != '{') return found;
+  i = blanks(i + 1);
+  while (i < line.size() && line[i] == '"') {
+    const std::size_t key_end = value_end(line, i);
+    const std::string_view key = line.substr(i, key_end - i);
+    bool is_id = key == "\"id\"";
+    if (!is_id && key.find('\\') != std::string_view::npos) {
+      const json k = json::parse(key, nullptr, /*allow_exceptions=*/false);
+      is_id = k.is_string() && k == "id";
+    }
+    i = blanks(key_end);
+    if (i == line.size() || line[i] != ':') break;
+    const std::size_t start = blanks(i + 1);
+    if (start == line.size()) break;
+    const std::size_t end = value_end(line, start);
+    if (is_id)
+      found = line[start] == '-' || std::isdigit(static_cast<unsigned char>(line[start]))
+                  ? line.substr(start, end - start)
+                  : std::string_view();
+    i = blanks(end);
+    if (i == line.size() || line[i] != ',') break;
+    i = blanks(i + 1);
+  }
+  return found;
+}
+
+// The id to keep for the valid id `parsed`, read from `line`: the value
+// itself, or, when it would write back as other text than the line's, that
+// text as a raw number. Only a double or a zero can (JSON's integers have no
+// leading zeros or plus sign, and -0 reads as 0), so no other id costs a scan.
+json echoed_id(const json& parsed, std::string_view line) {
+  const bool maybe =
+      parsed.is_number_float() || (parsed.is_number_integer() && parsed.get<std::int64_t>() == 0);
+  if (!maybe) return parsed;
+  const std::string_view text = id_number_text(line);
+  if (text.empty() || text == fast_json::dump(parsed)) return parsed;
+  return raw_number(text);
+}
+
+Incoming classify(json msg, std::string_view line) {
   if (!msg.is_object()) {
     return invalid(ErrorKind::kInvalidRequest,
                    msg.is_array() ? "batch requests are not supported: send one JSON-RPC object per line"
@@ -135,7 +221,7 @@ Incoming classify(json msg) {
   bool has_id = msg.contains("id");
   if (has_id) {
     if (is_valid_id(msg["id"]) || msg["id"].is_null()) {
-      id = msg["id"];
+      id = echoed_id(msg["id"], line);
     } else {
       return invalid(ErrorKind::kInvalidRequest, "'id' must be a string or a number");
     }
@@ -326,7 +412,7 @@ Incoming too_deep(std::string_view line) {
                           " levels deep, editd's limit";
   json id = nullptr;
   if (top.is_object())
-    if (auto it = top.find("id"); it != top.end() && is_valid_id(*it)) id = *it;
+    if (auto it = top.find("id"); it != top.end() && is_valid_id(*it)) id = echoed_id(*it, line);
   auto has = [&](std::string_view k) {
     return std::find(keys.begin(), keys.end(), k) != keys.end();
   };
@@ -341,9 +427,9 @@ Incoming parse_line(std::string_view line) {
   // nlohmann reads a NUL as the end of the input: the rest would be ignored.
   if (std::size_t nul = line.find('\0'); nul != std::string_view::npos) return raw_nul(nul);
   if (nesting(line, kMaxNesting) > kMaxNesting) return too_deep(line);
-  if (auto fast = fast_json::parse(line)) return classify(std::move(*fast));
+  if (auto fast = fast_json::parse(line)) return classify(std::move(*fast), line);
   json msg = json::parse(line, nullptr, /*allow_exceptions=*/false);
-  if (!msg.is_discarded()) return classify(std::move(msg));
+  if (!msg.is_discarded()) return classify(std::move(msg), line);
 
   // A lone surrogate escape is well-formed JSON text that nlohmann refuses:
   // parse with a stand-in to answer with the offending member named.
@@ -351,14 +437,31 @@ Incoming parse_line(std::string_view line) {
   std::string marked = mark_lone_surrogates(line, found);
   if (found) {
     json again = json::parse(marked, nullptr, /*allow_exceptions=*/false);
-    if (!again.is_discarded()) return refuse_lone_surrogates(classify(std::move(again)));
+    if (!again.is_discarded()) return refuse_lone_surrogates(classify(std::move(again), marked));
   }
   return unparsable(line);
 }
 
 }  // namespace
 
-bool is_valid_id(const json& id) { return id.is_string() || id.is_number(); }
+bool is_valid_id(const json& id) { return id.is_string() || id.is_number() || is_raw_number(id); }
+
+json raw_number(std::string_view text) {
+  return json::binary(json::binary_t::container_type(text.begin(), text.end()),
+                      fast_json::kRawNumber);
+}
+
+bool is_raw_number(const json& v) {
+  return v.is_binary() && v.get_binary().has_subtype() &&
+         v.get_binary().subtype() == fast_json::kRawNumber;
+}
+
+std::string id_key(const json& id) {
+  if (!is_raw_number(id)) return serialize(id);
+  const auto& b = id.get_binary();
+  const json value = json::parse(b.begin(), b.end(), nullptr, /*allow_exceptions=*/false);
+  return value.is_discarded() ? serialize(id) : serialize(value);
+}
 
 Incoming parse_message(std::string_view line) {
   try {

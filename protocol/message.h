@@ -3,9 +3,10 @@
 // parse_message never throws: every line, whatever its bytes, becomes a
 // request, a notification, a response (to one of our own calls to the client)
 // or an invalid message that carries the error to answer with and the id to
-// echo (null when no valid id could be read). Ids are kept as JSON values and
-// come back exactly, type included. A reply holds only jsonrpc, id and result
-// or error.
+// echo (null when no valid id could be read). Ids come back exactly as sent,
+// type and text included: a number id is kept as the JSON value nlohmann reads
+// when that value writes back as the same text, else as a raw number (its
+// text; see raw_number). A reply holds only jsonrpc, id and result or error.
 #pragma once
 
 #include <cstddef>
@@ -58,7 +59,20 @@ json make_notification(std::string_view method, json params);
 // One line of output: compact JSON, no "\n". Never throws.
 std::string serialize(const json& message);
 
-// A valid JSON-RPC id: a string or a number (integer or not).
+// A valid JSON-RPC id: a string or a number (integer or not), raw or not.
 bool is_valid_id(const json& id);
+
+// A number kept as the text it was sent as, which serialize() writes as it is:
+// for the ids whose value nlohmann would write another way (1e3 as 1000.0, -0
+// as 0, 100000000000000000000000000000 as 1e+29). `text` must be a JSON number.
+// A binary value (fast_json::kRawNumber): it compares equal to the same text
+// only, and is no number to is_number().
+json raw_number(std::string_view text);
+bool is_raw_number(const json& v);
+
+// The key that matches an id to another (a cancellation's requestId to a
+// request's id): the same for the same number as nlohmann reads it, raw or not
+// (1e3, 1000.0 and 1000.00 share one), and for the same string.
+std::string id_key(const json& id);
 
 }  // namespace editd::protocol

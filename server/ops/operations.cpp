@@ -8,6 +8,7 @@
 #include "backends/offload.h"
 #include "edit/diff.h"
 #include "edit/fingerprint.h"
+#include "edit/format.h"
 #include "edit/hashline.h"
 #include "edit/match.h"
 #include "edit/occurrences.h"
@@ -654,37 +655,20 @@ Operations::Awaitable Operations::set_format(RequestContext& ctx, protocol::SetF
   co_return co_await mutate(ctx, p, false, small, [&p](const Current& cur) -> Result<Change> {
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
-    const std::string_view body = doc->body();
-    std::string text;
-    text::Eol eol = doc->dominant_eol();
-    if (p.line_endings) {
-      eol = *p.line_endings == "crlf" ? text::Eol::kCrLf : text::Eol::kLf;
-      const std::string lf = text::normalize_eol(body);
-      if (eol == text::Eol::kLf) {
-        text = lf;
-      } else {
-        text.reserve(lf.size() + lf.size() / 16);
-        for (char ch : lf) {
-          if (ch == '\n') text.push_back('\r');
-          text.push_back(ch);
-        }
-      }
-    } else {
-      text = body;
-    }
-    // An empty body has no last line to end or not.
-    if (p.final_newline && !text.empty()) {
-      const bool has = text.back() == '\n';
-      if (*p.final_newline && !has) text.append(text::eol_bytes(eol));
-      if (!*p.final_newline && has) {
-        text.pop_back();
-        if (!text.empty() && text.back() == '\r') text.pop_back();
-      }
+    text::Format format;
+    if (p.line_endings)
+      format.line_endings = *p.line_endings == "crlf" ? text::Eol::kCrLf : text::Eol::kLf;
+    format.bom = p.bom;
+    format.final_newline = p.final_newline;
+    auto bytes = text::reformat(*doc, format, cur.shown);
+    if (!bytes) {
+      Error e = std::move(bytes.error());
+      e.data["path"] = cur.shown;
+      return e;
     }
     Change c;
     c.diff_bom = p.bom.value_or(doc->bom()) != doc->bom();
-    if (p.bom.value_or(doc->bom())) c.bytes.append(text::kBom);
-    c.bytes.append(text);
+    c.bytes = std::move(*bytes);
     if (c.bytes == *cur.bytes)
       return Error(ErrorKind::kNoChange,
                    cur.shown + " already has " + format_asked(p) + ": nothing would change",

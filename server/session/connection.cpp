@@ -47,7 +47,7 @@ constexpr std::size_t kWriteSlice = 1 << 20;
 constexpr std::chrono::seconds kLinger{2};
 
 // The key of a request id in requests_, whatever bytes the id holds.
-std::string request_key(const json& id) { return protocol::serialize(id); }
+std::string request_key(const json& id) { return protocol::id_key(id); }
 
 // "ok", or the kind of a reply's error, for logs.
 std::string outcome(const json& reply) {

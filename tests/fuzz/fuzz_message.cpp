@@ -10,6 +10,8 @@
 //   same type, id (type included), method, params and result; every reply editd
 //   would send for it (an error for an invalid line) parses as a response to
 //   the same id with the same kind;
+// - a number id is echoed as the text it was sent as: what a reply writes for
+//   it is a number of the line's text that nlohmann reads as the line's id;
 // - accepted messages nest at most kMaxNesting deep, and decoding their params
 //   for every method gives a value or invalid_params, with paths that pass
 //   path_problem.
@@ -60,8 +62,8 @@ std::size_t depth_of(const json& v) {
 }
 
 // The same id for a client: equal, and of the same JSON type (1 is not "1").
-// nlohmann keeps the integers it reads in two types: an id of -0 comes back
-// as 0, in the other one, and is the same number to every client.
+// nlohmann keeps the integers it reads in two types (signed and unsigned),
+// which are the same number to every client.
 bool same_id(const json& a, const json& b) {
   auto type = [](const json& v) {
     return v.is_number_integer() ? json::value_t::number_integer : v.type();
@@ -114,9 +116,24 @@ void check_fast_json(const std::string& line) {
              line);
 }
 
+// The text a reply writes for a number id is in the line, and is the id
+// nlohmann reads there (when it reads the line at all: not one with a lone
+// surrogate escape).
+void check_number_id(const std::string& line, const Incoming& in) {
+  if (!in.id.is_number() && !is_raw_number(in.id)) return;
+  const std::string text = serialize(in.id);
+  FUZZ_CHECK(line.find(text) != std::string::npos, line + " echoed as " + text);
+  const json value = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  FUZZ_CHECK(value.is_number(), text);
+  const json read = json::parse(line, nullptr, /*allow_exceptions=*/false);
+  if (read.is_object() && read.contains("id"))
+    FUZZ_CHECK(read["id"] == value, line + " echoed as " + text);
+}
+
 void check_message(const std::string& line) {
   check_fast_json(line);
   Incoming in = parse_message(line);
+  check_number_id(line, in);
   // A client's error may say internal; editd's own answers never do.
   if (in.type == Incoming::Type::kInvalid)
     FUZZ_CHECK(in.error && in.error->kind != ErrorKind::kInternal, line);

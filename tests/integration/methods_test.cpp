@@ -363,6 +363,42 @@ TEST_CASE("set_format converts line endings, the BOM and the final newline; dry 
         "not_found");
 }
 
+TEST_CASE("set_format keeps the text or refuses, changing nothing: CRs that are content, U+FEFF") {
+  const std::string bom = "\xEF\xBB\xBF";
+  TempDir root;
+  root.write("cr.txt", "a\nb\r\r\n");
+  root.write("mid.txt", "a\r\r\nb\n");
+  root.write("feff.txt", bom + bom + "x\n");
+  root.write("blank.txt", "a\n\n");
+  auto p = spawn_editd(root);
+  // The CR before the CRLF is the text of line 2: removing the break keeps it.
+  p.ok("set_format", {{"path", "cr.txt"}, {"lineEndings", "lf"}, {"finalNewline", false}});
+  CHECK(root.read("cr.txt") == "a\nb\r");
+  // Line 1's text ends with a CR, which an LF after it would turn into a CRLF.
+  json e = p.fails("set_format", {{"path", "mid.txt"}, {"lineEndings", "lf"}});
+  CHECK(e["data"]["kind"] == "invalid_params");
+  CHECK(e["data"]["param"] == "lineEndings");
+  CHECK(e["data"]["reason"] == "cr_before_lf");
+  CHECK(e["data"]["line"] == 1);
+  CHECK(e["data"]["path"] == "mid.txt");
+  CHECK(e["message"].get<std::string>().find("line 1 of mid.txt") != std::string::npos);
+  CHECK(root.read("mid.txt") == "a\r\r\nb\n");
+  p.ok("set_format", {{"path", "mid.txt"}, {"lineEndings", "crlf"}});
+  CHECK(root.read("mid.txt") == "a\r\r\nb\r\n");
+  // The text starts with U+FEFF: without the BOM it would become the BOM.
+  json f = p.fails("set_format", {{"path", "feff.txt"}, {"bom", false}, {"dryRun", true}});
+  CHECK(f["data"]["param"] == "bom");
+  CHECK(f["data"]["reason"] == "text_starts_with_feff");
+  CHECK(p.fails("set_format", {{"path", "feff.txt"}, {"bom", false}})["data"]["kind"] ==
+        "invalid_params");
+  CHECK(root.read("feff.txt") == bom + bom + "x\n");
+  // An empty last line is a line only by its break.
+  json b = p.fails("set_format", {{"path", "blank.txt"}, {"finalNewline", false}});
+  CHECK(b["data"]["reason"] == "last_line_empty");
+  CHECK(b["data"]["line"] == 2);
+  CHECK(root.read("blank.txt") == "a\n\n");
+}
+
 TEST_CASE(
     "an edit that leaves the bytes as they were answers no_change naming the rule and set_format") {
   const std::string bom = "\xEF\xBB\xBF";

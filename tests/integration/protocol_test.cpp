@@ -1,6 +1,9 @@
 // The JSON-RPC surface of the real binary: framing, ids, error codes and kinds.
 #include <doctest/doctest.h>
 
+#include <string>
+#include <vector>
+
 #include "support/process.h"
 
 using namespace editd::test;
@@ -77,6 +80,86 @@ TEST_CASE("ids come back exactly, type included") {
     CHECK(m["id"] == id);
     CHECK(m["id"].type() == id.type());
     CHECK(m.size() == 3);  // jsonrpc, id, result
+  }
+}
+
+namespace {
+
+// Number ids a 64-bit integer or a double would not write back as sent (and 1.0, which it does).
+const std::vector<std::string> kOddIds = {"100000000000000000000000000000",
+                                          "-9223372036854775809",
+                                          "18446744073709551616",
+                                          "1.0",
+                                          "1e3",
+                                          "1E+3",
+                                          "-0",
+                                          "0.10",
+                                          "1.5e-7"};
+
+// The reply line to `line` carries `id` as its very text.
+void echoes(Process& p, const std::string& line, const std::string& id) {
+  CAPTURE(line);
+  p.write_raw(line + "\n");
+  const std::optional<std::string> reply = p.read_line();
+  REQUIRE(reply.has_value());
+  CAPTURE(*reply);
+  CHECK(reply->find("\"id\":" + id + ",") != std::string::npos);
+}
+
+}  // namespace
+
+TEST_CASE("number ids beyond 64 bits, with a fraction or an exponent, or -0 come back as sent") {
+  TempDir root;
+  root.write("a.txt", "x");
+  SUBCASE("plain JSON-RPC and ACP: results, errors, invalid requests, too deep") {
+    auto p = spawn_editd(root);
+    for (const std::string& id : kOddIds) {
+      echoes(p,
+             R"({"jsonrpc":"2.0","id":)" + id +
+                 R"(,"method":"fingerprint","params":{"path":"a.txt"}})",
+             id);
+      echoes(p, R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":"read_text","params":{}})", id);
+      echoes(p, R"({"jsonrpc":"1.0","id":)" + id + R"(,"method":"read_text"})", id);
+      echoes(
+          p,
+          R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":"read_text","params":{"path":"\ud800"}})",
+          id);
+      echoes(p,
+             R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":"m","params":{"a":)" +
+                 std::string(130, '[') + std::string(130, ']') + "}}",
+             id);
+    }
+    // The first initialize (ACP: an integer protocolVersion) and what follows it.
+    echoes(p, R"({"jsonrpc":"2.0","id":1e3,"method":"initialize","params":{"protocolVersion":1}})",
+           "1e3");
+    echoes(p,
+           R"({"jsonrpc":"2.0","id":-0,"method":"session/new","params":{"cwd":")" +
+               root.path().string() + R"(","mcpServers":[]}})",
+           "-0");
+    echoes(
+        p,
+        R"({"jsonrpc":"2.0","id":100000000000000000000000000000,"method":"initialize","params":{"protocolVersion":1}})",
+        "100000000000000000000000000000");
+  }
+  SUBCASE("MCP: initialize, tools/call results and errors") {
+    auto p = spawn_editd(root);
+    echoes(
+        p,
+        R"({"jsonrpc":"2.0","id":-0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"0"}}})",
+        "-0");
+    p.write_raw("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}\n");
+    for (const std::string& id : kOddIds) {
+      echoes(
+          p,
+          R"({"jsonrpc":"2.0","id":)" + id +
+              R"(,"method":"tools/call","params":{"name":"fingerprint","arguments":{"path":"a.txt"}}})",
+          id);
+      echoes(
+          p,
+          R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":"tools/call","params":{"arguments":{}}})",
+          id);
+      echoes(p, R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":"no/such"})", id);
+    }
   }
 }
 

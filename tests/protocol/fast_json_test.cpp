@@ -216,6 +216,15 @@ TEST_CASE("fast_json::dump writes exactly what nlohmann writes") {
         "b\"");
 }
 
+TEST_CASE("fast_json::dump writes a raw number's text as it is, other binary as nlohmann does") {
+  const std::string text = "100000000000000000000000000000";
+  const json raw =
+      json::binary(json::binary_t::container_type(text.begin(), text.end()), fast_json::kRawNumber);
+  CHECK(fast_json::dump(json{{"id", raw}}) == "{\"id\":" + text + "}");
+  const json other = json::binary({1, 2}, 7);
+  CHECK(fast_json::dump(other) == nlohmann_dump(other));
+}
+
 TEST_CASE("fast_json: every byte that stops a plain run, at every offset of a 16-byte block") {
   // Plain ASCII runs are skipped 16 bytes at a time: each special byte or
   // sequence, at each position around the blocks' edges, in both directions.

@@ -278,3 +278,56 @@ TEST_CASE("the detail of a parse error quotes a long token by its head and tail 
   CHECK(short_one.error->data["detail"].get<std::string>().find("last read: '{no'") !=
         std::string::npos);
 }
+
+TEST_CASE("a number id is echoed as the text it was sent as, whatever nlohmann would write") {
+  auto echoed = [](const std::string& line) {
+    Incoming in = parse_message(line);
+    REQUIRE(is_valid_id(in.id));
+    return serialize(make_result(in.id, json::object()));
+  };
+  for (std::string id :
+       {"100000000000000000000000000000", "-9223372036854775809", "18446744073709551616", "1.0",
+        "1e3", "1E+3", "-0", "-0.0", "0.10", "1.5e-7", "9223372036854775807",
+        "-9223372036854775808", "18446744073709551615", "0", "7", "1.5"}) {
+    CAPTURE(id);
+    const std::string want = "{\"id\":" + id + ",\"jsonrpc\":\"2.0\",\"result\":{}}";
+    CHECK(echoed(R"({"jsonrpc":"2.0","id":)" + id + R"(,"method":"m","params":{}})") == want);
+    // Spaced, after another member, as an invalid request and as a response.
+    CHECK(echoed(R"({"method":"m", "id" :  )" + id + R"( ,"jsonrpc":"2.0"})") == want);
+    Incoming bad = parse_message(R"({"jsonrpc":"1.0","id":)" + id + R"(,"method":"m"})");
+    CHECK(bad.error->kind == ErrorKind::kInvalidRequest);
+    CHECK(serialize(make_error(bad.id, *bad.error)).starts_with("{\"error\":"));
+    CHECK(serialize(make_error(bad.id, *bad.error)).find(",\"id\":" + id + ",") !=
+          std::string::npos);
+    CHECK(echoed(R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":null})") == want);
+  }
+  // The last of duplicate ids counts, as nlohmann reads it; an escaped key is "id".
+  CHECK(echoed(R"({"jsonrpc":"2.0","id":1,"method":"m","id":-0})").find("\"id\":-0,") !=
+        std::string::npos);
+  CHECK(echoed(R"({"jsonrpc":"2.0","id":-0,"method":"m","id":5})").find("\"id\":5,") !=
+        std::string::npos);
+  CHECK(
+      echoed(R"({"jsonrpc":"2.0","params":{"id":2e3,"s":"\"id\":3e3"},"\u0069d":1e3,"method":"m"})")
+          .find("\"id\":1e3,") != std::string::npos);
+  // Too deep, or with a lone surrogate in a param: the error echoes the id's text.
+  const std::string deep(130, '[');
+  Incoming too_deep = parse_message(R"({"jsonrpc":"2.0","id":1e3,"method":"m","params":{"a":)" +
+                                    deep + std::string(130, ']') + "}}");
+  CHECK(too_deep.error->data["limit"] == kMaxNesting);
+  CHECK(serialize(too_deep.id) == "1e3");
+  Incoming surrogate =
+      parse_message(R"({"jsonrpc":"2.0","id":-0,"method":"m","params":{"p":"\ud800"}})");
+  CHECK(surrogate.error->kind == ErrorKind::kInvalidParams);
+  CHECK(serialize(surrogate.id) == "-0");
+}
+
+TEST_CASE("a raw number id matches the same number for a cancellation, and only a raw id is raw") {
+  const json big = parse_message(R"({"jsonrpc":"2.0","id":1e3,"method":"m"})").id;
+  CHECK(is_raw_number(big));
+  CHECK(id_key(big) == id_key(json(1000.0)));
+  CHECK(id_key(big) != id_key(json("1e3")));
+  CHECK(id_key(parse_message(R"({"jsonrpc":"2.0","id":1000.0,"method":"m"})").id) == id_key(big));
+  CHECK_FALSE(is_raw_number(parse_message(R"({"jsonrpc":"2.0","id":12,"method":"m"})").id));
+  CHECK_FALSE(is_raw_number(parse_message(R"({"jsonrpc":"2.0","id":"1e3","method":"m"})").id));
+  CHECK(serialize(parse_message(R"({"jsonrpc":"2.0","id":"1e3","method":"m"})").id) == "\"1e3\"");
+}
