@@ -492,7 +492,16 @@ void write(const json& v, std::string& out) {
       out.push_back('}');
       return;
     }
-    default:  // floats, binary, discarded: as nlohmann writes them
+    case json::value_t::binary: {
+      const auto& bytes = v.get_binary();
+      if (bytes.has_subtype() && bytes.subtype() == kVerbatimSubtype) {
+        out.append(bytes.begin(), bytes.end());
+        return;
+      }
+      out += nlohmann_dump(v);
+      return;
+    }
+    default:  // floats, discarded: as nlohmann writes them
       out += nlohmann_dump(v);
   }
 }
@@ -505,6 +514,10 @@ std::optional<json> parse(std::string_view line) {
   Reader reader(line);
   if (!reader.document(out)) return std::nullopt;
   return out;
+}
+
+json verbatim(std::string_view text) {
+  return json::binary(json::binary_t::container_type(text.begin(), text.end()), kVerbatimSubtype);
 }
 
 std::string dump(const json& value) {

@@ -13,10 +13,12 @@
 //   beyond 18 digits, a leading BOM, lone surrogate escapes, invalid UTF-8,
 //   nesting deeper than kMaxDepth, and every syntax error; the caller then
 //   takes nlohmann's path, which also says why a line is refused.
-// - dump(value) is exactly value.dump(-1, ' ', false, error_handler_t::replace).
+// - dump(value) is exactly value.dump(-1, ' ', false, error_handler_t::replace),
+//   except for a verbatim() value, which it writes as the text it holds.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -29,5 +31,14 @@ inline constexpr std::size_t kMaxDepth = 256;
 std::optional<nlohmann::json> parse(std::string_view line);
 
 std::string dump(const nlohmann::json& value);
+
+// A value that dump() writes as it is: `text` must be one JSON value, already
+// serialised. nlohmann's objects keep their members sorted by name; a reply
+// that must show some members first (MCP read_text's paging facts before its
+// content) carries that object as verbatim text. It travels as a binary value
+// of subtype kVerbatimSubtype, which only dump() knows: nothing else should
+// read it (nlohmann would write it as {"bytes":[...]}).
+inline constexpr std::uint64_t kVerbatimSubtype = 0x6564;  // "ed"
+nlohmann::json verbatim(std::string_view text);
 
 }  // namespace editd::protocol::fast_json
