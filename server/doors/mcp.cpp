@@ -35,11 +35,15 @@ json initialize_result(const json& params) {
       {"capabilities", {{"tools", {{"listChanged", false}}}}},
       {"serverInfo", {{"name", "editd"}, {"title", "editd"}, {"version", EDITD_VERSION}}},
       {"instructions",
-       "editd edits the text files under one root directory. read_text first; edit with "
-       "str_replace (one exact region), insert, apply_patch (several places or files) or "
-       "write_text (a whole file); pass the fingerprint you read as expectedFingerprint so that "
-       "a file changed meanwhile is refused (conflict) instead of overwritten. Failed calls say "
-       "what to do next."}};
+       "editd edits the text files under one root directory. read_text first (long files come "
+       "in pages: nextLine says where to read on); edit with str_replace (one exact region), "
+       "edit_lines (lines named by the anchors read_text shows with format hashline), insert, "
+       "apply_patch (several places or files), write_text (a whole file) or create (a new "
+       "file); set_format alone changes line endings, BOM or final newline. Pass the "
+       "fingerprint you read as expectedFingerprint so that a file changed meanwhile is refused "
+       "(conflict) instead of overwritten (fingerprint tells whether a file changed without "
+       "reading it). Each edit that writes returns an undoId: undo with it puts the files back. "
+       "Failed calls say what to do next."}};
 }
 
 json tool(const Method& m) {

@@ -384,9 +384,10 @@ Registry::Registry(Operations& ops) : ops_(ops) {
                "ab): no need to quote the old text. Each edit is {replace: {start, end?}, "
                "newText} (empty newText deletes), {insertAfter: anchor, newText} or "
                "{insertBefore: anchor, newText}; all edits refer to the file as read, may not "
-               "overlap, and land together or not at all. An anchor whose line moved by up to 5 "
-               "lines is followed (rebased lists it). Errors: stale (the anchored line changed "
-               "or moved too far: the message shows the current anchored lines there; retry "
+               "overlap, and land together or not at all. An anchor is mapped from the read that "
+               "showed it to the file as it is now: a line that moved since is followed however "
+               "far (rebased lists it). Errors: stale (the anchored line changed or was removed "
+               "since it was read: the message shows the current anchored lines there; retry "
                "with those anchors), invalid_params (an anchor that does not parse, overlapping "
                "edits), conflict.") +
            kErrorsNote,
