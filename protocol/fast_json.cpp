@@ -494,7 +494,7 @@ void write(const json& v, std::string& out) {
     }
     case json::value_t::binary: {
       const auto& b = v.get_binary();
-      if (b.has_subtype() && b.subtype() == kRawNumber) {
+      if (b.has_subtype() && (b.subtype() == kRawNumber || b.subtype() == kVerbatimSubtype)) {
         out.append(b.begin(), b.end());
         return;
       }
@@ -514,6 +514,10 @@ std::optional<json> parse(std::string_view line) {
   Reader reader(line);
   if (!reader.document(out)) return std::nullopt;
   return out;
+}
+
+json verbatim(std::string_view text) {
+  return json::binary(json::binary_t::container_type(text.begin(), text.end()), kVerbatimSubtype);
 }
 
 std::string dump(const json& value) {

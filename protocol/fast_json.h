@@ -15,7 +15,8 @@
 //   takes nlohmann's path, which also says why a line is refused.
 // - dump(value) is exactly value.dump(-1, ' ', false, error_handler_t::replace),
 //   but for a binary value of subtype kRawNumber (which no parse makes): that
-//   is the text of a JSON number, written as it is (message.h's raw ids).
+//   is the text of a JSON number, written as it is (message.h's raw ids); and
+//   for a verbatim() value, which it writes as the text it holds.
 #pragma once
 
 #include <cstddef>
@@ -35,5 +36,14 @@ inline constexpr std::uint64_t kRawNumber = 0x6e756d;  // "num"
 std::optional<nlohmann::json> parse(std::string_view line);
 
 std::string dump(const nlohmann::json& value);
+
+// A value that dump() writes as it is: `text` must be one JSON value, already
+// serialised. nlohmann's objects keep their members sorted by name; a reply
+// that must show some members first (MCP read_text's paging facts before its
+// content) carries that object as verbatim text. It travels as a binary value
+// of subtype kVerbatimSubtype, which only dump() knows: nothing else should
+// read it (nlohmann would write it as {"bytes":[...]}).
+inline constexpr std::uint64_t kVerbatimSubtype = 0x6564;  // "ed"
+nlohmann::json verbatim(std::string_view text);
 
 }  // namespace editd::protocol::fast_json

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "protocol/fast_json.h"
 #include "server/doors/tool_text.h"
 
 namespace editd::mcp {
@@ -11,6 +12,11 @@ using nlohmann::json;
 const std::vector<std::string>& supported_versions() {
   static const std::vector<std::string> versions = {"2025-11-25", "2025-06-18"};
   return versions;
+}
+
+const std::vector<std::string>& host_added_arguments() {
+  static const std::vector<std::string> names = {"wait_for_previous"};
+  return names;
 }
 
 bool is_mcp_initialize(const json& params) {
@@ -29,11 +35,15 @@ json initialize_result(const json& params) {
       {"capabilities", {{"tools", {{"listChanged", false}}}}},
       {"serverInfo", {{"name", "editd"}, {"title", "editd"}, {"version", EDITD_VERSION}}},
       {"instructions",
-       "editd edits the text files under one root directory. read_text first; edit with "
-       "str_replace (one exact region), insert, apply_patch (several places or files) or "
-       "write_text (a whole file); pass the fingerprint you read as expectedFingerprint so that "
-       "a file changed meanwhile is refused (conflict) instead of overwritten. Failed calls say "
-       "what to do next."}};
+       "editd edits the text files under one root directory. read_text first (long files come "
+       "in pages: nextLine says where to read on); edit with str_replace (one exact region), "
+       "edit_lines (lines named by the anchors read_text shows with format hashline), insert, "
+       "apply_patch (several places or files), write_text (a whole file) or create (a new "
+       "file); set_format alone changes line endings, BOM or final newline. Pass the "
+       "fingerprint you read as expectedFingerprint so that a file changed meanwhile is refused "
+       "(conflict) instead of overwritten (fingerprint tells whether a file changed without "
+       "reading it). Each edit that writes returns an undoId: undo with it puts the files back. "
+       "Failed calls say what to do next."}};
 }
 
 json tool(const Method& m) {
@@ -63,6 +73,8 @@ Result<json> prepare_arguments(const Method& m, const json& arguments) {
     return Error(ErrorKind::kInvalidParams, "invalid param 'arguments': must be an object",
                  {{"param", "arguments"}});
   const json& known = m.input_schema["properties"];
+  for (const std::string& added : host_added_arguments())
+    if (!known.contains(added)) params.erase(added);
   std::vector<std::string> unknown;
   for (auto it = params.begin(); it != params.end(); ++it)
     if (!known.contains(it.key())) unknown.push_back(it.key());
@@ -83,18 +95,76 @@ Result<json> prepare_arguments(const Method& m, const json& arguments) {
   return params;
 }
 
+namespace {
+
+// The bytes a character takes in a JSON string (editd's, nlohmann's, serde_json's and
+// JSON.stringify's escapes alike); UTF-8 bytes count one each.
+std::size_t json_bytes(char c) {
+  switch (c) {
+    case '"':
+    case '\\':
+    case '\n':
+    case '\r':
+    case '\t':
+    case '\b':
+    case '\f':
+      return 2;
+    default:
+      return static_cast<unsigned char>(c) < 0x20 ? 6 : 1;
+  }
+}
+
+std::uint64_t count_at(const json& result, const char* key) {
+  auto it = result.find(key);
+  return it != result.end() && it->is_number_integer() ? it->get<std::uint64_t>() : 0;
+}
+
+// The paging facts, in the order a paged structuredContent shows them.
+constexpr const char* kPagingFacts[] = {"line", "lineCount", "totalLines", "nextLine"};
+
+// A paged result as JSON text: the paging facts, the other members by name, content last.
+std::string paged_json(const json& result) {
+  std::string out = "{";
+  auto member = [&](const std::string& key, const json& value) {
+    if (out.size() > 1) out.push_back(',');
+    out += protocol::fast_json::dump(json(key)) + ":" + protocol::fast_json::dump(value);
+  };
+  for (const char* key : kPagingFacts)
+    if (auto it = result.find(key); it != result.end()) member(key, *it);
+  for (auto it = result.begin(); it != result.end(); ++it)
+    if (it.key() != "content" && std::find(std::begin(kPagingFacts), std::end(kPagingFacts),
+                                           it.key()) == std::end(kPagingFacts))
+      member(it.key(), it.value());
+  if (auto it = result.find("content"); it != result.end()) member("content", *it);
+  return out + "}";
+}
+
+}  // namespace
+
 void page(json& result) {
   auto content = result.find("content");
-  if (content == result.end() || !content->is_string()) return;
-  const std::string& text = content->get_ref<const std::string&>();
-  if (text.size() <= kPageBytes) return;
-  // The last line end within the page; else the end of the first line.
-  std::size_t cut = text.rfind('\n', kPageBytes - 1);
-  if (cut == std::string::npos) cut = text.find('\n');
-  if (cut == std::string::npos || cut + 1 >= text.size()) return;
-  std::string kept = text.substr(0, cut + 1);
-  result["lineCount"] = static_cast<std::uint64_t>(std::count(kept.begin(), kept.end(), '\n'));
-  *content = std::move(kept);
+  if (content != result.end() && content->is_string()) {
+    const std::string& text = content->get_ref<const std::string&>();
+    // The last line end within the budget; else the end of the first line.
+    std::size_t used = 0, cut = std::string::npos, i = 0;
+    for (; i < text.size(); ++i) {
+      used += json_bytes(text[i]);
+      if (used > kPageBytes) break;
+      if (text[i] == '\n') cut = i;
+    }
+    if (i < text.size()) {
+      if (cut == std::string::npos) cut = text.find('\n');
+      if (cut != std::string::npos && cut + 1 < text.size()) {
+        std::string kept = text.substr(0, cut + 1);
+        result["lineCount"] =
+            static_cast<std::uint64_t>(std::count(kept.begin(), kept.end(), '\n'));
+        *content = std::move(kept);
+      }
+    }
+  }
+  const std::uint64_t first = count_at(result, "line"), count = count_at(result, "lineCount");
+  if (count > 0 && first + count - 1 < count_at(result, "totalLines"))
+    result["nextLine"] = first + count;
 }
 
 json tool_result(const Method& m, const json& params, const Result<json>& result) {
@@ -109,7 +179,9 @@ json tool_result(const Method& m, const json& params, const Result<json>& result
                                               (result->value("type", "") == "apply_patch_call_output" &&
                                                result->value("status", "") == "failed"));
   return json{{"content", json::array({{{"type", "text"}, {"text", m.render(params, *result)}}})},
-              {"structuredContent", *result},
+              {"structuredContent", m.paged && result->is_object()
+                                        ? protocol::fast_json::verbatim(paged_json(*result))
+                                        : *result},
               {"isError", failed}};
 }
 

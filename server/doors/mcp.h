@@ -24,11 +24,22 @@
 
 namespace editd::mcp {
 
-// read_text pages by default: at most this many lines when the call gives no
-// limit, and at most this many bytes of text whatever the limit (cut at a line
-// end; a single longer line comes whole).
+// read_text pages by default: at most kPageLines lines when the call gives no
+// limit, and whatever the limit at most kPageBytes of content as JSON writes it
+// (a quote, backslash, tab or line break counts two bytes, another control
+// character six), cut at a line end; a single longer line comes whole. So the
+// whole structuredContent stays within about 10,200 bytes: the smallest limit of
+// the hosts tested is Codex's 12,000 bytes (10,000 x 1.2) of serialised
+// structuredContent, beyond which it cuts out the middle. docs/protocol.md#tools
+// gives each host's limit.
 inline constexpr std::uint64_t kPageLines = 2000;
-inline constexpr std::size_t kPageBytes = 256 * 1024;
+inline constexpr std::size_t kPageBytes = 10000;
+
+// The arguments hosts add to every tool on their own, which editd accepts and
+// ignores in tools/call (today Gemini CLI's `wait_for_previous`, which it tells
+// its model to set on dependent calls; editd answers a connection's calls to
+// one file in arrival order anyway). docs/protocol.md#tools lists them.
+const std::vector<std::string>& host_added_arguments();
 
 // The protocol versions editd speaks, newest first.
 const std::vector<std::string>& supported_versions();
@@ -48,13 +59,18 @@ nlohmann::json tools_list(const Registry& registry, bool host_tools);
 
 // The params a tool call runs the method with: `arguments` (absent: {}) must
 // be an object whose members the tool's inputSchema lists (invalid_params
-// otherwise); a paged method gets kPageLines as its limit unless one is given.
+// otherwise), apart from host_added_arguments(), which are dropped; a paged
+// method gets kPageLines as its limit unless one is given.
 Result<nlohmann::json> prepare_arguments(const Method& method, const nlohmann::json& arguments);
 
-// A paged result cut to kPageBytes of content; lineCount follows.
+// A paged result cut to kPageBytes of content (lineCount follows), with
+// nextLine, the `line` to read on from, unless the page reaches the last line.
 void page(nlohmann::json& result);
 
-// The CallToolResult of a finished call.
+// The CallToolResult of a finished call. A paged method's structuredContent
+// shows its paging facts first (line, lineCount, totalLines, nextLine), then
+// the other members by name, then content: hosts that show a model only the
+// start of a long result show it where to read on.
 nlohmann::json tool_result(const Method& method, const nlohmann::json& params,
                            const Result<nlohmann::json>& result);
 

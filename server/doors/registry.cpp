@@ -177,8 +177,9 @@ Registry::Registry(Operations& ops) : ops_(ops) {
            "Read a UTF-8 text file, whole or a range of lines. Returns the text and the whole "
            "file's fingerprint; pass that fingerprint as expectedFingerprint to a later edit so "
            "that it fails with conflict instead of overwriting changes made since. Read before "
-           "editing: str_replace needs oldText copied exactly from the file. Long files come in "
-           "pages: the result says which lines it holds and how to read on (line, limit). "
+           "editing: str_replace needs oldText copied exactly from the file. Over MCP long files "
+           "come in pages (at most 2000 lines and about 10000 bytes): the result says which "
+           "lines it holds and the line to pass to read on (nextLine). "
            "Errors: not_found, is_directory, not_text (a binary file), line_out_of_range, "
            "outside_root.",
        .input_schema =
@@ -199,7 +200,12 @@ Registry::Registry(Operations& ops) : ops_(ops) {
                            {"fingerprint", str("The whole file's fingerprint.")},
                            {"totalLines", {{"type", "integer"}}},
                            {"line", {{"type", "integer"}}},
-                           {"lineCount", {{"type", "integer"}}}}},
+                           {"lineCount", {{"type", "integer"}}},
+                           {"nextLine",
+                            {{"type", "integer"},
+                             {"description",
+                              "On MCP: the line to pass as line to read on; absent when this "
+                              "page reaches the last line."}}}}},
                          {"required",
                           {"content", "fingerprint", "totalLines", "line", "lineCount"}}},
        .idempotent = true,

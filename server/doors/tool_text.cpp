@@ -39,6 +39,26 @@ std::string where(const json& result) {
   return out;
 }
 
+// edit_lines: "replacement at line 13, insertion at lines 20-21" from the call's edits and the
+// lines each one's newText occupies now (a deletion: where the cut is).
+std::string edits_text(const json& params, const json& result) {
+  auto edits = params.find("edits");
+  auto lines = result.find("lines");
+  if (edits == params.end() || !edits->is_array() || lines == result.end() || !lines->is_array() ||
+      edits->size() != lines->size())
+    return {};
+  std::string out;
+  for (std::size_t i = 0; i < edits->size(); ++i) {
+    const json& e = (*edits)[i];
+    const char* kind = "insertion";
+    if (e.is_object() && e.contains("replace"))
+      kind = string_at(e, "newText").empty() ? "deletion" : "replacement";
+    out += (out.empty() ? "" : ", ") + std::string(kind) + " at " +
+           lines_text(number_at((*lines)[i], "startLine"), number_at((*lines)[i], "endLine"));
+  }
+  return out;
+}
+
 std::string counts(const json& result) {
   return "+" + std::to_string(number_at(result, "added")) + " -" +
          std::to_string(number_at(result, "removed")) + " lines";
@@ -135,6 +155,8 @@ std::string render_mutation(const json& params, const json& result) {
     if (auto tier = string_at(result, "matchedBy"); !tier.empty())
       out += " (matched by " + tier + ")";
     out += ", ";
+  } else if (auto e = edits_text(params, result); !e.empty()) {
+    out += e + ", ";
   } else if (auto w = where(result); !w.empty()) {
     out += "inserted" + w + ", ";
   }

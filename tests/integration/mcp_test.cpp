@@ -468,6 +468,24 @@ TEST_CASE(
             .find("invalid params 'new_str', 'old_str': str_replace takes no such arguments (it "
                   "takes dryRun,") != std::string::npos);
 
+  // Gemini CLI adds wait_for_previous to every call: it is ignored, on reads and edits alike;
+  // another unknown argument beside it is still refused.
+  json waited = call(p, "read_text", {{"path", "calc.js"}, {"wait_for_previous", true}});
+  CHECK(waited["isError"] == false);
+  CHECK(waited["structuredContent"]["totalLines"] == 7);
+  json waited_edit = call(p, "str_replace",
+                          {{"path", "calc.js"},
+                           {"oldText", "return a - b;"},
+                           {"newText", "return a - b; // diff"},
+                           {"wait_for_previous", false}});
+  CHECK(waited_edit["isError"] == false);
+  CHECK(root.read("calc.js").find("return a - b; // diff\n") != std::string::npos);
+  json misspelt = call(p, "read_text",
+                       {{"path", "calc.js"}, {"wait_for_previous", true}, {"waitForPrevious", true}});
+  CHECK(misspelt["isError"] == true);
+  CHECK(text_of(misspelt).find("invalid param 'waitForPrevious': read_text takes no such argument "
+                               "(it takes format, limit, line, path)") != std::string::npos);
+
   json not_object = p.ok("tools/call", {{"name", "read_text"}, {"arguments", "calc.js"}});
   CHECK(not_object["isError"] == true);
 
@@ -524,10 +542,39 @@ TEST_CASE("diagnostics on MCP: the text names what the edit introduced, the sche
     }
 }
 
-TEST_CASE("read_text pages on MCP: 2,000 lines or 256 KiB, and the header says how to read on") {
+namespace {
+
+// A tools/call of read_text as the reply's raw line, and the text of its structuredContent as
+// the line carries it (members in editd's order, which parsing would sort).
+struct RawRead {
+  json reply;
+  std::string structured;
+};
+
+RawRead raw_read(Process& p, const std::string& id, json arguments) {
+  p.write_raw(tool_call(id, "read_text", std::move(arguments)));
+  auto line = p.read_line();
+  REQUIRE(line.has_value());
+  RawRead r{json::parse(*line), ""};
+  // The reply's members are sorted and so are the result's: structuredContent is the last
+  // member of the result, the last member of the reply.
+  const std::string key = "\"structuredContent\":";
+  auto at = line->find(key);
+  REQUIRE(at != std::string::npos);
+  REQUIRE(line->size() >= at + key.size() + 2);
+  r.structured = line->substr(at + key.size(), line->size() - at - key.size() - 2);
+  REQUIRE(json::accept(r.structured));
+  return r;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "read_text pages on MCP: 2,000 lines or 10,000 bytes of JSON, paging facts first, and "
+    "nextLine reads on") {
   TempDir root;
   std::string many;
-  for (int i = 1; i <= 2500; ++i) many += "line " + std::to_string(i) + "\n";
+  for (int i = 1; i <= 2500; ++i) many += std::to_string(i % 10) + "\n";
   root.write("many.txt", many);
   std::string wide;
   for (int i = 0; i < 300; ++i) wide += std::string(1000, 'a' + i % 26) + "\n";
@@ -535,26 +582,77 @@ TEST_CASE("read_text pages on MCP: 2,000 lines or 256 KiB, and the header says h
   auto p = spawn_editd(root);
   mcp_initialize(p);
 
-  json first = call(p, "read_text", {{"path", "many.txt"}});
-  CHECK(first["structuredContent"]["lineCount"] == 2000);
-  CHECK(first["structuredContent"]["totalLines"] == 2500);
-  std::string header = text_of(first).substr(0, text_of(first).find('\n'));
+  // Short lines: the 2,000-line default.
+  RawRead first = raw_read(p, "m1", {{"path", "many.txt"}});
+  const json& result = first.reply["result"];
+  CHECK(result["structuredContent"]["lineCount"] == 2000);
+  CHECK(result["structuredContent"]["totalLines"] == 2500);
+  CHECK(result["structuredContent"]["nextLine"] == 2001);
+  // The paging facts come first, the content last.
+  CHECK(first.structured.find(R"({"line":1,"lineCount":2000,"totalLines":2500,"nextLine":2001,)"
+                              R"("fingerprint":"xxh3:)") == 0);
+  CHECK(first.structured.find(R"(,"content":"1\n2\n)") != std::string::npos);
+  std::string header = text_of(result).substr(0, text_of(result).find('\n'));
   CHECK(header.find("many.txt: lines 1-2000 of 2500") == 0);
   CHECK(header.find("call read_text with line 2001") != std::string::npos);
   json rest = call(p, "read_text", {{"path", "many.txt"}, {"line", 2001}});
   CHECK(rest["structuredContent"]["lineCount"] == 500);
+  CHECK_FALSE(rest["structuredContent"].contains("nextLine"));
   CHECK(text_of(rest).find("many.txt: lines 2001-2500 of 2500, fingerprint") == 0);
-  // An explicit limit is kept.
+  // An explicit limit is kept while the page holds it.
   CHECK(call(p, "read_text",
              {{"path", "many.txt"}, {"limit", 2500}})["structuredContent"]["lineCount"] == 2500);
 
+  // Long lines: 10,000 bytes as JSON writes them (each line 1,000 letters and "\n").
   json w = call(p, "read_text", {{"path", "wide.txt"}, {"limit", 1000}});
-  CHECK(w["structuredContent"]["lineCount"] == 261);
-  CHECK(w["structuredContent"]["content"].get<std::string>().size() == 261 * 1001);
-  CHECK(text_of(w).find("call read_text with line 262") != std::string::npos);
+  CHECK(w["structuredContent"]["lineCount"] == 9);
+  CHECK(w["structuredContent"]["nextLine"] == 10);
+  CHECK(w["structuredContent"]["content"].get<std::string>().size() == 9 * 1001);
+  CHECK(text_of(w).find("call read_text with line 10") != std::string::npos);
   // The plain method does not page.
   auto plain = spawn_editd(root);
   CHECK(plain.ok("read_text", {{"path", "many.txt"}})["lineCount"] == 2500);
+  CHECK_FALSE(plain.ok("read_text", {{"path", "many.txt"}}).contains("nextLine"));
+}
+
+TEST_CASE(
+    "every MCP page of a large source file fits every host's limit, and reading on by nextLine "
+    "returns the file exactly") {
+  // Code as a model reads it: indentation (tabs), quotes, backslashes, UTF-8, CRLF here and
+  // there.
+  TempDir root;
+  std::string code;
+  for (int i = 0; code.size() < 600'000; ++i)
+    code += "\tprintf(\"%s\\n\", names[" + std::to_string(i) + "]); // caf\xC3\xA9 \"q\"" +
+            (i % 7 == 0 ? "\r\n" : "\n");
+  root.write("big.c", code);
+  auto p = spawn_editd(root);
+  mcp_initialize(p);
+
+  std::string seen;
+  std::uint64_t line = 1, pages = 0;
+  std::size_t largest = 0;
+  while (true) {
+    RawRead r = raw_read(p, "p" + std::to_string(pages), {{"path", "big.c"}, {"line", line}});
+    const json& result = r.reply["result"];
+    REQUIRE(result["isError"] == false);
+    const json& page = result["structuredContent"];
+    CHECK(page["line"] == line);
+    // Codex passes 12,000 bytes of structuredContent whole (10,000 x 1.2); the text is within
+    // Gemini CLI's 40,000 characters and both within Claude Code's 50,000.
+    largest = std::max(largest, r.structured.size());
+    CHECK(r.structured.size() <= 10'300);
+    CHECK(text_of(result).size() <= 10'300);
+    seen += page["content"].get<std::string>();
+    ++pages;
+    if (!page.contains("nextLine")) break;
+    REQUIRE(page["nextLine"] == line + page["lineCount"].get<std::uint64_t>());
+    line = page["nextLine"].get<std::uint64_t>();
+  }
+  INFO("pages: " << pages << ", largest structuredContent: " << largest);
+  CHECK(seen == code);
+  CHECK(pages > 50);
+  CHECK(largest > 9'000);  // pages are full, not needlessly small
 }
 
 TEST_CASE(

@@ -225,6 +225,15 @@ TEST_CASE("fast_json::dump writes a raw number's text as it is, other binary as 
   CHECK(fast_json::dump(other) == nlohmann_dump(other));
 }
 
+TEST_CASE("fast_json::dump writes a verbatim value as it is, members in the order it has them") {
+  json reply = {{"id", 1},
+                {"result", {{"structuredContent", fast_json::verbatim(R"({"z":1,"a":"x"})")}}}};
+  CHECK(fast_json::dump(reply) == R"({"id":1,"result":{"structuredContent":{"z":1,"a":"x"}}})");
+  // Any other binary value is written as nlohmann writes it.
+  json other = json::binary({1, 2}, 7);
+  CHECK(fast_json::dump(other) == nlohmann_dump(other));
+}
+
 TEST_CASE("fast_json: every byte that stops a plain run, at every offset of a 16-byte block") {
   // Plain ASCII runs are skipped 16 bytes at a time: each special byte or
   // sequence, at each position around the blocks' edges, in both directions.

@@ -7,6 +7,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 
+#include "protocol/fast_json.h"
 #include "server/doors/tool_text.h"
 
 using namespace editd;
@@ -63,22 +64,102 @@ TEST_CASE(
   CHECK_FALSE(mcp::prepare_arguments(write, {{"path", "a"}}).value().contains("limit"));
 }
 
-TEST_CASE("a page is cut at a line end within 256 KiB, and a single longer line comes whole") {
+TEST_CASE("the arguments hosts add to every tool are dropped, and only those") {
+  Fixture f;
+  CHECK(mcp::host_added_arguments() == std::vector<std::string>{"wait_for_previous"});
+  for (const Method& m : f.registry.methods()) {
+    CAPTURE(m.name);
+    CHECK_FALSE(m.input_schema["properties"].contains("wait_for_previous"));
+    auto added = mcp::prepare_arguments(m, {{"wait_for_previous", true}});
+    REQUIRE(added.has_value());
+    CHECK_FALSE(added->contains("wait_for_previous"));
+  }
+  const Method& read = *f.registry.find("read_text");
+  CHECK(*mcp::prepare_arguments(read, {{"path", "a"}, {"wait_for_previous", false}}) ==
+        json{{"path", "a"}, {"limit", mcp::kPageLines}});
+  // Any other unknown argument is still refused, and the list of real ones leaves it out.
+  auto bad = mcp::prepare_arguments(
+      read, {{"path", "a"}, {"wait_for_previous", true}, {"waitForPrevious", true}});
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().message ==
+        "invalid param 'waitForPrevious': read_text takes no such argument (it takes format, "
+        "limit, line, path)");
+  CHECK(bad.error().data["unknown"] == json::array({"waitForPrevious"}));
+}
+
+TEST_CASE(
+    "a page is cut at a line end within 10,000 bytes of JSON, a single longer line comes whole, "
+    "and nextLine says where to read on") {
   std::string line(1000, 'x');
   std::string text;
   for (int i = 0; i < 300; ++i) text += line + "\n";
-  json r = {{"content", text}, {"lineCount", 300}};
+  json r = {{"content", text}, {"line", 1}, {"lineCount", 300}, {"totalLines", 300}};
   mcp::page(r);
-  CHECK(r["lineCount"] == 261);
-  CHECK(r["content"].get<std::string>().size() == 261 * 1001);
+  CHECK(r["lineCount"] == 9);  // 1,002 bytes a line as JSON: "\n" is two
+  CHECK(r["content"].get<std::string>().size() == 9 * 1001);
+  CHECK(r["nextLine"] == 10);
 
-  json one = {{"content", std::string(300000, 'y') + "\nshort\n"}, {"lineCount", 2}};
+  // Quotes, backslashes and tabs count two bytes, other control characters six.
+  json quotes = {{"content", std::string(99, '"') + "\n" + std::string(9850, 'a') + "\n"},
+                 {"line", 5},
+                 {"lineCount", 2},
+                 {"totalLines", 6}};
+  mcp::page(quotes);
+  CHECK(quotes["lineCount"] == 1);  // 200 + 9,852 bytes
+  CHECK(quotes["nextLine"] == 6);
+  std::string tabs;
+  for (int i = 0; i < 100; ++i) tabs += std::string(49, '\t') + "\n";  // 100 bytes a line
+  json t = {{"content", tabs}, {"line", 1}, {"lineCount", 100}, {"totalLines", 100}};
+  mcp::page(t);
+  CHECK(t["lineCount"] == 100);  // exactly 10,000 bytes: kept whole
+  CHECK_FALSE(t.contains("nextLine"));
+  json ctl = {{"content", std::string(1666, '\x01') + "\n" + "b\n"},
+              {"line", 1},
+              {"lineCount", 2},
+              {"totalLines", 2}};
+  mcp::page(ctl);
+  CHECK(ctl["lineCount"] == 1);  // 9,996 + 2 bytes, then "b\n" does not fit
+
+  json one = {{"content", std::string(300000, 'y') + "\nshort\n"},
+              {"line", 1},
+              {"lineCount", 2},
+              {"totalLines", 2}};
   mcp::page(one);
   CHECK(one["lineCount"] == 1);
   CHECK(one["content"].get<std::string>().size() == 300001);
-  json whole = {{"content", std::string(300000, 'y')}, {"lineCount", 1}};
+  CHECK(one["nextLine"] == 2);
+  json whole = {
+      {"content", std::string(300000, 'y')}, {"line", 1}, {"lineCount", 1}, {"totalLines", 1}};
   mcp::page(whole);
   CHECK(whole["content"].get<std::string>().size() == 300000);
+  CHECK_FALSE(whole.contains("nextLine"));
+
+  // A page cut by its limit, not its bytes, says where to read on too; an empty file does not.
+  json limited = {{"content", "a\nb\n"}, {"line", 3}, {"lineCount", 2}, {"totalLines", 9}};
+  mcp::page(limited);
+  CHECK(limited["nextLine"] == 5);
+  json empty = {{"content", ""}, {"line", 1}, {"lineCount", 0}, {"totalLines", 0}};
+  mcp::page(empty);
+  CHECK_FALSE(empty.contains("nextLine"));
+}
+
+TEST_CASE("a page's structuredContent shows the paging facts first and its content last") {
+  Fixture f;
+  const Method& read = *f.registry.find("read_text");
+  json r = {{"content", "a\n"}, {"fingerprint", "xxh3:0"}, {"format", "hashline"},
+            {"line", 1},        {"lineCount", 1},          {"totalLines", 4}};
+  mcp::page(r);
+  json out = mcp::tool_result(read, {{"path", "a.txt"}}, r);
+  CHECK(protocol::fast_json::dump(out["structuredContent"]) ==
+        R"({"line":1,"lineCount":1,"totalLines":4,"nextLine":2,"fingerprint":"xxh3:0",)"
+        R"("format":"hashline","content":"a\n"})");
+  CHECK(out["content"][0]["text"].get<std::string>().find(
+            "a.txt: lines 1-1 of 4, fingerprint xxh3:0; lines 2-4 not shown: call read_text with "
+            "line 2 to read on\n") == 0);
+  // Other tools' structuredContent is the result as it is.
+  const Method& fp = *f.registry.find("fingerprint");
+  json plain = {{"fingerprint", "xxh3:0"}, {"size", 2}};
+  CHECK(mcp::tool_result(fp, {{"path", "a.txt"}}, plain)["structuredContent"] == plain);
 }
 
 TEST_CASE("an error's text holds its kind, message and every hint in full") {
