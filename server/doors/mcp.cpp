@@ -13,6 +13,11 @@ const std::vector<std::string>& supported_versions() {
   return versions;
 }
 
+const std::vector<std::string>& host_added_arguments() {
+  static const std::vector<std::string> names = {"wait_for_previous"};
+  return names;
+}
+
 bool is_mcp_initialize(const json& params) {
   auto it = params.find("protocolVersion");
   return it != params.end() && it->is_string();
@@ -63,6 +68,8 @@ Result<json> prepare_arguments(const Method& m, const json& arguments) {
     return Error(ErrorKind::kInvalidParams, "invalid param 'arguments': must be an object",
                  {{"param", "arguments"}});
   const json& known = m.input_schema["properties"];
+  for (const std::string& added : host_added_arguments())
+    if (!known.contains(added)) params.erase(added);
   std::vector<std::string> unknown;
   for (auto it = params.begin(); it != params.end(); ++it)
     if (!known.contains(it.key())) unknown.push_back(it.key());

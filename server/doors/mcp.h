@@ -30,6 +30,12 @@ namespace editd::mcp {
 inline constexpr std::uint64_t kPageLines = 2000;
 inline constexpr std::size_t kPageBytes = 256 * 1024;
 
+// The arguments hosts add to every tool on their own, which editd accepts and
+// ignores in tools/call (today Gemini CLI's `wait_for_previous`, which it tells
+// its model to set on dependent calls; editd answers a connection's calls to
+// one file in arrival order anyway). docs/protocol.md#tools lists them.
+const std::vector<std::string>& host_added_arguments();
+
 // The protocol versions editd speaks, newest first.
 const std::vector<std::string>& supported_versions();
 
@@ -48,7 +54,8 @@ nlohmann::json tools_list(const Registry& registry, bool host_tools);
 
 // The params a tool call runs the method with: `arguments` (absent: {}) must
 // be an object whose members the tool's inputSchema lists (invalid_params
-// otherwise); a paged method gets kPageLines as its limit unless one is given.
+// otherwise), apart from host_added_arguments(), which are dropped; a paged
+// method gets kPageLines as its limit unless one is given.
 Result<nlohmann::json> prepare_arguments(const Method& method, const nlohmann::json& arguments);
 
 // A paged result cut to kPageBytes of content; lineCount follows.

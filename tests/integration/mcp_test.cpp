@@ -468,6 +468,24 @@ TEST_CASE(
             .find("invalid params 'new_str', 'old_str': str_replace takes no such arguments (it "
                   "takes dryRun,") != std::string::npos);
 
+  // Gemini CLI adds wait_for_previous to every call: it is ignored, on reads and edits alike;
+  // another unknown argument beside it is still refused.
+  json waited = call(p, "read_text", {{"path", "calc.js"}, {"wait_for_previous", true}});
+  CHECK(waited["isError"] == false);
+  CHECK(waited["structuredContent"]["totalLines"] == 7);
+  json waited_edit = call(p, "str_replace",
+                          {{"path", "calc.js"},
+                           {"oldText", "return a - b;"},
+                           {"newText", "return a - b; // diff"},
+                           {"wait_for_previous", false}});
+  CHECK(waited_edit["isError"] == false);
+  CHECK(root.read("calc.js").find("return a - b; // diff\n") != std::string::npos);
+  json misspelt = call(p, "read_text",
+                       {{"path", "calc.js"}, {"wait_for_previous", true}, {"waitForPrevious", true}});
+  CHECK(misspelt["isError"] == true);
+  CHECK(text_of(misspelt).find("invalid param 'waitForPrevious': read_text takes no such argument "
+                               "(it takes format, limit, line, path)") != std::string::npos);
+
   json not_object = p.ok("tools/call", {{"name", "read_text"}, {"arguments", "calc.js"}});
   CHECK(not_object["isError"] == true);
 

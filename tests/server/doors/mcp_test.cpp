@@ -63,6 +63,29 @@ TEST_CASE(
   CHECK_FALSE(mcp::prepare_arguments(write, {{"path", "a"}}).value().contains("limit"));
 }
 
+TEST_CASE("the arguments hosts add to every tool are dropped, and only those") {
+  Fixture f;
+  CHECK(mcp::host_added_arguments() == std::vector<std::string>{"wait_for_previous"});
+  for (const Method& m : f.registry.methods()) {
+    CAPTURE(m.name);
+    CHECK_FALSE(m.input_schema["properties"].contains("wait_for_previous"));
+    auto added = mcp::prepare_arguments(m, {{"wait_for_previous", true}});
+    REQUIRE(added.has_value());
+    CHECK_FALSE(added->contains("wait_for_previous"));
+  }
+  const Method& read = *f.registry.find("read_text");
+  CHECK(*mcp::prepare_arguments(read, {{"path", "a"}, {"wait_for_previous", false}}) ==
+        json{{"path", "a"}, {"limit", mcp::kPageLines}});
+  // Any other unknown argument is still refused, and the list of real ones leaves it out.
+  auto bad = mcp::prepare_arguments(
+      read, {{"path", "a"}, {"wait_for_previous", true}, {"waitForPrevious", true}});
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().message ==
+        "invalid param 'waitForPrevious': read_text takes no such argument (it takes format, "
+        "limit, line, path)");
+  CHECK(bad.error().data["unknown"] == json::array({"waitForPrevious"}));
+}
+
 TEST_CASE("a page is cut at a line end within 256 KiB, and a single longer line comes whole") {
   std::string line(1000, 'x');
   std::string text;
