@@ -199,6 +199,7 @@ if (HOST === "claude") {
     DISABLE_TELEMETRY: "1",
     DISABLE_ERROR_REPORTING: "1",
     DISABLE_AUTOUPDATER: "1",
+    DISABLE_UPDATES: "1",
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
   };
   // README: `claude mcp add editd -- editd --root .` in the project.
