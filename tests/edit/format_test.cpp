@@ -8,18 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "support/document.h"
+
 using namespace editd;
 using namespace editd::text;
+using editd::test::doc;
 
 namespace {
 
-// A Document views its bytes: keep them alive for the whole test run.
-Document doc(std::string s) {
-  static std::deque<std::string> kept;
-  auto d = Document::decode(kept.emplace_back(std::move(s)));
-  REQUIRE(d.has_value());
-  return *d;
-}
 
 Format lf() { return Format{Eol::kLf, std::nullopt, std::nullopt}; }
 Format crlf() { return Format{Eol::kCrLf, std::nullopt, std::nullopt}; }

@@ -8,18 +8,11 @@
 #include <string>
 #include <vector>
 
+#include "support/document.h"
+
 using namespace editd;
 using namespace editd::text;
-
-namespace {
-// A Document views its bytes: keep them alive for the whole test run.
-Document doc(std::string s) {
-  static std::deque<std::string> kept;
-  auto d = Document::decode(kept.emplace_back(std::move(s)));
-  REQUIRE(d.has_value());
-  return *d;
-}
-}  // namespace
+using editd::test::doc;
 
 TEST_CASE("line counts follow the documented rule") {
   CHECK(doc("").line_count() == 0);
