@@ -44,7 +44,7 @@ inline std::string shown_path(std::string_view root, std::string_view path) {
 // editd's own names, which no client path may reach (the backends' resolve()
 // refuses them as `denied`):
 // - ".editd" at the top of the root, and everything beneath it: the journals
-//   of multi-file changes (backends/journal.h). Compared with ASCII case
+//   of multi-file changes (backends/local/journal.h). Compared with ASCII case
 //   folded, so that a case-insensitive directory cannot alias it.
 // - a leaf named as editd's temporary files are, ".NAME.editd-XXXXXX" (six
 //   letters or digits): recovery deletes such files of dead writers.

@@ -9,7 +9,7 @@
 // - session/update notifications announcing each mutation of a session as a
 //   tool call (tool_call, then tool_call_update).
 // Nothing here does I/O or knows a connection; server/doors/acp_sessions.h uses
-// these to run a request, backends/delegated_backend.h to reach the files.
+// these to run a request, backends/delegated/delegated_backend.h to reach the files.
 // docs/protocol.md ("ACP") is the normative description.
 #pragma once
 

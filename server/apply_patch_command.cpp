@@ -10,7 +10,7 @@
 #include <iostream>
 #include <iterator>
 
-#include "backends/local_backend.h"
+#include "backends/local/local_backend.h"
 #include "edit/patch.h"
 #include "server/ops/lock_chain.h"
 #include "server/ops/operations.h"

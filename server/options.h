@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "backends/local_backend.h"
+#include "backends/local/local_backend.h"
 #include "protocol/error.h"
 #include "server/ops/server_options.h"
 #include "server/probe.h"

@@ -27,7 +27,7 @@
 
 #include <spdlog/spdlog.h>
 
-#include "backends/local_backend.h"
+#include "backends/local/local_backend.h"
 #include "server/checks/child_process.h"
 #include "server/session/connection.h"
 #include "server/session/server_context.h"

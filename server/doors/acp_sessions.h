@@ -31,7 +31,7 @@
 #include <set>
 #include <string>
 
-#include "backends/delegated_backend.h"
+#include "backends/delegated/delegated_backend.h"
 #include "protocol/error.h"
 #include "server/ops/operations.h"
 #include "server/doors/registry.h"

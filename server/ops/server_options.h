@@ -23,7 +23,7 @@ struct ServerOptions {
   // --durability full (fsync files, directories and journals) or none.
   bool durable = true;
   // --state-dir: the journal key's directory; empty: the default
-  // (backends/journal_key.h).
+  // (backends/local/journal_key.h).
   std::string state_dir;
   std::uint64_t max_message_bytes = 64ull << 20;
   std::uint64_t max_file_bytes = 64ull << 20;

@@ -12,7 +12,7 @@
 #include <cstring>
 #include <random>
 
-#include "backends/runtime_dir.h"
+#include "backends/local/runtime_dir.h"
 #include "edit/fingerprint.h"
 
 namespace editd {

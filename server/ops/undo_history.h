@@ -26,7 +26,7 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/beneath.h"
+#include "backends/local/beneath.h"
 #include "backends/fs_backend.h"
 #include "edit/restore.h"
 #include "protocol/error.h"

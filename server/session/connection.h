@@ -57,7 +57,7 @@
 #include <optional>
 #include <string>
 
-#include "backends/delegated_backend.h"
+#include "backends/delegated/delegated_backend.h"
 #include "protocol/message.h"
 #include "server/doors/acp_sessions.h"
 #include "server/doors/registry.h"

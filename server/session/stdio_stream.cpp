@@ -11,7 +11,7 @@
 #include <boost/asio/write.hpp>
 #include <cerrno>
 
-#include "backends/beneath.h"
+#include "backends/local/beneath.h"
 #include "backends/offload.h"
 #include "server/session/stream.h"
 

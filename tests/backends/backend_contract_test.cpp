@@ -10,10 +10,10 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <map>
 
-#include "backends/delegated_backend.h"
-#include "backends/faulty_backend.h"
-#include "backends/local_backend.h"
-#include "backends/memory_backend.h"
+#include "backends/delegated/delegated_backend.h"
+#include "backends/memory/faulty_backend.h"
+#include "backends/local/local_backend.h"
+#include "backends/memory/memory_backend.h"
 #include "support/process.h"
 #include "support/run.h"
 

@@ -1,5 +1,5 @@
 // Beneath and Fd: the root's descriptor is borrowed, never duplicated or closed.
-#include "backends/beneath.h"
+#include "backends/local/beneath.h"
 
 #include <doctest/doctest.h>
 #include <fcntl.h>

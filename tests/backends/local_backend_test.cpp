@@ -2,7 +2,7 @@
 // files, failures at every system call, journals and their recovery,
 // cross-process locks. Races and crashes through the real binary are in
 // tests/integration/races_test.cpp.
-#include "backends/local_backend.h"
+#include "backends/local/local_backend.h"
 
 #include <doctest/doctest.h>
 #include <fcntl.h>
@@ -20,9 +20,9 @@
 #include <stdexcept>
 #include <thread>
 
-#include "backends/faulty_backend.h"
-#include "backends/journal.h"
-#include "backends/stripe_lock.h"
+#include "backends/memory/faulty_backend.h"
+#include "backends/local/journal.h"
+#include "backends/local/stripe_lock.h"
 #include "support/pool_hold.h"
 #include "support/process.h"
 #include "support/run.h"

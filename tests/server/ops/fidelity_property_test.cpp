@@ -41,7 +41,7 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/memory_backend.h"
+#include "backends/memory/memory_backend.h"
 #include "protocol/methods.h"
 #include "server/ops/operations.h"
 

@@ -13,7 +13,7 @@
 #include <chrono>
 #include <optional>
 
-#include "backends/memory_backend.h"
+#include "backends/memory/memory_backend.h"
 #include "edit/fingerprint.h"
 #include "support/pool_hold.h"
 

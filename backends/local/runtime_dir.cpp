@@ -1,4 +1,4 @@
-#include "backends/runtime_dir.h"
+#include "backends/local/runtime_dir.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "backends/journal.h"
+#include "backends/local/journal.h"
 
 namespace editd {
 namespace {

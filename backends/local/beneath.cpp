@@ -1,4 +1,4 @@
-#include "backends/beneath.h"
+#include "backends/local/beneath.h"
 
 #include <fcntl.h>
 #include <linux/openat2.h>

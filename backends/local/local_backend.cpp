@@ -1,4 +1,4 @@
-#include "backends/local_backend.h"
+#include "backends/local/local_backend.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/local_backend_internal.h"
+#include "backends/local/internal.h"
 
 namespace editd::local_backend_detail {
 
@@ -134,7 +134,7 @@ void LocalBackend::own(const std::string& dir) {
     own_dirs_.push_back(std::move(path));
 }
 
-// The key that makes journals editd's own (backends/journal_key.h): from
+// The key that makes journals editd's own (backends/local/journal_key.h): from
 // --state-dir, else the durable default, else the runtime directory.
 void LocalBackend::load_journal_key(const RuntimeDir& runtime) {
   std::vector<std::string> places;

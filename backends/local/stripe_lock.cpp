@@ -1,11 +1,11 @@
-#include "backends/stripe_lock.h"
+#include "backends/local/stripe_lock.h"
 
 #include <fcntl.h>
 
 #include <cerrno>
 #include <cstring>
 
-#include "backends/local_backend.h"
+#include "backends/local/local_backend.h"
 
 namespace editd {
 namespace {

@@ -1,4 +1,4 @@
-#include "backends/journal_key.h"
+#include "backends/local/journal_key.h"
 
 #include <fcntl.h>
 #include <pwd.h>

@@ -1,4 +1,4 @@
-#include "backends/journal.h"
+#include "backends/local/journal.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <set>
 
 #include "backends/root_path.h"
-#include "backends/stripe_lock.h"
+#include "backends/local/stripe_lock.h"
 
 namespace editd::journal {
 namespace {

@@ -1,4 +1,4 @@
-#include "backends/memory_backend.h"
+#include "backends/memory/memory_backend.h"
 
 #include <vector>
 

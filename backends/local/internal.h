@@ -1,14 +1,16 @@
-// Internals of the local backend (local_backend.h), shared by the files it is
-// split into, one concern a file:
+// Internals of the local backend (local_backend.h), shared by the files of
+// backends/local/ it is split into, one concern a file:
 // - local_backend.cpp: the backend's face: start and recovery, which work
 //   runs inline and which on the pool, and the cross-process locks;
-// - local_confinement.cpp: paths taken apart against the root, walked
-//   without following a symbolic link out of it;
-// - local_read.cpp: stat and read;
-// - local_walk.cpp: directory listings;
-// - local_write.cpp: atomic writes (a temporary file renamed over the
-//   target), removals and the directories they make;
-// - local_batch.cpp: apply_batch, many files changed at once under a journal.
+// - confinement.cpp: paths taken apart against the root, walked without
+//   following a symbolic link out of it (with beneath.*);
+// - read.cpp: stat and read;
+// - walk.cpp: directory listings;
+// - durable_write.cpp: how one file's write becomes durable: a temporary
+//   file filled, fsynced and renamed over the target, its directory fsynced;
+//   removals and the directories a write makes;
+// - batch.cpp: apply_batch, many files changed at once under a journal
+//   (journal.*, its key journal_key.*), durable as one group of fsyncs.
 // Not part of the public API.
 #pragma once
 
@@ -31,13 +33,13 @@
 #include <thread>
 #include <vector>
 
-#include "backends/beneath.h"
-#include "backends/journal.h"
-#include "backends/local_backend.h"
-#include "backends/runtime_dir.h"
+#include "backends/local/beneath.h"
+#include "backends/local/journal.h"
+#include "backends/local/local_backend.h"
+#include "backends/local/runtime_dir.h"
 #include "backends/offload.h"
-#include "backends/runtime_dir.h"
-#include "backends/stripe_lock.h"
+#include "backends/local/runtime_dir.h"
+#include "backends/local/stripe_lock.h"
 
 namespace editd::local_backend_detail {
 
@@ -316,7 +318,7 @@ class LocalBackend final : public FsBackend {
   Result<void> remove_directory_sync(const std::string& canonical) const;
 
   // apply_batch: check everything, stage every write, journal, commit, apply
-  // (see backends/journal.h for what a crash at each point leaves).
+  // (see backends/local/journal.h for what a crash at each point leaves).
   Result<void> batch_sync(std::vector<BatchOp>& ops, std::vector<std::size_t>& applied);
 
   void recover();

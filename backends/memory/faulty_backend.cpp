@@ -1,9 +1,9 @@
-#include "backends/faulty_backend.h"
+#include "backends/memory/faulty_backend.h"
 
 #include <cstring>
 #include <iterator>
 
-#include "backends/local_backend.h"
+#include "backends/local/local_backend.h"
 
 namespace editd {
 namespace {

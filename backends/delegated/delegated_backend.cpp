@@ -1,4 +1,4 @@
-#include "backends/delegated_backend.h"
+#include "backends/delegated/delegated_backend.h"
 
 #include <vector>
 

@@ -2,12 +2,12 @@
 //
 // Confinement holds under races: the backend opens its root once and reaches
 // every file through descriptors derived from that one, never following a
-// symbolic link (backends/beneath.h), so a directory swapped for a link to
+// symbolic link (backends/local/beneath.h), so a directory swapped for a link to
 // elsewhere between resolve() and the I/O makes the request fail instead of
 // leaving the root. lock() excludes other editd processes of the same OS user
-// (backends/stripe_lock.h); apply_batch() journals multi-file changes, and
+// (backends/local/stripe_lock.h); apply_batch() journals multi-file changes, and
 // make_local_backend() recovers what a killed editd left before the backend
-// serves (backends/journal.h, backends/runtime_dir.h).
+// serves (backends/local/journal.h, backends/local/runtime_dir.h).
 #pragma once
 
 #include <boost/asio/thread_pool.hpp>
@@ -43,10 +43,10 @@ struct LocalBackendOptions {
   bool read_only = false;
   std::uint64_t max_file_bytes = 64ull << 20;
   // The per-user state directory (lock stripes, registries of temporary
-  // files); empty: /tmp/editd-EUID. See backends/runtime_dir.h.
+  // files); empty: /tmp/editd-EUID. See backends/local/runtime_dir.h.
   std::string runtime_dir;
   // The durable per-user directory of the journal key; empty: the default
-  // (backends/journal_key.h).
+  // (backends/local/journal_key.h).
   std::string state_dir;
   // False (--durability none): no fsync of files, directories or journals. A
   // write is still atomic (a temporary file renamed over the target) and a

@@ -32,7 +32,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/local_backend_internal.h"
+#include "backends/local/internal.h"
 
 namespace editd::local_backend_detail {
 

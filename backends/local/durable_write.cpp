@@ -1,5 +1,7 @@
-// The local backend's writes: atomic (a temporary file, filled, synced and
-// renamed over the target), removals, and the directories a write makes.
+// How one file's write becomes durable: a temporary file beside the target,
+// filled, fsynced and renamed over it, then its directory fsynced (under
+// --durability full); removals, and the directories a write makes. Many files
+// at once: batch.cpp, under a journal.
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -29,7 +31,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/local_backend_internal.h"
+#include "backends/local/internal.h"
 
 namespace editd::local_backend_detail {
 

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "backends/beneath.h"
+#include "backends/local/beneath.h"
 #include "protocol/error.h"
 
 namespace editd {

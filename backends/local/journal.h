@@ -14,7 +14,7 @@
 // journal of a live editd. The journal is text, one record per line, paths
 // relative to the root ("." for the root) with '%', ' ', control and non-ASCII
 // bytes %-escaped, each line ending in " TAG", the tag that this user's
-// journal key gives it (backends/journal_key.h):
+// journal key gives it (backends/local/journal_key.h):
 //
 //   editd-journal 2
 //   dir D                 directory D is about to be created for the change
@@ -55,8 +55,8 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/beneath.h"
-#include "backends/journal_key.h"
+#include "backends/local/beneath.h"
+#include "backends/local/journal_key.h"
 #include "backends/root_path.h"
 
 namespace editd {

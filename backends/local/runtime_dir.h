@@ -28,7 +28,7 @@
 #include <string>
 #include <unordered_set>
 
-#include "backends/beneath.h"
+#include "backends/local/beneath.h"
 
 namespace editd {
 

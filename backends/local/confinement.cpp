@@ -29,7 +29,7 @@
 #include <utility>
 #include <vector>
 
-#include "backends/local_backend_internal.h"
+#include "backends/local/internal.h"
 #include "backends/root_path.h"
 
 namespace editd::local_backend_detail {

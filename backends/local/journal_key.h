@@ -24,7 +24,7 @@
 #include <string>
 #include <string_view>
 
-#include "backends/beneath.h"
+#include "backends/local/beneath.h"
 
 namespace editd::journal {
 
