@@ -1,4 +1,4 @@
-// Benchmarks of str_replace's matching engine (edit/match.h) on synthetic C-like
+// Benchmarks of str_replace's matching engine (edit/match/replace.h) on synthetic C-like
 // source: a 40-line miss through the whole ladder and the closest-region search,
 // an exact hit in an 8 MB file, and hits found by the indentation and block tiers.
 // Then the bounded cost (docs/protocol.md, Matching, Cost): the miss on 8 MB and
@@ -32,8 +32,8 @@
 #include <string_view>
 #include <vector>
 
-#include "edit/match.h"
-#include "edit/patch.h"
+#include "edit/match/replace.h"
+#include "edit/patch/patch.h"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <iterator>
 
 #include "backends/local_backend.h"
-#include "edit/patch.h"
+#include "edit/patch/patch.h"
 #include "server/ops/lock_chain.h"
 #include "server/ops/operations.h"
 

@@ -3,7 +3,7 @@
 // Everything that can fail without touching a file happens first: the patch is
 // parsed and every path resolved; the chains of every touched file are taken at
 // once, in sorted order; every file is read, fingerprints and --require-read
-// checked, and the whole patch applied in memory (edit/patch.h). Only then are
+// checked, and the whole patch applied in memory (edit/patch/patch.h). Only then are
 // files written: new contents first (adds, updates, move destinations), then
 // removals, so that a crash part-way never loses a moved file's content. When a
 // step fails, every step already done is undone in reverse order (the previous
@@ -14,9 +14,9 @@
 #include <set>
 
 #include "backends/offload.h"
-#include "edit/fingerprint.h"
-#include "edit/patch.h"
-#include "edit/text.h"
+#include "edit/text/fingerprint.h"
+#include "edit/patch/patch.h"
+#include "edit/text/text.h"
 #include "server/ops/operations.h"
 
 namespace editd {

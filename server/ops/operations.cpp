@@ -6,14 +6,14 @@
 #include <boost/asio/experimental/awaitable_operators.hpp>
 
 #include "backends/offload.h"
-#include "edit/diff.h"
-#include "edit/fingerprint.h"
-#include "edit/format.h"
-#include "edit/hashline.h"
-#include "edit/match.h"
-#include "edit/occurrences.h"
-#include "edit/splice.h"
-#include "edit/text.h"
+#include "edit/change/diff.h"
+#include "edit/text/fingerprint.h"
+#include "edit/text/format.h"
+#include "edit/anchors/hashline.h"
+#include "edit/match/replace.h"
+#include "edit/match/occurrences.h"
+#include "edit/change/splice.h"
+#include "edit/text/text.h"
 
 namespace editd {
 

@@ -13,7 +13,7 @@
 #include <random>
 
 #include "backends/runtime_dir.h"
-#include "edit/fingerprint.h"
+#include "edit/text/fingerprint.h"
 
 namespace editd {
 

@@ -17,8 +17,8 @@
 #include <string>
 #include <string_view>
 
-#include "edit/patch.h"
-#include "edit/text.h"
+#include "edit/patch/patch.h"
+#include "edit/text/text.h"
 #include "fuzz/fuzz_support.h"
 #include "protocol/params.h"
 
