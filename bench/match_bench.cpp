@@ -34,6 +34,7 @@
 
 #include "edit/match/replace.h"
 #include "edit/patch/patch.h"
+#include "protocol/params.h"
 
 namespace {
 
@@ -512,7 +513,7 @@ void pathological_cases() {
     unified += "-b\n";
     for (const auto& [name, text] : {std::pair<const char*, std::string>{"codex", codex},
                                      std::pair<const char*, std::string>{"unified", unified}}) {
-      auto parsed = editd::patch::parse(text);
+      auto parsed = editd::patch::parse(text, editd::protocol::path_problem);
       if (!parsed) fail("patch parse", parsed.error().message);
       auto r = editd::patch::apply(*parsed, inputs);
       if (r.has_value() || r.error().kind != editd::ErrorKind::kPatchApply)
@@ -559,7 +560,7 @@ void folded_chunks_case() {
               text.size());
   for (const auto& [name, patch] : {std::pair<const char*, std::string>{"codex", codex},
                                     std::pair<const char*, std::string>{"unified", unified}}) {
-    auto parsed = editd::patch::parse(patch);
+    auto parsed = editd::patch::parse(patch, editd::protocol::path_problem);
     if (!parsed) fail("patch parse", parsed.error().message);
     auto r = editd::patch::apply(*parsed, inputs);
     if (!r) fail("folded chunks", r.error().message);

@@ -18,7 +18,7 @@ bool is_blank_byte(char c) {
 std::string edit_label(std::size_t index) { return "edit " + std::to_string(index); }
 
 Error edit_param(std::size_t index, const std::string& problem) {
-  Error e = invalid_param("edits", edit_label(index) + ": " + problem);
+  Error e = invalid_input(Input::kEdits, edit_label(index) + ": " + problem);
   e.data["edit"] = index;
   return e;
 }
@@ -117,7 +117,8 @@ class Resolver {
     if (from == kUnread && !stands_unread())
       return stale(lines_, index, a,
                    "no read of this file on this connection that editd remembers shows line " +
-                       std::to_string(a.line) + " with that tag (the read was forgotten, or the "
+                       std::to_string(a.line) +
+                       " with that tag (the read was forgotten, or the "
                        "anchor was not read here), so where that line is now is unknown",
                    here);
     if (from == kUnread) {
@@ -206,10 +207,10 @@ std::string describe(const Item& it) {
 Error overlap(const Item& a, const Item& b) {
   const Item& first = a.index < b.index ? a : b;
   const Item& second = a.index < b.index ? b : a;
-  Error e =
-      invalid_param("edits", "edits " + std::to_string(first.index) + " and " +
-                                 std::to_string(second.index) + " overlap (" + describe(first) +
-                                 " and " + describe(second) + "): merge them into one edit");
+  Error e = invalid_input(Input::kEdits, "edits " + std::to_string(first.index) + " and " +
+                                             std::to_string(second.index) + " overlap (" +
+                                             describe(first) + " and " + describe(second) +
+                                             "): merge them into one edit");
   e.data["edits"] = {first.index, second.index};
   return e;
 }

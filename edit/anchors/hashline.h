@@ -27,7 +27,7 @@
 
 #include "edit/change/diff.h"
 #include "edit/change/splice.h"
-#include "protocol/error.h"
+#include "edit/error.h"
 
 namespace editd::hashline {
 
@@ -152,7 +152,7 @@ struct Reads {
 // `normalized`; one that no view shows must stand where it is, with its tag
 // (when reads.unread_stand), else it is stale. A replace whose start and end
 // no one view shows together is stale. Errors: stale (data.edit, data.anchor,
-// data.region), invalid_params (data.param "edits", data.edit; an end before
+// data.region), invalid_params about Input::kEdits (invalid_input; data.edit; an end before
 // its start, an empty insertion, overlapping edits: data.edits).
 Result<Plan> plan(std::string_view normalized, const std::vector<LineEdit>& edits,
                   const Reads& reads);

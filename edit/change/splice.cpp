@@ -5,8 +5,8 @@
 #include <cstring>
 #include <unordered_map>
 
-#include "edit/text/chars.h"
 #include "edit/change/diff.h"
+#include "edit/text/chars.h"
 
 namespace editd::splice {
 
@@ -47,7 +47,8 @@ std::vector<std::size_t> piece_starts(std::string_view s, std::size_t begin, std
   while (pos < end) {
     starts.push_back(pos);
     const void* nl = std::memchr(s.data() + pos, '\n', end - pos);
-    pos = nl == nullptr ? end : static_cast<std::size_t>(static_cast<const char*>(nl) - s.data()) + 1;
+    pos =
+        nl == nullptr ? end : static_cast<std::size_t>(static_cast<const char*>(nl) - s.data()) + 1;
   }
   starts.push_back(end);
   return starts;
@@ -73,7 +74,8 @@ void refine(std::string_view norm, const Edit& e, std::vector<Change>& out) {
   std::vector<std::string_view> a, b;
   std::vector<std::string> marked;  // literal CRLF lines never equal a file line
   marked.reserve(rs.size());
-  for (std::size_t i = 0; i + 1 < os.size(); ++i) a.push_back(norm.substr(os[i], os[i + 1] - os[i]));
+  for (std::size_t i = 0; i + 1 < os.size(); ++i)
+    a.push_back(norm.substr(os[i], os[i + 1] - os[i]));
   for (std::size_t i = 0; i + 1 < rs.size(); ++i) {
     std::string_view line = std::string_view(e.text).substr(rs[i], rs[i + 1] - rs[i]);
     if (line.ends_with('\n') && literal_newline(e, rs[i + 1] - 1)) {

@@ -23,8 +23,8 @@
 #include <string_view>
 #include <vector>
 
-#include "edit/text/text.h"
 #include "edit/change/unified_diff.h"
+#include "edit/text/text.h"
 
 namespace editd::splice {
 
@@ -67,7 +67,7 @@ std::vector<Splice> rewrite(const text::Document& doc, std::string_view normaliz
                             std::string_view content, const Options& options);
 
 struct Applied {
-  std::string bytes;                 // the whole new file, BOM included
+  std::string bytes;                  // the whole new file, BOM included
   std::vector<diff::Window> windows;  // body coordinates, old and new
 };
 

@@ -44,7 +44,6 @@ UnifiedDiff unified_windows(std::string_view old_text, std::string_view new_text
 // The diff of two whole texts: one window between their common prefix and
 // suffix.
 UnifiedDiff unified_texts(std::string_view old_text, std::string_view new_text,
-                          std::string_view old_label, std::string_view new_label,
-                          int context = 3);
+                          std::string_view old_label, std::string_view new_label, int context = 3);
 
 }  // namespace editd::diff

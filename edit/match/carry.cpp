@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "edit/text/chars.h"
 #include "edit/change/diff.h"
+#include "edit/text/chars.h"
 #include "edit/text/text.h"
 
 namespace editd::carry {

@@ -29,13 +29,13 @@
 
 #include <nlohmann/json.hpp>
 
-#include "edit/text/chars.h"
-#include "edit/explain/closest.h"
 #include "edit/change/diff.h"
-#include "edit/text/line_window.h"
+#include "edit/error.h"
+#include "edit/explain/closest.h"
 #include "edit/match/replace.h"
+#include "edit/text/chars.h"
+#include "edit/text/line_window.h"
 #include "edit/text/text.h"
-#include "protocol/error.h"
 
 namespace editd::match::detail {
 

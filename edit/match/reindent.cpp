@@ -385,20 +385,18 @@ class Reindenter {
   Error refuse(std::size_t j, std::string_view why) const {
     const std::size_t first = w_.start + 1, last = w_.start + w_.old_lines.size();
     nlohmann::json data;
-    data["param"] = "newText";
     data["startLine"] = first;
     data["endLine"] = last;
     data["hint"] =
         "send oldText and newText with the file's exact indentation, copied from read_text: an "
         "exact match is replaced as written, with no re-indentation";
-    return Error(ErrorKind::kInvalidParams,
-                 "invalid param 'newText': oldText matches lines " + std::to_string(first) + "-" +
-                     std::to_string(last) +
-                     " at another indentation than the file's, and the indentation of newText's "
-                     "line " +
-                     std::to_string(j + 1) +
-                     " cannot be mapped onto the file's safely: " + std::string(why),
-                 std::move(data));
+    return invalid_input(
+        Input::kNewText,
+        "oldText matches lines " + std::to_string(first) + "-" + std::to_string(last) +
+            " at another indentation than the file's, and the indentation of newText's "
+            "line " +
+            std::to_string(j + 1) + " cannot be mapped onto the file's safely: " + std::string(why),
+        std::move(data));
   }
 
   const Window& w_;

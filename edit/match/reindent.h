@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "edit/change/diff.h"
-#include "protocol/error.h"
+#include "edit/error.h"
 
 namespace editd::match {
 
@@ -46,7 +46,7 @@ struct Window {
 // window, in order (for each block, new_lines[b_begin, b_end)), each with its
 // indentation in the file's terms. Blank lines are kept as written.
 //
-// Error: invalid_params (data.param "newText", data.hint, data.startLine and
+// Error: invalid_params about Input::kNewText (invalid_input; data.hint, data.startLine and
 // data.endLine: the matched lines) when the indentation of a line cannot be
 // known safely: the file's or the model's step is unknown where a line is
 // deeper or shallower than oldText's; oldText's lines are not indented relative

@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "edit/match/carry.h"
-#include "edit/text/chars.h"
-#include "edit/text/line_numbers.h"
 #include "edit/match/ladder.h"
 #include "edit/match/occurrences.h"
+#include "edit/text/chars.h"
+#include "edit/text/line_numbers.h"
 #include "edit/text/text.h"
 
 namespace editd::match {
@@ -96,7 +96,8 @@ Result<Plan> plan_replace(const Request& request) {
   const std::string_view old_text = without_copied_bom(request.text, request.old_text);
   const std::string new_text = carry::keep_matched_feff(old_text, request.new_text);
   if (old_text.empty())
-    return invalid_param("oldText", "must not be empty (to insert text, use insert or write_text)");
+    return invalid_input(Input::kOldText,
+                         "must not be empty (to insert text, use insert or write_text)");
   if (old_text == new_text)
     return Error(ErrorKind::kNoChange, "oldText and newText are the same: nothing would change");
 

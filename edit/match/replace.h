@@ -16,10 +16,10 @@
 #include <string_view>
 #include <vector>
 
-#include "edit/text/chars.h"
-#include "edit/explain/closest.h"
 #include "edit/change/splice.h"
-#include "protocol/error.h"
+#include "edit/error.h"
+#include "edit/explain/closest.h"
+#include "edit/text/chars.h"
 
 namespace editd::match {
 
@@ -103,7 +103,7 @@ struct Plan {
 };
 
 // Errors:
-// - invalid_params (data.param "oldText") when old_text is empty;
+// - invalid_params about Input::kOldText (invalid_input) when old_text is empty;
 // - no_change when old_text == new_text;
 // - no_match with data.closest {startLine, endLine, text, similarity} (omitted if
 //   the file is empty) and data.hint where a hint applies;

@@ -103,7 +103,7 @@ bool is_unified_range(std::string_view s) {
 
 class CodexParser {
  public:
-  explicit CodexParser(const PatchLines& lines) : lines_(lines) {}
+  CodexParser(const PatchLines& lines, PathRule path_rule) : lines_(lines), path_rule_(path_rule) {}
 
   Result<std::vector<FilePatch>> run() {
     // lines_.front() is `*** Begin Patch`, lines_.back() `*** End Patch`.
@@ -147,7 +147,7 @@ class CodexParser {
     std::string_view path = trim(trim(l.text).substr(marker.size()));
     if (path.empty())
       return parse_error(l.number, "a path after '" + std::string(marker) + " '", l.text);
-    if (auto ok = check_path(l, path); !ok) return ok.error();
+    if (auto ok = check_path(l, path, path_rule_); !ok) return ok.error();
     return std::string(path);
   }
 
@@ -274,14 +274,15 @@ class CodexParser {
   }
 
   const PatchLines& lines_;
+  PathRule path_rule_;
   std::size_t i_ = 0;
   std::size_t end_ = 0;
 };
 
 }  // namespace
 
-Result<std::vector<FilePatch>> parse_codex(const PatchLines& lines) {
-  return CodexParser(lines).run();
+Result<std::vector<FilePatch>> parse_codex(const PatchLines& lines, PathRule path_rule) {
+  return CodexParser(lines, path_rule).run();
 }
 
 }  // namespace editd::patch::detail

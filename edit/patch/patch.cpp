@@ -5,7 +5,6 @@
 
 #include "edit/patch/syntax.h"
 #include "edit/text/text.h"
-#include "protocol/params.h"
 
 namespace editd::patch {
 
@@ -51,8 +50,8 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-Result<void> check_path(const PatchLine& line, std::string_view path) {
-  std::optional<std::string> problem = protocol::path_problem(path);
+Result<void> check_path(const PatchLine& line, std::string_view path, PathRule rule) {
+  std::optional<std::string> problem = rule(path);
   if (!problem && !text::is_valid_utf8(path)) problem = "must be valid UTF-8";
   if (!problem) return {};
   return parse_error(line.number, "a file path (not empty, UTF-8, without NUL bytes)", line.text,
@@ -141,7 +140,7 @@ std::string_view action_name(Action action) {
   return "update";
 }
 
-Result<Patch> parse(std::string_view text) {
+Result<Patch> parse(std::string_view text, PathRule path_problem) {
   PatchLines all;
   for (std::string_view l : text::split_lines(text)) {
     const bool cr = l.ends_with('\r');
@@ -182,7 +181,7 @@ Result<Patch> parse(std::string_view text) {
     if (lines.size() < 2 || trim(lines.back().text) != kEndPatch)
       return parse_error(lines.back().number, "'*** End Patch' as the last line",
                          lines.back().text);
-    auto files = detail::parse_codex(lines);
+    auto files = detail::parse_codex(lines, path_problem);
     if (!files) return files.error();
     patch.files = std::move(*files);
     return patch;
@@ -191,7 +190,8 @@ Result<Patch> parse(std::string_view text) {
     patch.format = Format::kUnified;
     std::size_t t = e;
     while (t < all.size() && blank(all[t])) ++t;
-    auto files = detail::parse_unified(lines, PatchLines(all.begin() + e, all.begin() + t));
+    auto files =
+        detail::parse_unified(lines, PatchLines(all.begin() + e, all.begin() + t), path_problem);
     if (!files) return files.error();
     patch.files = std::move(*files);
     return patch;

@@ -18,7 +18,7 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/error.h"
+#include "edit/error.h"
 
 namespace editd::patch {
 
@@ -84,6 +84,11 @@ struct Patch {
   std::vector<FilePatch> files;  // in patch order; a path may appear more than once
 };
 
+// Why `path` cannot name a file, as the end of a message ("must not be
+// empty"); nullopt when it can. The caller gives the rule its own path params
+// follow (protocol::path_problem), so that a path inside a patch is held to it.
+using PathRule = std::optional<std::string> (*)(std::string_view path);
+
 // Detects the format and parses. CRLF line endings in the patch are read as LF.
 // Errors: patch_parse with data.line (1-based line of the patch), data.expected
 // (what was expected there) and data.found (the line's text, when there is one);
@@ -92,8 +97,9 @@ struct Patch {
 // header or marker indented inside an Update, a stray line among a unified
 // diff's file headers, a unified hunk whose counts disagree with its body (then
 // also data.counts {expected, found}: {old, new}) and binary or copy diffs are
-// patch_parse errors.
-Result<Patch> parse(std::string_view text);
+// patch_parse errors, and so is a path that `path_problem` refuses or that is
+// not UTF-8.
+Result<Patch> parse(std::string_view text, PathRule path_problem);
 
 // Every path the patch reads or writes (sources and destinations), as written in
 // the patch, without duplicates, in order of first mention.

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "edit/error.h"
 #include "edit/patch/patch.h"
-#include "protocol/error.h"
 
 namespace editd::patch::detail {
 
@@ -35,9 +35,9 @@ std::string_view trim(std::string_view s);
 std::string_view trim_end(std::string_view s);
 
 // patch_parse at `line` when `path`, read from it, is not a path that a path
-// param could give: empty, with a NUL byte (protocol::path_problem) or not
-// UTF-8 (a JSON string always is).
-Result<void> check_path(const PatchLine& line, std::string_view path);
+// param could give: refused by `rule` (parse's path_problem) or not UTF-8 (a
+// JSON string always is).
+Result<void> check_path(const PatchLine& line, std::string_view path, PathRule rule);
 
 // not_text (data.line, data.path, data.reason, data.offset within the line's
 // text) when `text`, a line the patch adds to `path`, holds a NUL byte or is
@@ -46,7 +46,7 @@ Result<void> check_added(const PatchLine& line, std::string_view text, std::stri
 
 // The Codex envelope: `lines` runs from `*** Begin Patch` to `*** End Patch`
 // inclusive, both already checked.
-Result<std::vector<FilePatch>> parse_codex(const PatchLines& lines);
+Result<std::vector<FilePatch>> parse_codex(const PatchLines& lines, PathRule path_rule);
 
 // A unified diff; lines that belong to no file (prose, `Index:` lines, a
 // `diff -u a b` command line) are skipped. `trailing_blank`: the blank lines
@@ -54,6 +54,6 @@ Result<std::vector<FilePatch>> parse_codex(const PatchLines& lines);
 // trimmed: a hunk that misses lines at the end takes them as its last context
 // lines, each without its leading ' ' (a context line of blanks keeps them).
 Result<std::vector<FilePatch>> parse_unified(const PatchLines& lines,
-                                             const PatchLines& trailing_blank);
+                                             const PatchLines& trailing_blank, PathRule path_rule);
 
 }  // namespace editd::patch::detail

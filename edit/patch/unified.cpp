@@ -168,8 +168,8 @@ constexpr std::string_view kExpectedGitHeader =
 
 class UnifiedParser {
  public:
-  UnifiedParser(const PatchLines& lines, const PatchLines& trailing_blank)
-      : lines_(lines), trailing_blank_(trailing_blank) {}
+  UnifiedParser(const PatchLines& lines, const PatchLines& trailing_blank, PathRule path_rule)
+      : lines_(lines), trailing_blank_(trailing_blank), path_rule_(path_rule) {}
 
   Result<std::vector<FilePatch>> run() {
     std::vector<FilePatch> files;
@@ -429,9 +429,10 @@ class UnifiedParser {
                          lines_[f.patch_line - lines_.front().number].text);
     const bool path_is_old = f.action == Action::kDelete || f.action == Action::kMove ||
                              (f.action == Action::kAdd && new_null);
-    if (auto ok = check_path(lines_[path_is_old ? old_at : new_at], f.path); !ok) return ok.error();
+    if (auto ok = check_path(lines_[path_is_old ? old_at : new_at], f.path, path_rule_); !ok)
+      return ok.error();
     if (f.move_to)
-      if (auto ok = check_path(lines_[new_at], *f.move_to); !ok) return ok.error();
+      if (auto ok = check_path(lines_[new_at], *f.move_to, path_rule_); !ok) return ok.error();
     return std::optional<FilePatch>(std::move(f));
   }
 
@@ -554,14 +555,15 @@ class UnifiedParser {
 
   const PatchLines& lines_;
   const PatchLines& trailing_blank_;
+  PathRule path_rule_;
   std::size_t i_ = 0;
 };
 
 }  // namespace
 
 Result<std::vector<FilePatch>> parse_unified(const PatchLines& lines,
-                                             const PatchLines& trailing_blank) {
-  return UnifiedParser(lines, trailing_blank).run();
+                                             const PatchLines& trailing_blank, PathRule path_rule) {
+  return UnifiedParser(lines, trailing_blank, path_rule).run();
 }
 
 }  // namespace editd::patch::detail

@@ -3,13 +3,14 @@
 namespace editd::text {
 namespace {
 
-// The format asked for holds no bytes of this text: `param` is the member at
+// The format asked for holds no bytes of this text: `input` is the member at
 // fault, `line` (1-based, 0 for none) the line that cannot take it.
-Error refused(std::string_view param, std::string_view reason, std::size_t line,
-              std::string message) {
-  nlohmann::json data = {{"param", param}, {"reason", reason}};
+Error refused(Input input, std::string_view reason, std::size_t line, std::string message) {
+  nlohmann::json data = {{"reason", reason}};
   if (line != 0) data["line"] = line;
-  return Error(ErrorKind::kInvalidParams, std::move(message), std::move(data));
+  Error e(ErrorKind::kInvalidParams, std::move(message), std::move(data));
+  e.input = input;
+  return e;
 }
 
 }  // namespace
@@ -18,7 +19,7 @@ Result<std::string> reformat(const Document& doc, const Format& format, std::str
   const std::string_view body = doc.body();
   const bool bom = format.bom.value_or(doc.bom());
   if (!bom && body.starts_with(kBom))
-    return refused("bom", "text_starts_with_feff", 0,
+    return refused(Input::kBom, "text_starts_with_feff", 0,
                    std::string(what) +
                        " has a BOM and its text starts with U+FEFF (a zero width no-break "
                        "space): without the BOM that character would be read as the BOM and "
@@ -48,7 +49,7 @@ Result<std::string> reformat(const Document& doc, const Format& format, std::str
       else if (last_unended)  // a break added
         eol = content.ends_with('\r') ? Eol::kCrLf : doc.dominant_eol();
       if (eol == Eol::kLf && content.ends_with('\r'))
-        return refused("lineEndings", "cr_before_lf", line,
+        return refused(Input::kLineEndings, "cr_before_lf", line,
                        "line " + std::to_string(line) + " of " + std::string(what) +
                            " ends with a CR that is part of its text: followed by an LF line "
                            "break it would read as a CRLF and the CR would drop out of the "
@@ -57,7 +58,7 @@ Result<std::string> reformat(const Document& doc, const Format& format, std::str
       out.append(eol_bytes(eol));
     } else if (content.empty()) {
       // An empty last line exists only by its line break.
-      return refused("finalNewline", "last_line_empty", line,
+      return refused(Input::kFinalNewline, "last_line_empty", line,
                      "the last line of " + std::string(what) + " (line " + std::to_string(line) +
                          ") is empty: without its line break it would not be a line at all; "
                          "nothing was changed (keep the final newline, or remove the empty line "

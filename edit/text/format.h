@@ -8,7 +8,7 @@
 // an LF (the pair reads as a CRLF), a text that starts with U+FEFF cannot go
 // without a BOM (the character would read as the BOM), and a last line that is
 // empty cannot go without its line break (it would be no line at all).
-// Reformatting refuses those (invalid_params naming the param) rather than
+// Reformatting refuses those (invalid_params naming the input) rather than
 // changing the text. Pure: bytes in, bytes or an Error out.
 #pragma once
 
@@ -16,8 +16,8 @@
 #include <string>
 #include <string_view>
 
+#include "edit/error.h"
 #include "edit/text/text.h"
-#include "protocol/error.h"
 
 namespace editd::text {
 
@@ -31,10 +31,10 @@ struct Format {
 // The bytes of `doc` in `format`, with every line's content as it was; the
 // breaks not asked for keep their ending. A final line break added without
 // line_endings takes the dominant ending, or CRLF after a line that ends with
-// a CR (the one break that keeps it). invalid_params (data.param: lineEndings,
-// bom or finalNewline; data.reason; data.line, 1-based, where a line is at
-// fault) when no bytes hold the text in that format; `what` names the file in
-// the message.
+// a CR (the one break that keeps it). invalid_params (Error::input: kLineEndings,
+// kBom or kFinalNewline, which the caller names in data.param; data.reason;
+// data.line, 1-based, where a line is at fault) when no bytes hold the text in
+// that format; `what` names the file in the message, which names no input.
 Result<std::string> reformat(const Document& doc, const Format& format, std::string_view what);
 
 }  // namespace editd::text

@@ -15,7 +15,7 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/error.h"
+#include "edit/error.h"
 
 namespace editd::text {
 

@@ -17,6 +17,7 @@
 #include "edit/text/fingerprint.h"
 #include "edit/patch/patch.h"
 #include "edit/text/text.h"
+#include "protocol/params.h"
 #include "server/ops/operations.h"
 
 namespace editd {
@@ -270,7 +271,7 @@ FileChange change_of(const Step& s) {
 boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_patch(
     RequestContext& ctx, protocol::ApplyPatchParams p) {
   if (options_.read_only) co_return read_only_patch();
-  auto parse = [&p] { return patch::parse(p.patch); };
+  auto parse = [&p] { return patch::parse(p.patch, protocol::path_problem); };
   Result<patch::Patch> parsed = Error();
   if (p.patch.size() > kOffloadBytes)
     parsed = co_await offload(pool_, parse);

@@ -82,8 +82,8 @@ TEST_CASE("render_text shows a text as render shows its lines, in a buffer of th
       CAPTURE(text);
       CAPTURE(first);
       const std::string view = hashline::render_text(text, first);
-      CHECK(view == hashline::render(text::split_lines(text), first,
-                                     text.empty() || text.back() == '\n'));
+      CHECK(view ==
+            hashline::render(text::split_lines(text), first, text.empty() || text.back() == '\n'));
       CHECK(hashline::rendered_size(text, first) == view.size());
     }
   }
@@ -270,6 +270,7 @@ TEST_CASE("overlapping edits, an end before its start and empty insertions are i
       f, {{Kind::kReplace, at(f, 2), at(f, 4), "x"}, {Kind::kReplace, at(f, 4), at(f, 5), "y"}});
   REQUIRE_FALSE(overlap.has_value());
   CHECK(overlap.error().kind == ErrorKind::kInvalidParams);
+  CHECK(overlap.error().input == Input::kEdits);
   CHECK(overlap.error().data["edits"] == nlohmann::json({0, 1}));
   auto inside = hashline::plan(f, {{Kind::kReplace, at(f, 2), at(f, 6), "x"},
                                    {Kind::kReplace, at(f, 7), std::nullopt, "y"},

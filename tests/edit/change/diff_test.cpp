@@ -1,5 +1,4 @@
 #include "edit/change/diff.h"
-#include "edit/change/unified_diff.h"
 
 #include <doctest/doctest.h>
 
@@ -8,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "edit/change/unified_diff.h"
 #include "edit/text/fingerprint.h"
 #include "edit/text/text.h"
 
@@ -24,8 +24,7 @@ TEST_CASE("a one-line change has three lines of context and GNU hunk ranges") {
   std::string before = "1\n2\n3\n4\n5\n6\n7\n8\n9\n";
   std::string after = "1\n2\n3\n4\nFIVE\n6\n7\n8\n9\n";
   auto d = diff::unified_texts(before, after, "a/f.txt", "b/f.txt");
-  CHECK(d.text ==
-        "--- a/f.txt\n+++ b/f.txt\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+FIVE\n 6\n 7\n 8\n");
+  CHECK(d.text == "--- a/f.txt\n+++ b/f.txt\n@@ -2,7 +2,7 @@\n 2\n 3\n 4\n-5\n+FIVE\n 6\n 7\n 8\n");
   CHECK(d.added == 1);
   CHECK(d.removed == 1);
 }

@@ -42,7 +42,7 @@ Error refusal(std::string_view text, std::string_view old_text, std::string_view
 
 void check_refused_for_indentation(const Error& e) {
   CHECK(e.kind == ErrorKind::kInvalidParams);
-  CHECK(e.data.value("param", "") == "newText");
+  CHECK(e.input == Input::kNewText);
   CHECK(e.data.value("hint", "").find("exact indentation") != std::string::npos);
   CHECK(e.message.find("cannot be mapped") != std::string::npos);
 }

@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "edit/text/chars.h"
 #include "edit/explain/closest.h"
+#include "edit/text/chars.h"
 
 using namespace editd;
 using namespace editd::match;
@@ -583,10 +583,12 @@ TEST_CASE("the table holds at least fifty cases") {
   CHECK(kApplies.size() + kRefuses.size() >= 50);
 }
 
-TEST_CASE("empty oldText names the param") {
+TEST_CASE("empty oldText is an invalid input, named by what it is") {
   auto plan = plan_replace(request("abc", "", "x"));
   REQUIRE(plan.has_error());
-  CHECK(plan.error().data["param"] == "oldText");
+  CHECK(plan.error().kind == ErrorKind::kInvalidParams);
+  CHECK(plan.error().input == Input::kOldText);
+  CHECK(plan.error().message == "must not be empty (to insert text, use insert or write_text)");
 }
 
 TEST_CASE("an ambiguous match tells the model to add context or use replaceAll") {

@@ -8,9 +8,10 @@
 #include <sstream>
 #include <tuple>
 
-#include "edit/text/chars.h"
 #include "edit/match/replace.h"
 #include "edit/patch/seek.h"
+#include "edit/text/chars.h"
+#include "protocol/params.h"
 #include "support/conformance.h"
 
 using namespace editd;
@@ -28,21 +29,21 @@ Inputs inputs_of(const Tree& tree) {
 }
 
 Patch parsed(std::string_view text) {
-  auto p = parse(text);
+  auto p = parse(text, protocol::path_problem);
   if (!p) FAIL_CHECK(p.error().message);
   REQUIRE(p.has_value());
   return std::move(*p);
 }
 
 Error parse_failure(std::string_view text) {
-  auto p = parse(text);
+  auto p = parse(text, protocol::path_problem);
   REQUIRE(p.has_error());
   CHECK(p.error().kind == ErrorKind::kPatchParse);
   return p.error();
 }
 
 Result<std::vector<FileOutcome>> run(std::string_view text, const Inputs& inputs) {
-  auto p = parse(text);
+  auto p = parse(text, protocol::path_problem);
   if (!p) return p.error();
   return patch::apply(*p, inputs);
 }
@@ -366,8 +367,8 @@ TEST_CASE("a header or marker without its exact spelling is refused with the rig
 TEST_CASE("Add writes each + line with a newline, and replacing a file is reported") {
   // (The outcomes view the inputs' bytes: the inputs outlive them.)
   const Inputs inputs = inputs_of({{"old.txt", "previous\n"}});
-  auto out = run(codex("*** Add File: new.txt\n+one\n+\n+three\n*** Add File: old.txt\n+x\n"),
-                 inputs);
+  auto out =
+      run(codex("*** Add File: new.txt\n+one\n+\n+three\n*** Add File: old.txt\n+x\n"), inputs);
   REQUIRE(out.has_value());
   REQUIRE(out->size() == 2);
   CHECK((*out)[0].action == Action::kAdd);
@@ -521,8 +522,7 @@ TEST_CASE("removing every line leaves an empty file") {
 
 TEST_CASE("a move writes the destination and removes the source") {
   const Inputs inputs = inputs_of({{"old/a.txt", "x\n"}});
-  auto out =
-      run(codex("*** Update File: old/a.txt\n*** Move to: new/a.txt\n@@\n-x\n+y\n"), inputs);
+  auto out = run(codex("*** Update File: old/a.txt\n*** Move to: new/a.txt\n@@\n-x\n+y\n"), inputs);
   REQUIRE(out.has_value());
   REQUIRE(out->size() == 1);
   const FileOutcome& o = (*out)[0];
@@ -1451,7 +1451,7 @@ TEST_CASE("short and odd 'diff --git' headers are parse errors, never exceptions
   for (std::string header :
        {"diff --git a b", "diff --git a", "diff --git ", "diff --git ab c", "diff --git a  b",
         "diff --git \"a", "diff --git a \"b", "diff --git a/x b/", "diff --git  x  "}) {
-    auto p = parse(header + "\n");
+    auto p = parse(header + "\n", protocol::path_problem);
     REQUIRE_MESSAGE(p.has_error(), header);
     CHECK(p.error().kind == ErrorKind::kPatchParse);
     CHECK(p.error().data.contains("line"));
@@ -1501,7 +1501,7 @@ TEST_CASE("a patch path with a NUL byte or invalid UTF-8 is a parse error naming
                            "--- \"a/x\\377\"\n+++ \"b/x\\377\"\n@@ -1 +1 @@\n-a\n+b\n"s,
                            "diff --git a/x b/y\nrename from x\nrename to y\0z\n"s,
                            "diff --git a/x b/y\nrename from x\nrename to \n"s}) {
-    auto p = parse(diff);
+    auto p = parse(diff, protocol::path_problem);
     if (diff.starts_with("--- a/x\\000")) {
       // Unquoted, a backslash is a backslash.
       REQUIRE(p.has_value());
@@ -1533,7 +1533,7 @@ TEST_CASE("an added line with a NUL byte or invalid UTF-8 refuses the patch as n
            {"--- a/f\n+++ b/f\n@@ -1 +1 @@\n-a\n+\0\n"s, 5, "f"},
            {"--- /dev/null\n+++ b/new\n@@ -0,0 +1 @@\n+\0\n"s, 4, "new"},
        }) {
-    auto p = parse(c.patch);
+    auto p = parse(c.patch, protocol::path_problem);
     REQUIRE(p.has_error());
     CHECK(p.error().kind == ErrorKind::kNotText);
     CHECK_MESSAGE(p.error().data["line"] == c.line, p.error().message);

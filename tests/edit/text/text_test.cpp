@@ -138,9 +138,8 @@ TEST_CASE("decode: the one-pass check and count agree with a byte-by-byte refere
       if (s[i] == '\n') (i > 0 && s[i - 1] == '\r' ? crlf : lf)++;
     CHECK(doc->crlf_count() == crlf);
     CHECK(doc->line_count() == lf + crlf + (s.empty() || s.back() == '\n' ? 0 : 1));
-    CHECK(doc->ascii() == std::all_of(s.begin(), s.end(), [](char c) {
-            return static_cast<unsigned char>(c) < 0x80;
-          }));
+    CHECK(doc->ascii() == std::all_of(s.begin(), s.end(),
+                                      [](char c) { return static_cast<unsigned char>(c) < 0x80; }));
   }
   // The BOM is not part of the body.
   auto bom = text::Document::decode("\xEF\xBB\xBFplain\n");
