@@ -14,8 +14,8 @@
 #include <utility>
 #include <vector>
 
-#include "edit/text/chars.h"
 #include "edit/match/similarity.h"
+#include "edit/text/chars.h"
 #include "edit/text/text.h"
 
 namespace editd::match {
@@ -45,7 +45,6 @@ constexpr std::array<bool, 256> kTokenChar = [] {
                                      (c >= '0' && c <= '9') || c == '_' || c >= 0x80;
   return t;
 }();
-
 
 // Calls f with every token of `line` (a run of token bytes, two or more long).
 // The token bytes of each 64-byte block become a bit mask first, and tokens
@@ -321,6 +320,13 @@ std::uint64_t token_mask(const char* p, std::size_t len) {
 #endif
   for (; i < len; ++i) in |= std::uint64_t{kTokenChar[static_cast<unsigned char>(p[i])]} << i;
   return in;
+}
+
+nlohmann::json closest_json(const Closest& c) {
+  return {{"startLine", c.lines.start_line},
+          {"endLine", c.lines.end_line},
+          {"text", c.text},
+          {"similarity", c.similarity}};
 }
 
 }  // namespace editd::match

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -46,6 +47,10 @@ struct Closest {
 inline constexpr const char* kClosestIncomplete =
     "the search for the most similar region stopped at its work budget before it had scored "
     "every candidate, so a more similar region than the closest one given may exist";
+
+// The region as error data shows it (data.closest of no_match and
+// patch_apply): {startLine, endLine, text, similarity}.
+nlohmann::json closest_json(const Closest& c);
 
 std::optional<Closest> closest_region(std::string_view text, std::string_view needle);
 // The same, with `text` already split (text::split_lines), and with the slot

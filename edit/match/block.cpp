@@ -63,7 +63,7 @@ TierResult Ladder::block_tier(std::string_view old_text, std::string_view new_te
     bool ok = true;
     for (std::size_t j : {std::size_t{0}, k - 1}) {
       if (verbatim(j)) continue;
-      std::string_view line = normalize(Norm::kBlankRuns, lines[i + j], out, scratch);
+      std::string_view line = in_form(Norm::kBlankRuns, lines[i + j], out, scratch);
       spent += line.size() + want[j].size();
       ok = ok && line == want[j];
     }
@@ -75,7 +75,7 @@ TierResult Ladder::block_tier(std::string_view old_text, std::string_view new_te
     auto middle = [&](std::size_t j) -> bool {
       if (verbatim(j)) return true;
       auto similar =
-          similar_line(normalize(Norm::kBlankRuns, lines[i + j], out, scratch), want[j], spent);
+          similar_line(in_form(Norm::kBlankRuns, lines[i + j], out, scratch), want[j], spent);
       if (!similar) return false;  // the budget is spent
       ok = *similar;
       if (!ok) rejected_by = j;
@@ -97,7 +97,7 @@ TierResult Ladder::block_tier(std::string_view old_text, std::string_view new_te
   auto blocks = diff::diff_lines(o, n);
   for (const diff::Block& b : blocks) {
     for (std::size_t j = b.a_begin; j < b.a_end; ++j) {
-      if (normalize(Norm::kBlankRuns, lines[s + j], out, scratch) == want[j]) continue;
+      if (in_form(Norm::kBlankRuns, lines[s + j], out, scratch) == want[j]) continue;
       std::string line_no = std::to_string(s + j + 1);
       nlohmann::json data;
       Lines window(lines.begin() + static_cast<std::ptrdiff_t>(s),

@@ -32,6 +32,7 @@
 #include "edit/change/diff.h"
 #include "edit/error.h"
 #include "edit/explain/closest.h"
+#include "edit/match/line_forms.h"
 #include "edit/match/replace.h"
 #include "edit/text/chars.h"
 #include "edit/text/line_window.h"
@@ -56,16 +57,11 @@ using chars::trim;
 
 inline std::uint64_t hash_of(std::string_view s) { return line_window::hash(s); }
 
-nlohmann::json closest_json(const Closest& c);
-
 using text::join_lines;
 
-// How each tier compares one line of the file with one line of oldText.
-enum class Norm { kRstrip, kTrim, kUnicode, kBlankRuns };
-
-// `line` under `norm`; the view points into `line`, `out` or `scratch`.
-std::string_view normalize(Norm norm, std::string_view line, std::string& out,
-                           std::string& scratch);
+// How each line tier compares one line of the file with one line of oldText:
+// in one of the forms apply_patch's seek tiers compare in too (line_forms.h).
+using Norm = LineForm;
 
 std::string normalized_copy(Norm norm, std::string_view line);
 

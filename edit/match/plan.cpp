@@ -8,13 +8,6 @@
 
 namespace editd::match::detail {
 
-nlohmann::json closest_json(const Closest& c) {
-  return {{"startLine", c.lines.start_line},
-          {"endLine", c.lines.end_line},
-          {"text", c.text},
-          {"similarity", c.similarity}};
-}
-
 namespace {
 
 // ---------------------------------------------------------------------------

@@ -10,36 +10,6 @@
 
 namespace editd::match::detail {
 
-std::string_view normalize(Norm norm, std::string_view line, std::string& out,
-                           std::string& scratch) {
-  switch (norm) {
-    case Norm::kRstrip:
-      return rtrim(line);
-    case Norm::kTrim:
-      return trim(line);
-    case Norm::kUnicode:
-      scratch.clear();
-      fold_unicode(line, scratch);
-      out.assign(trim(scratch));
-      return out;
-    case Norm::kBlankRuns: {
-      out.clear();
-      bool in_run = false;
-      for (char c : trim(line)) {
-        if (c == ' ' || c == '\t') {
-          if (!in_run) out += ' ';
-          in_run = true;
-        } else {
-          out += c;
-          in_run = false;
-        }
-      }
-      return out;
-    }
-  }
-  return line;
-}
-
 std::uint64_t skeleton_of(std::string_view line, std::string& buffer, std::string& scratch) {
   static constexpr std::array<bool, 256> kKeep = [] {
     std::array<bool, 256> t{};
@@ -73,7 +43,7 @@ std::uint64_t skeleton_of(std::string_view line, std::string& buffer, std::strin
 
 std::string normalized_copy(Norm norm, std::string_view line) {
   std::string out, scratch;
-  return std::string(normalize(norm, line, out, scratch));
+  return std::string(in_form(norm, line, out, scratch));
 }
 
 Skeletons::Skeletons(const Lines& lines) {
@@ -98,12 +68,12 @@ const std::vector<std::uint64_t>& File::skeletons() {
 }
 
 const std::vector<std::uint16_t>& File::slots(Norm norm) {
-  std::optional<std::vector<std::uint16_t>>& slots = norm == Norm::kRstrip ? rstrip_slots_
+  std::optional<std::vector<std::uint16_t>>& slots = norm == Norm::kTrimEnd ? rstrip_slots_
                                                      : norm == Norm::kTrim ? trim_slots_
                                                                            : unicode_slots_;
   if (slots) return *slots;
   const Lines& l = lines();
-  if (norm == Norm::kUnicode) {
+  if (norm == Norm::kFolded) {
     // Folding changes only the lines with a byte above ASCII, which are
     // found a word at a time.
     slots = this->slots(Norm::kTrim);
@@ -114,7 +84,7 @@ const std::vector<std::uint16_t>& File::slots(Norm norm) {
           std::upper_bound(l.begin(), l.end(), text_.data() + at,
                            [](const char* p, std::string_view x) { return p < x.data(); }) -
           l.begin() - 1);
-      (*slots)[line] = slot_of(normalize(Norm::kUnicode, l[line], out, scratch));
+      (*slots)[line] = slot_of(in_form(Norm::kFolded, l[line], out, scratch));
       at = chars::find_non_ascii(text_, offset(line) + l[line].size());
     }
     return *slots;

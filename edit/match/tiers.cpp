@@ -100,12 +100,12 @@ TierResult Ladder::run(TierId id) {
       return r;
     }
     case TierId::kTrailingWhitespace:
-      return lines_tier(old_, new_, Norm::kRstrip, false);
+      return lines_tier(old_, new_, Norm::kTrimEnd, false);
     case TierId::kIndentation:
       return lines_tier(old_, new_, Norm::kTrim, false);
     case TierId::kUnicode:
       if (file_.ascii() && is_ascii(old_)) return {};
-      return lines_tier(old_, new_, Norm::kUnicode, false, true);
+      return lines_tier(old_, new_, Norm::kFolded, false, true);
     case TierId::kEscapes: {
       auto old_text = unescape(old_);
       if (!old_text || old_text->empty()) return {};
@@ -151,7 +151,7 @@ std::vector<std::size_t> Ladder::windows(const Lines& old_lines, Norm norm) {
     const line_window::Pattern pattern(std::move(want));
     std::vector<std::int32_t> ids(n, -1);
     for (std::size_t i = 0; i < n; ++i)
-      if (wanted[slots[i]]) ids[i] = pattern.id(normalize(norm, lines[i], out, scratch));
+      if (wanted[slots[i]]) ids[i] = pattern.id(in_form(norm, lines[i], out, scratch));
     return occurrences::all(ids, pattern.ids());
   }
   // Collapsing blanks keeps the first and last bytes of a trimmed line: a
@@ -169,7 +169,7 @@ std::vector<std::size_t> Ladder::windows(const Lines& old_lines, Norm norm) {
   const line_window::Pattern pattern(std::move(want));
   std::vector<std::int32_t> ids(n, -1);
   for (std::size_t i = 0; i < n; ++i)
-    if (skeletons.may_equal(have[i])) ids[i] = pattern.id(normalize(norm, lines[i], out, scratch));
+    if (skeletons.may_equal(have[i])) ids[i] = pattern.id(in_form(norm, lines[i], out, scratch));
   return occurrences::all(ids, pattern.ids());
 }
 
@@ -244,7 +244,7 @@ TierResult Ladder::lines_tier(std::string_view old_text, std::string_view new_te
     auto blocks = diff::diff_lines(o, n);
     for (std::size_t s : starts)
       r.hits.push_back(replace_window(s, o, n, blocks, old_text.ends_with('\n'),
-                                      new_text.ends_with('\n'), carry, norm == Norm::kUnicode));
+                                      new_text.ends_with('\n'), carry, norm == Norm::kFolded));
   }
   if (also_exact && file_.may_hold(old_text))
     merge_verbatim(r, find_readings(file_.text(), old_text, new_text));

@@ -4,6 +4,7 @@
 #include <functional>
 #include <string>
 
+#include "edit/match/line_forms.h"
 #include "edit/text/chars.h"
 #include "edit/text/line_window.h"
 
@@ -19,26 +20,16 @@ constexpr Tier kTiers[] = {Tier::kExact, Tier::kTrimEnd, Tier::kTrim, Tier::kFol
 // The folding tier runs under str_replace's rule: only for a pattern of at
 // least chars::kMinLooseChars non-blank characters (its lines counted together).
 bool runs(Tier tier, const Lines& pattern) {
-  if (tier != Tier::kFold) return true;
+  if (!match::is_loose(form_of(tier))) return true;
   std::size_t non_blank = 0;
   for (std::string_view l : pattern) non_blank += chars::non_blank_chars(l);
   return chars::loose_allowed(non_blank);
 }
 
-// A line as `tier` compares it; `buffer` holds a folded line.
-std::string_view normalize(std::string_view line, Tier tier, std::string& buffer) {
-  switch (tier) {
-    case Tier::kExact:
-      return line;
-    case Tier::kTrimEnd:
-      return rtrim(line);
-    case Tier::kTrim:
-      return trim(line);
-    case Tier::kFold:
-      buffer = fold(line);
-      return buffer;
-  }
-  return line;
+// A line as `tier` compares it; `buffer` and `scratch` hold a folded line.
+std::string_view normalize(std::string_view line, Tier tier, std::string& buffer,
+                           std::string& scratch) {
+  return match::in_form(form_of(tier), line, buffer, scratch);
 }
 
 // Pairs of (window, pattern line) that the table may test for one search
@@ -74,10 +65,10 @@ class TierSearch {
   };
   std::optional<Rarest> rarest() {
     std::optional<Rarest> best;
-    std::string buffer;
+    std::string buffer, scratch;
     for (std::size_t j = 0; j < pattern_.size(); ++j) {
-      const auto occ =
-          index_.occurrences(line_window::hash(normalize(pattern_line(j), Tier::kFold, buffer)));
+      const auto occ = index_.occurrences(
+          line_window::hash(normalize(pattern_line(j), Tier::kFold, buffer, scratch)));
       if (!best || occ.size() < best->lines.size()) best = Rarest{occ, j};
       if (best->lines.empty()) break;
     }
@@ -88,14 +79,14 @@ class TierSearch {
   std::int32_t operator()(std::size_t i) {
     const std::uint64_t h = index_.hash(tier_, i);
     if (!pattern_.may_hold(h)) return -1;
-    return pattern_.id(h, normalize(index_.lines()[i], tier_, buffer_));
+    return pattern_.id(h, normalize(index_.lines()[i], tier_, buffer_, scratch_));
   }
 
  private:
   static std::vector<std::string> normalized(const Lines& pattern, Tier tier) {
     std::vector<std::string> out;
-    std::string buffer;
-    for (std::string_view l : pattern) out.emplace_back(normalize(l, tier, buffer));
+    std::string buffer, scratch;
+    for (std::string_view l : pattern) out.emplace_back(normalize(l, tier, buffer, scratch));
     return out;
   }
 
@@ -104,7 +95,7 @@ class TierSearch {
   Index& index_;
   Tier tier_;
   line_window::Pattern pattern_;
-  std::string buffer_;
+  std::string buffer_, scratch_;
   Lines source_;
 };
 
@@ -166,7 +157,7 @@ std::uint64_t Index::hash(Tier tier, std::size_t line) {
   if (hashes.empty()) hashes.assign(lines_.size(), 0);
   std::uint64_t& h = hashes[line];
   // A line whose hash is 0 is hashed each time it is asked for: harmless.
-  if (h == 0) h = line_window::hash(normalize(lines_[line], tier, buffer_));
+  if (h == 0) h = line_window::hash(normalize(lines_[line], tier, buffer_, scratch_));
   return h;
 }
 

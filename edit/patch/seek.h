@@ -21,11 +21,30 @@
 #include <string_view>
 #include <vector>
 
+#include "edit/match/line_forms.h"
+
 namespace editd::patch::seek {
 
 using Lines = std::vector<std::string_view>;
 
 enum class Tier { kExact, kTrimEnd, kTrim, kFold };
+
+// The form each tier compares lines in: the forms str_replace's line tiers
+// compare in too (match/line_forms.h). A chunk found by the loose one (kFold)
+// keeps the file's own characters where the model did not change them.
+constexpr match::LineForm form_of(Tier tier) {
+  switch (tier) {
+    case Tier::kExact:
+      return match::LineForm::kVerbatim;
+    case Tier::kTrimEnd:
+      return match::LineForm::kTrimEnd;
+    case Tier::kTrim:
+      return match::LineForm::kTrim;
+    case Tier::kFold:
+      return match::LineForm::kFolded;
+  }
+  return match::LineForm::kVerbatim;
+}
 
 struct Hit {
   std::size_t index;  // 0-based line where the pattern starts
@@ -71,7 +90,7 @@ class Index {
   const Lines& lines_;
   std::array<std::vector<std::uint64_t>, 4> hashes_;  // by tier; 0: not computed yet
   std::vector<Occurrence> sorted_;                    // by folded hash, then line
-  std::string buffer_;
+  std::string buffer_, scratch_;
   std::size_t asked_ = 0;  // hash() calls
 };
 
