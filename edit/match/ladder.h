@@ -276,21 +276,36 @@ struct TierInfo {
   std::string_view drift;  // for hints: what the tier forgives
   bool loose;              // needs kMinLooseChars
   Mode min_mode;
+  LineForm form;  // how it compares a line of the file with one of oldText
+  bool carries;   // a changed line keeps the file's own characters (carry.h)
 };
 
+// The ladder, in the order it runs (Ladder::run runs one tier).
 inline constexpr std::array<TierInfo, 8> kTiers = {{
-    {TierId::kExact, "exact", "nothing", false, Mode::kExact},
+    {TierId::kExact, "exact", "nothing", false, Mode::kExact, LineForm::kVerbatim, false},
     {TierId::kTrailingWhitespace, "trailing_whitespace", "trailing whitespace", false,
-     Mode::kStandard},
-    {TierId::kIndentation, "indentation", "indentation", false, Mode::kStandard},
+     Mode::kStandard, LineForm::kTrimEnd, false},
+    {TierId::kIndentation, "indentation", "indentation", false, Mode::kStandard, LineForm::kTrim,
+     false},
     {TierId::kUnicode, "unicode", "typographic quotes, dashes or special spaces", true,
-     Mode::kStandard},
-    {TierId::kEscapes, "escapes", "escaped newlines, tabs or quotes", true, Mode::kStandard},
-    {TierId::kBlankPadding, "blank_padding", "blank lines around it", false, Mode::kStandard},
-    {TierId::kBlankRuns, "blank_runs", "runs of spaces and tabs", false, Mode::kFuzzy},
+     Mode::kStandard, LineForm::kFolded, true},
+    {TierId::kEscapes, "escapes", "escaped newlines, tabs or quotes", true, Mode::kStandard,
+     LineForm::kTrim, true},
+    {TierId::kBlankPadding, "blank_padding", "blank lines around it", false, Mode::kStandard,
+     LineForm::kTrim, false},
+    {TierId::kBlankRuns, "blank_runs", "runs of spaces and tabs", false, Mode::kFuzzy,
+     LineForm::kBlankRuns, false},
     {TierId::kBlock, "block", "small differences in lines between its first and last", true,
-     Mode::kFuzzy},
+     Mode::kFuzzy, LineForm::kBlankRuns, false},
 }};
+
+// The tier `id` in kTiers, which lists the tiers in TierId's order.
+constexpr const TierInfo& tier_info(TierId id) { return kTiers[static_cast<std::size_t>(id)]; }
+static_assert([] {
+  for (std::size_t i = 0; i < kTiers.size(); ++i)
+    if (static_cast<std::size_t>(kTiers[i].id) != i) return false;
+  return true;
+}());
 
 inline bool mode_runs(Mode mode, const TierInfo& t) {
   return static_cast<int>(t.min_mode) <= static_cast<int>(mode);

@@ -93,6 +93,7 @@ std::optional<Texts> strip_padding(std::string_view old_text, std::string_view n
 }  // namespace
 
 TierResult Ladder::run(TierId id) {
+  const TierInfo& t = tier_info(id);
   switch (id) {
     case TierId::kExact: {
       TierResult r;
@@ -100,30 +101,29 @@ TierResult Ladder::run(TierId id) {
       return r;
     }
     case TierId::kTrailingWhitespace:
-      return lines_tier(old_, new_, Norm::kTrimEnd, false);
     case TierId::kIndentation:
-      return lines_tier(old_, new_, Norm::kTrim, false);
+      return lines_tier(old_, new_, t.form, false, t.carries);
     case TierId::kUnicode:
       if (file_.ascii() && is_ascii(old_)) return {};
-      return lines_tier(old_, new_, Norm::kFolded, false, true);
+      return lines_tier(old_, new_, t.form, false, t.carries);
     case TierId::kEscapes: {
       auto old_text = unescape(old_);
       if (!old_text || old_text->empty()) return {};
       std::string new_text = unescape(new_).value_or(std::string(new_));
-      return lines_tier(*old_text, new_text, Norm::kTrim, true, true);
+      return lines_tier(*old_text, new_text, t.form, true, t.carries);
     }
     case TierId::kBlankPadding: {
-      auto t = strip_padding(old_, new_);
-      if (!t) return {};
-      return lines_tier(t->old_text, t->new_text, Norm::kTrim, true);
+      auto p = strip_padding(old_, new_);
+      if (!p) return {};
+      return lines_tier(p->old_text, p->new_text, t.form, true, t.carries);
     }
     case TierId::kBlankRuns: {
-      auto t = strip_padding(old_, new_).value_or(Texts{std::string(old_), std::string(new_)});
-      return lines_tier(t.old_text, t.new_text, Norm::kBlankRuns, false);
+      auto p = strip_padding(old_, new_).value_or(Texts{std::string(old_), std::string(new_)});
+      return lines_tier(p.old_text, p.new_text, t.form, false, t.carries);
     }
     case TierId::kBlock: {
-      auto t = strip_padding(old_, new_).value_or(Texts{std::string(old_), std::string(new_)});
-      return block_tier(t.old_text, t.new_text);
+      auto p = strip_padding(old_, new_).value_or(Texts{std::string(old_), std::string(new_)});
+      return block_tier(p.old_text, p.new_text);
     }
   }
   return {};
