@@ -1,4 +1,4 @@
-// Cost of mapping hashline anchors by the view that was read (edit/hashline.h):
+// Cost of mapping hashline anchors by the view that was read (edit/anchors/hashline.h):
 // a 100,000-line file, a view of it 10 edits old, 20 anchors from the view.
 // Times the snapshot read_text makes, edit_lines' plan through the view (line
 // hashes of the file as it is, the diff, the mapping) and, for scale, writing
@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "bench/child.h"
-#include "edit/hashline.h"
-#include "edit/splice.h"
-#include "edit/text.h"
+#include "edit/anchors/hashline.h"
+#include "edit/change/splice.h"
+#include "edit/text/text.h"
 
 namespace {
 

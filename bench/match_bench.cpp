@@ -1,4 +1,4 @@
-// Benchmarks of str_replace's matching engine (edit/match.h) on synthetic C-like
+// Benchmarks of str_replace's matching engine (edit/match/replace.h) on synthetic C-like
 // source: a 40-line miss through the whole ladder and the closest-region search,
 // an exact hit in an 8 MB file, and hits found by the indentation and block tiers.
 // Then the bounded cost (docs/protocol.md, Matching, Cost): the miss on 8 MB and
@@ -32,8 +32,9 @@
 #include <string_view>
 #include <vector>
 
-#include "edit/match.h"
-#include "edit/patch.h"
+#include "edit/match/replace.h"
+#include "edit/patch/patch.h"
+#include "protocol/params.h"
 
 namespace {
 
@@ -512,7 +513,7 @@ void pathological_cases() {
     unified += "-b\n";
     for (const auto& [name, text] : {std::pair<const char*, std::string>{"codex", codex},
                                      std::pair<const char*, std::string>{"unified", unified}}) {
-      auto parsed = editd::patch::parse(text);
+      auto parsed = editd::patch::parse(text, editd::protocol::path_problem);
       if (!parsed) fail("patch parse", parsed.error().message);
       auto r = editd::patch::apply(*parsed, inputs);
       if (r.has_value() || r.error().kind != editd::ErrorKind::kPatchApply)
@@ -559,7 +560,7 @@ void folded_chunks_case() {
               text.size());
   for (const auto& [name, patch] : {std::pair<const char*, std::string>{"codex", codex},
                                     std::pair<const char*, std::string>{"unified", unified}}) {
-    auto parsed = editd::patch::parse(patch);
+    auto parsed = editd::patch::parse(patch, editd::protocol::path_problem);
     if (!parsed) fail("patch parse", parsed.error().message);
     auto r = editd::patch::apply(*parsed, inputs);
     if (!r) fail("folded chunks", r.error().message);

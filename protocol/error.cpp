@@ -71,14 +71,46 @@ nlohmann::json Error::wire_data() const {
   return out;
 }
 
-Error invalid_param(std::string_view param, std::string_view problem) {
-  return Error(ErrorKind::kInvalidParams, "invalid param '" + std::string(param) + "': " +
-                                              std::string(problem),
-               {{"param", param}});
+namespace {
+
+// "invalid param 'NAME': " before the problem, and data.param.
+void name_param(Error& e, std::string_view param) {
+  e.message = "invalid param '" + std::string(param) + "': " + e.message;
+  e.data["param"] = param;
 }
 
-void throw_exception_from_error(const Error& e, const boost::source_location&) {
-  throw ErrorException(e);
+}  // namespace
+
+Error invalid_param(std::string_view param, std::string_view problem) {
+  Error e(ErrorKind::kInvalidParams, std::string(problem));
+  name_param(e, param);
+  return e;
+}
+
+std::string_view param_name(Input input) {
+  switch (input) {
+    case Input::kNone:
+      return "";
+    case Input::kOldText:
+      return "oldText";
+    case Input::kNewText:
+      return "newText";
+    case Input::kEdits:
+      return "edits";
+    case Input::kLineEndings:
+      return "lineEndings";
+    case Input::kBom:
+      return "bom";
+    case Input::kFinalNewline:
+      return "finalNewline";
+  }
+  return "";
+}
+
+Error name_input(Error e) {
+  if (e.kind == ErrorKind::kInvalidParams && e.input != Input::kNone)
+    name_param(e, param_name(e.input));
+  return e;
 }
 
 }  // namespace editd

@@ -11,7 +11,8 @@
 #include <iterator>
 
 #include "backends/local/local_backend.h"
-#include "edit/patch.h"
+#include "edit/patch/patch.h"
+#include "protocol/params.h"
 #include "server/ops/lock_chain.h"
 #include "server/ops/operations.h"
 
@@ -67,7 +68,7 @@ int run_apply_patch(const CommandLine& cl) {
     return 2;
   }
   // The listing is of the patch as written (parsed again by apply_patch).
-  Result<patch::Patch> listed = patch::parse(params.patch);
+  Result<patch::Patch> listed = patch::parse(params.patch, protocol::path_problem);
   LockChains locks;
   Operations ops(options, locks, pool);
   RequestContext ctx{**backend, nullptr};

@@ -3,7 +3,7 @@
 #include <vector>
 
 #include "backends/root_path.h"
-#include "edit/text.h"
+#include "edit/text/text.h"
 #include "protocol/acp.h"
 
 namespace editd {

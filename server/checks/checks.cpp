@@ -7,8 +7,8 @@
 
 #include <filesystem>
 
-#include "edit/fingerprint.h"
-#include "edit/text.h"
+#include "edit/text/fingerprint.h"
+#include "edit/text/text.h"
 #include "server/checks/child_process.h"
 #include "server/checks/lsp_client.h"
 

@@ -3,8 +3,8 @@
 #include <algorithm>
 #include <cctype>
 
-#include "edit/diff.h"
-#include "edit/text.h"
+#include "edit/change/diff.h"
+#include "edit/text/text.h"
 
 namespace editd::diagnostics {
 

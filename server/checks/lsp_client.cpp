@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "edit/fingerprint.h"
+#include "edit/text/fingerprint.h"
 #include "server/checks/child_process.h"
 #include "server/checks/diagnostics.h"
 

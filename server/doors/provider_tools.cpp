@@ -5,7 +5,7 @@
 // the matching ladder, checks, undo).
 #include <algorithm>
 
-#include "edit/text.h"
+#include "edit/text/text.h"
 #include "server/ops/operations.h"
 #include "server/doors/tool_text.h"
 

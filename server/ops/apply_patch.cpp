@@ -3,7 +3,7 @@
 // Everything that can fail without touching a file happens first: the patch is
 // parsed and every path resolved; the chains of every touched file are taken at
 // once, in sorted order; every file is read, fingerprints and --require-read
-// checked, and the whole patch applied in memory (edit/patch.h). Only then are
+// checked, and the whole patch applied in memory (edit/patch/patch.h). Only then are
 // files written: new contents first (adds, updates, move destinations), then
 // removals, so that a crash part-way never loses a moved file's content. When a
 // step fails, every step already done is undone in reverse order (the previous
@@ -14,9 +14,10 @@
 #include <set>
 
 #include "backends/offload.h"
-#include "edit/fingerprint.h"
-#include "edit/patch.h"
-#include "edit/text.h"
+#include "edit/text/fingerprint.h"
+#include "edit/patch/patch.h"
+#include "edit/text/text.h"
+#include "protocol/params.h"
 #include "server/ops/operations.h"
 
 namespace editd {
@@ -270,7 +271,7 @@ FileChange change_of(const Step& s) {
 boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_patch(
     RequestContext& ctx, protocol::ApplyPatchParams p) {
   if (options_.read_only) co_return read_only_patch();
-  auto parse = [&p] { return patch::parse(p.patch); };
+  auto parse = [&p] { return patch::parse(p.patch, protocol::path_problem); };
   Result<patch::Patch> parsed = Error();
   if (p.patch.size() > kOffloadBytes)
     parsed = co_await offload(pool_, parse);

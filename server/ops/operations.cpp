@@ -6,14 +6,14 @@
 #include <boost/asio/experimental/awaitable_operators.hpp>
 
 #include "backends/offload.h"
-#include "edit/diff.h"
-#include "edit/fingerprint.h"
-#include "edit/format.h"
-#include "edit/hashline.h"
-#include "edit/match.h"
-#include "edit/occurrences.h"
-#include "edit/splice.h"
-#include "edit/text.h"
+#include "edit/change/diff.h"
+#include "edit/text/fingerprint.h"
+#include "edit/text/format.h"
+#include "edit/anchors/hashline.h"
+#include "edit/match/replace.h"
+#include "edit/match/occurrences.h"
+#include "edit/change/splice.h"
+#include "edit/text/text.h"
 
 namespace editd {
 
@@ -663,6 +663,7 @@ Operations::Awaitable Operations::set_format(RequestContext& ctx, protocol::SetF
     auto bytes = text::reformat(*doc, format, cur.shown);
     if (!bytes) {
       Error e = std::move(bytes.error());
+      e.data["param"] = param_name(e.input);
       e.data["path"] = cur.shown;
       return e;
     }
@@ -773,7 +774,7 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
         req.text_ascii = doc->ascii();
         auto plan = match::plan_replace(req);
         if (!plan) {
-          Error e = plan.error();
+          Error e = name_input(plan.error());
           e.data["path"] = cur.shown;
           if (e.kind == ErrorKind::kNoMatch && cur.outdated_fingerprint)
             add_outdated_hint(e, *cur.outdated_fingerprint, cur.fingerprint);
@@ -838,7 +839,7 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::Edit
     for (const Views::Found& f : found) reads.views.push_back(hashline::View{f.file.get(), f.shown});
     auto plan = hashline::plan(norm.view(), edits, reads);
     if (!plan) {
-      Error e = plan.error();
+      Error e = name_input(plan.error());
       e.data["path"] = cur.shown;
       if (e.kind == ErrorKind::kStale) e.data["currentFingerprint"] = cur.fingerprint;
       return e;

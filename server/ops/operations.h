@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "backends/fs_backend.h"
-#include "edit/splice.h"
-#include "edit/unified_diff.h"
+#include "edit/change/splice.h"
+#include "edit/change/unified_diff.h"
 #include "protocol/methods.h"
 #include "server/ops/byte_budget.h"
 #include "server/checks/checks.h"

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "edit/match.h"
+#include "edit/match/replace.h"
 #include "server/checks/diagnostics.h"
 
 namespace editd {

@@ -15,9 +15,9 @@
 #include <algorithm>
 
 #include "backends/offload.h"
-#include "edit/fingerprint.h"
-#include "edit/text.h"
-#include "edit/unified_diff.h"
+#include "edit/text/fingerprint.h"
+#include "edit/text/text.h"
+#include "edit/change/unified_diff.h"
 #include "server/ops/operations.h"
 
 namespace editd {

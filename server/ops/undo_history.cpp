@@ -13,7 +13,7 @@
 #include <random>
 
 #include "backends/local/runtime_dir.h"
-#include "edit/fingerprint.h"
+#include "edit/text/fingerprint.h"
 
 namespace editd {
 

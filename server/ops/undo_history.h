@@ -28,7 +28,7 @@
 
 #include "backends/local/beneath.h"
 #include "backends/fs_backend.h"
-#include "edit/restore.h"
+#include "edit/change/restore.h"
 #include "protocol/error.h"
 
 namespace editd {

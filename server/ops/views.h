@@ -1,5 +1,5 @@
 // The views editd served: what each connection read of each file, for
-// edit_lines to map hashline anchors from (edit/hashline.h).
+// edit_lines to map hashline anchors from (edit/anchors/hashline.h).
 //
 // For every read_text (any format, any slice) a connection makes, the store
 // keeps the file's hashline::Snapshot as it was read (a full-width hash and a
@@ -30,7 +30,7 @@
 #include <tuple>
 #include <vector>
 
-#include "edit/hashline.h"
+#include "edit/anchors/hashline.h"
 
 namespace editd {
 

@@ -15,10 +15,10 @@
 #include <string>
 #include <string_view>
 
-#include "edit/carry.h"
-#include "edit/match.h"
-#include "edit/splice.h"
-#include "edit/text.h"
+#include "edit/match/carry.h"
+#include "edit/match/replace.h"
+#include "edit/change/splice.h"
+#include "edit/text/text.h"
 #include "fuzz/fuzz_support.h"
 
 namespace {

@@ -17,8 +17,8 @@
 #include <string>
 #include <string_view>
 
-#include "edit/patch.h"
-#include "edit/text.h"
+#include "edit/patch/patch.h"
+#include "edit/text/text.h"
 #include "fuzz/fuzz_support.h"
 #include "protocol/params.h"
 
@@ -70,7 +70,7 @@ void check_rediff(const FileOutcome& o, bool several) {
   }
   if (!plain(o.path) || (o.moved_to && !plain(*o.moved_to))) return;
   if (!text::check_text(old_text, "old") || !text::check_text(new_text, "new")) return;
-  auto diff = parse(o.diff);
+  auto diff = parse(o.diff, protocol::path_problem);
   FUZZ_CHECK(diff.has_value(), "the diff does not parse: " + diff.error().message + "\n" + o.diff);
   FUZZ_CHECK(diff->format == Format::kUnified && diff->files.size() == 1, o.diff);
   const FilePatch& f = diff->files[0];
@@ -114,7 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   const std::string_view text = parts[0];
 
   editd::fuzz::Budget budget("parse and apply");
-  auto parsed = parse(text);
+  auto parsed = parse(text, protocol::path_problem);
   if (!parsed) {
     const Error& e = parsed.error();
     FUZZ_CHECK(e.kind == ErrorKind::kPatchParse || e.kind == ErrorKind::kNotText, e.message);

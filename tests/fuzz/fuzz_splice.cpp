@@ -24,9 +24,9 @@
 #include <string_view>
 #include <vector>
 
-#include "edit/restore.h"
-#include "edit/splice.h"
-#include "edit/text.h"
+#include "edit/change/restore.h"
+#include "edit/change/splice.h"
+#include "edit/text/text.h"
 #include "fuzz/fuzz_support.h"
 
 namespace {

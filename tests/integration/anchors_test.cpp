@@ -8,7 +8,7 @@
 
 #include <map>
 
-#include "edit/hashline.h"
+#include "edit/anchors/hashline.h"
 #include "support/process.h"
 #include "support/socket_client.h"
 

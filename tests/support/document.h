@@ -7,7 +7,7 @@
 #include <deque>
 #include <string>
 
-#include "edit/text.h"
+#include "edit/text/text.h"
 
 namespace editd::test {
 

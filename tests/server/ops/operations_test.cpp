@@ -14,7 +14,7 @@
 #include <optional>
 
 #include "backends/memory/memory_backend.h"
-#include "edit/fingerprint.h"
+#include "edit/text/fingerprint.h"
 #include "support/pool_hold.h"
 
 using namespace editd;

@@ -11,7 +11,7 @@
 #include <filesystem>
 #include <vector>
 
-#include "edit/fingerprint.h"
+#include "edit/text/fingerprint.h"
 #include "support/proc.h"
 #include "support/process.h"
 

@@ -1,0 +1,34 @@
+// The forms in which a line of the file is compared with a line the model
+// sent, shared by both ladders: str_replace's line tiers (ladder.h, tiers.cpp)
+// and apply_patch's seek tiers (patch/seek.h) compare under these forms, so
+// that "trailing whitespace", "indentation" and "typography" forgive exactly
+// the same in both. The folded form is the one that forgives more than
+// whitespace: it folds typographic punctuation and odd spaces to ASCII with
+// the one table (text/chars.h), runs only for a text long enough
+// (chars::loose_allowed), and a change found under it keeps the file's own
+// characters wherever the model did not change them (carry.h).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace editd::match {
+
+enum class LineForm {
+  kVerbatim,   // byte for byte
+  kTrimEnd,    // trailing blanks dropped
+  kTrim,       // leading and trailing blanks dropped
+  kFolded,     // typography folded to ASCII (chars::fold_unicode), then trimmed
+  kBlankRuns,  // trimmed, and each run of spaces and tabs one space
+};
+
+// `line` in `form`; the view points into `line`, `out` or `scratch`.
+std::string_view in_form(LineForm form, std::string_view line, std::string& out,
+                         std::string& scratch);
+
+// Whether `form` forgives more than whitespace: a match under it needs
+// chars::kMinLooseChars non-blank characters, and carries the model's change
+// onto the file's own characters.
+constexpr bool is_loose(LineForm form) { return form == LineForm::kFolded; }
+
+}  // namespace editd::match

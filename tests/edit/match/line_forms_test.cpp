@@ -1,0 +1,48 @@
+#include "edit/match/line_forms.h"
+
+#include <doctest/doctest.h>
+
+#include <string>
+
+#include "edit/patch/seek.h"
+#include "edit/text/chars.h"
+
+using namespace editd;
+using match::in_form;
+using match::LineForm;
+
+namespace {
+
+std::string form(LineForm f, std::string_view line) {
+  std::string out, scratch;
+  return std::string(in_form(f, line, out, scratch));
+}
+
+}  // namespace
+
+TEST_CASE("each line form forgives what its name says, and no more") {
+  const std::string line = " \t\u201Cq\u201D  \u2013\tx \t";
+  CHECK(form(LineForm::kVerbatim, line) == line);
+  CHECK(form(LineForm::kTrimEnd, line) == " \t\u201Cq\u201D  \u2013\tx");
+  CHECK(form(LineForm::kTrim, line) == "\u201Cq\u201D  \u2013\tx");
+  CHECK(form(LineForm::kFolded, line) == "\"q\"  -\tx");
+  CHECK(form(LineForm::kBlankRuns, line) == "\u201Cq\u201D \u2013 x");
+}
+
+TEST_CASE("only the folded form is loose") {
+  CHECK(match::is_loose(LineForm::kFolded));
+  for (LineForm f :
+       {LineForm::kVerbatim, LineForm::kTrimEnd, LineForm::kTrim, LineForm::kBlankRuns})
+    CHECK_FALSE(match::is_loose(f));
+}
+
+TEST_CASE("apply_patch's seek tiers compare in str_replace's forms, folding as chars::fold does") {
+  using patch::seek::form_of;
+  using patch::seek::Tier;
+  CHECK(form_of(Tier::kExact) == LineForm::kVerbatim);
+  CHECK(form_of(Tier::kTrimEnd) == LineForm::kTrimEnd);
+  CHECK(form_of(Tier::kTrim) == LineForm::kTrim);
+  CHECK(form_of(Tier::kFold) == LineForm::kFolded);
+  for (std::string_view l : {"", "  a  ", "\u00A0\u201Cq\u201D \u2013 \u2019s ", "\u200Bx\u3000"})
+    CHECK(form(LineForm::kFolded, l) == chars::fold(l));
+}
