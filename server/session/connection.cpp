@@ -4,7 +4,6 @@
 
 #include <boost/asio/co_spawn.hpp>
 
-#include "protocol/acp.h"
 #include "protocol/methods.h"
 #include "server/doors/mcp.h"
 #include "server/session/server_context.h"
@@ -25,10 +24,6 @@ std::string outcome(const json& reply) {
   if (data == error->end() || !data->is_object()) return "error";
   auto kind = data->find("kind");
   return kind != data->end() && kind->is_string() ? kind->get<std::string>() : "error";
-}
-
-Error method_not_found(const std::string& method) {
-  return Error(ErrorKind::kMethodNotFound, "method not found: " + method, {{"method", method}});
 }
 
 Error oversize_error(std::size_t limit, bool authenticated) {
@@ -53,19 +48,12 @@ Error connection_closed() {
   return Error(ErrorKind::kDelegateFailed, "the client connection closed");
 }
 
-Error unknown_tool(const std::string& name) {
-  return Error(ErrorKind::kInvalidParams, "unknown tool: " + name + " (tools/list lists the tools)",
-               {{"param", "name"}, {"tool", name}});
-}
-
 Error initialized_already() {
   return Error(ErrorKind::kInvalidRequest,
                "initialize was already answered on this connection: its dialect, capabilities "
                "and backend hold until it closes (open a new connection to start over)",
                {{"method", "initialize"}});
 }
-
-Error missing_tool_name() { return invalid_param("name", "missing (a tool name is required)"); }
 
 }  // namespace
 
@@ -84,7 +72,9 @@ Connection::Connection(ServerContext& server, asio::io_context& io, std::unique_
       acp_(server.options(), server.operations(), server.local_backend(), server.registry(), *this,
            [this](std::string method, json params) {
              notify(std::move(method), std::move(params));
-           }) {}
+           }),
+      plain_door_(server.registry(), acp_, known_),
+      mcp_door_(server.options(), server.registry(), acp_, known_) {}
 
 Connection::~Connection() { auth_.release_admission(); }
 
@@ -173,12 +163,13 @@ void Connection::refuse(const Incoming& in) {
   transport_.send(error_reply(in.id, shutting_down()));
 }
 
-json Connection::error_reply(const json& id, const Error& error) const {
-  return error_reply(id, error, dialect_);
+Door& Connection::door(Dialect dialect) {
+  if (dialect == Dialect::kMcp) return mcp_door_;
+  return plain_door_;
 }
 
-json Connection::error_reply(const json& id, const Error& error, Dialect dialect) {
-  return dialect == Dialect::kMcp ? mcp::make_error(id, error) : protocol::make_error(id, error);
+json Connection::error_reply(const json& id, const Error& error) {
+  return door(dialect_).error_reply(id, error);
 }
 
 void Connection::on_notification(const Incoming& in) {
@@ -208,22 +199,18 @@ asio::awaitable<std::size_t> Connection::handle(Incoming in, Arrivals::Place pla
   Dialect dialect = dialect_;
   if (!initialized_ && Registry::bare_method(in.method) == "initialize")
     dialect = mcp::is_mcp_initialize(in.params) ? Dialect::kMcp : Dialect::kPlain;
+  Door& replies = door(dialect);
   json reply;
   try {
     Result<json> result = co_await dispatch(in, cancel, place);
     // A request that took no chain lets the next go on now, not when its
     // reply is queued (the transport may start the next).
     place.pass();
-    // MCP: a request the client cancelled gets no answer.
-    const bool unanswered = dialect == Dialect::kMcp && !result && cancel->by_client &&
-                            result.error().kind == ErrorKind::kCancelled;
-    if (result)
-      reply = protocol::make_result(in.id, std::move(*result));
-    else if (!unanswered)
-      reply = error_reply(in.id, result.error(), dialect);
+    // Null: the dialect answers nothing (MCP: a request the client cancelled).
+    reply = replies.reply(in.id, std::move(result), *cancel);
   } catch (const std::exception& e) {
     spdlog::error("request {} {} failed: {}", in.method, key, e.what());
-    reply = error_reply(in.id, internal_error(e.what()), dialect);
+    reply = replies.error_reply(in.id, internal_error(e.what()));
   }
   requests_.remove(entry);
   if (reply.is_null())
@@ -252,37 +239,7 @@ asio::awaitable<Result<json>> Connection::dispatch(Incoming& in,
     }
     co_return auth_.unauthenticated();
   }
-  if (dialect_ == Dialect::kMcp) {
-    if (in.method == "ping") co_return json::object();
-    if (in.method == "tools/list")
-      co_return mcp::tools_list(server_.registry(), server_.options().mcp_tools == "all");
-    if (in.method == "tools/call")
-      co_return co_await call_tool(in.params, std::move(cancel), place);
-    co_return method_not_found(in.method);
-  }
-  if (method == acp::kSessionNew) co_return acp_.new_session(in.params);
-  const Method* m = server_.registry().find(method);
-  if (!m) co_return method_not_found(in.method);
-  co_return co_await acp_.run(*m, in.params, std::move(cancel), &known_, &place);
-}
-
-asio::awaitable<Result<json>> Connection::call_tool(const json& params,
-                                                    std::shared_ptr<CancelState> cancel,
-                                                    Arrivals::Place& place) {
-  auto name = params.find("name");
-  if (name == params.end() || name->is_null()) co_return missing_tool_name();
-  if (!name->is_string()) co_return invalid_param("name", "must be a string (a tool's name)");
-  const Method* m = server_.registry().find(name->get_ref<const std::string&>());
-  if (!m || m->name != name->get_ref<const std::string&>())
-    co_return unknown_tool(name->get<std::string>());
-  const json arguments = params.contains("arguments") ? params["arguments"] : json();
-  Result<json> prepared = mcp::prepare_arguments(*m, arguments);
-  if (!prepared) co_return mcp::tool_result(*m, arguments, prepared);
-  Result<json> result = co_await acp_.run(*m, *prepared, cancel, &known_, &place);
-  if (!result && result.error().kind == ErrorKind::kCancelled && cancel->by_client)
-    co_return result.error();
-  if (result && m->paged) mcp::page(*result);
-  co_return mcp::tool_result(*m, *prepared, result);
+  co_return co_await door(dialect_).dispatch(in, std::move(cancel), place);
 }
 
 Result<void> Connection::authenticate(const std::optional<std::string>& token) {

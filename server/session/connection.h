@@ -12,10 +12,11 @@
 // means MCP (server/doors/mcp.h: tools/list, tools/call, ping; editd's own error
 // codes never go out, a request cancelled by notifications/cancelled gets no
 // answer); an integer, or no initialize at all, means the plain methods and
-// ACP (server/doors/acp_sessions.h: sessions, the delegated backend, approvals,
-// session/update), for which the connection serves as the channel to the
-// client (call(), notify()). Only one initialize succeeds per connection (later
-// ones are refused), and a reply speaks the dialect its request started under.
+// ACP (server/doors/jsonrpc_door.h, server/doors/acp_door.h: sessions, the
+// delegated backend, approvals, session/update), for which the connection
+// serves as the channel to the client (call(), notify()). Each door
+// (server/doors/door.h) shapes its dialect's replies and errors. Only one initialize succeeds per
+// connection (later ones are refused), and a reply speaks the dialect its request started under.
 //
 // Threading: everything here runs on the connection's own I/O thread, the one
 // whose io_context it was given (server/server.h); other threads reach it by a
@@ -32,7 +33,9 @@
 
 #include "backends/delegated_backend.h"
 #include "protocol/message.h"
-#include "server/doors/acp_sessions.h"
+#include "server/doors/acp_door.h"
+#include "server/doors/jsonrpc_door.h"
+#include "server/doors/mcp_door.h"
 #include "server/doors/registry.h"
 #include "server/ops/operations.h"
 #include "server/session/auth.h"
@@ -111,22 +114,19 @@ class Connection : public std::enable_shared_from_this<Connection>,
   // taken as it starts.
   boost::asio::awaitable<std::size_t> handle(protocol::Incoming in, Arrivals::Place place,
                                              MessageHold hold);
+  // initialize and authentication here, then the door of the connection's dialect.
   boost::asio::awaitable<Result<nlohmann::json>> dispatch(protocol::Incoming& in,
                                                           std::shared_ptr<CancelState> cancel,
                                                           Arrivals::Place& place);
-  // MCP's tools/call: a failed operation is a result with isError.
-  boost::asio::awaitable<Result<nlohmann::json>> call_tool(const nlohmann::json& params,
-                                                           std::shared_ptr<CancelState> cancel,
-                                                           Arrivals::Place& place);
   // Checks the token (TCP), then answers in the dialect the params ask for,
   // which holds from then on. Once one has succeeded, every later initialize
   // is refused (invalid_request) and changes nothing.
   Result<nlohmann::json> initialize(const nlohmann::json& params);
   Result<void> authenticate(const std::optional<std::string>& token);
   enum class Dialect { kPlain, kMcp };
-  // The error reply to a request, in this connection's dialect, or in `dialect`.
-  nlohmann::json error_reply(const nlohmann::json& id, const Error& error) const;
-  static nlohmann::json error_reply(const nlohmann::json& id, const Error& error, Dialect dialect);
+  Door& door(Dialect dialect);
+  // The error reply to a request, in this connection's dialect.
+  nlohmann::json error_reply(const nlohmann::json& id, const Error& error);
 
   ServerContext& server_;
   boost::asio::io_context& io_;
@@ -142,7 +142,9 @@ class Connection : public std::enable_shared_from_this<Connection>,
   Dialect dialect_ = Dialect::kPlain;
 
   // ACP: where files live, sessions (session/new), approvals, announcements.
-  AcpSessions acp_;
+  AcpDoor acp_;
+  JsonRpcDoor plain_door_;
+  McpDoor mcp_door_;
 };
 
 }  // namespace editd

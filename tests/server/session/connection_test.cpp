@@ -81,6 +81,23 @@ struct Served {
     pipe->run_until([&] { return pipe->with_id(message["id"]).size() >= count; });
     return pipe->with_id(message["id"]);
   }
+  // editd's call of `method` to the client, once it has been written.
+  json await_call(const std::string& method) {
+    json call;
+    REQUIRE(pipe->run_until([&] {
+      for (auto& m : pipe->messages())
+        if (m.value("method", "") == method) call = m;
+      return !call.is_null();
+    }));
+    return call;
+  }
+  // Answers a session/request_permission call: allow this write.
+  void allow_once(const json& call) {
+    pipe->feed(
+        json{{"jsonrpc", "2.0"},
+             {"id", call["id"]},
+             {"result", {{"outcome", {{"outcome", "selected"}, {"optionId", "allow_once"}}}}}});
+  }
   // The one message with `id` the connection has written: its reply.
   json reply(const json& id) {
     auto all = pipe->with_id(id);
@@ -130,19 +147,9 @@ TEST_CASE("$/cancel_request cancels a request waiting for the client: one reply,
   s.exchange(request(1, "initialize", {{"protocolVersion", 1}}));
   // The write asks the client for permission: editd's call waits.
   s.pipe->feed(request(2, "write_text", {{"path", "a.txt"}, {"content", "two\n"}}));
-  REQUIRE(s.pipe->run_until([&] {
-    for (auto& m : s.pipe->messages())
-      if (m.value("method", "") == "session/request_permission") return true;
-    return false;
-  }));
-  json call;
-  for (auto& m : s.pipe->messages())
-    if (m.value("method", "") == "session/request_permission") call = m;
+  const json call = s.await_call("session/request_permission");
   s.pipe->feed(notification("$/cancel_request", {{"id", 2}}));
-  s.pipe->feed(
-      json{{"jsonrpc", "2.0"},
-           {"id", call["id"]},
-           {"result", {{"outcome", {{"outcome", "selected"}, {"optionId", "allow_once"}}}}}});
+  s.allow_once(call);
   REQUIRE(s.pipe->run_until([&] { return s.pipe->with_id(2).size() == 1; }));
   CHECK(s.reply(2)["error"]["data"]["kind"] == "cancelled");
   std::ifstream in(s.root / "a.txt");
@@ -158,19 +165,9 @@ TEST_CASE("MCP: a request the client cancelled gets no answer, and the connectio
   s.pipe->feed(
       request(2, "tools/call",
               {{"name", "write_text"}, {"arguments", {{"path", "a.txt"}, {"content", "two\n"}}}}));
-  REQUIRE(s.pipe->run_until([&] {
-    for (auto& m : s.pipe->messages())
-      if (m.value("method", "") == "session/request_permission") return true;
-    return false;
-  }));
-  json call;
-  for (auto& m : s.pipe->messages())
-    if (m.value("method", "") == "session/request_permission") call = m;
+  const json call = s.await_call("session/request_permission");
   s.pipe->feed(notification("notifications/cancelled", {{"requestId", 2}}));
-  s.pipe->feed(
-      json{{"jsonrpc", "2.0"},
-           {"id", call["id"]},
-           {"result", {{"outcome", {{"outcome", "selected"}, {"optionId", "allow_once"}}}}}});
+  s.allow_once(call);
   s.exchange(request(3, "ping"));
   CHECK(s.reply(3)["result"] == json::object());
   s.pipe->run_until([] { return false; }, std::chrono::milliseconds(50));
