@@ -64,11 +64,25 @@ json tool_call_started(const std::string& session, const std::string& tool_call_
   return acp::tool_call_started(session, tool_call_id, title, paths);
 }
 
+// The text a provider-native result gives when it reports a failure (the text
+// editor's is_error, apply_patch_call_output's status "failed"), for the
+// failed tool_call_update; nullopt for any other result.
+std::optional<std::string> failure_in(const Method& m, const json& result) {
+  if (!m.provider_native || !result.is_object()) return std::nullopt;
+  auto text = [&](const char* key) {
+    auto it = result.find(key);
+    return it != result.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (auto e = result.find("is_error"); e != result.end() && *e == true) return text("content");
+  if (auto s = result.find("status"); s != result.end() && *s == "failed") return text("output");
+  return std::nullopt;
+}
+
 json tool_call_finished(const std::string& session, const std::string& tool_call_id,
                         const Method& m, const Result<json>& result,
                         const std::vector<FileChange>& changes) {
   if (!result) return acp::tool_call_failed(session, tool_call_id, result.error());
-  if (auto text = m.failure_in(*result))
+  if (auto text = failure_in(m, *result))
     return acp::tool_call_failed(session, tool_call_id, *text, *result);
   std::vector<acp::Diff> diffs;
   diffs.reserve(changes.size());
