@@ -64,6 +64,9 @@ class ReplyOnce {
   // How many replies were refused as second ones, or found missing, since the
   // start: 0 unless there is a bug (the tests look).
   static std::uint64_t mistakes();
+  // Whether a mistake asserts (debug builds only; on by default). A test that
+  // provokes mistakes turns it off meanwhile; the previous value is returned.
+  static bool assert_on_mistake(bool on);
 
  private:
   std::string method_;
