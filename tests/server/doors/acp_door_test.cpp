@@ -34,10 +34,9 @@ struct Fixture {
     auto made = make_local_backend(o, pool);
     REQUIRE(made.has_value());
     local = std::move(*made);
-    acp.emplace(options, ops, *local, registry, client,
-                [this](std::string method, json params) {
-                  notified.push_back({{"method", method}, {"params", params}});
-                });
+    acp.emplace(options, ops, *local, registry, client, [this](std::string method, json params) {
+      notified.push_back({{"method", method}, {"params", params}});
+    });
   }
   ~Fixture() {
     acp.reset();
