@@ -9,14 +9,16 @@
 // - the door answers requests in the connection's dialect.
 //
 // The dialect is chosen per connection by initialize: a string protocolVersion
-// means MCP (server/doors/mcp.h: tools/list, tools/call, ping; editd's own error
-// codes never go out, a request cancelled by notifications/cancelled gets no
-// answer); an integer, or no initialize at all, means the plain methods and
-// ACP (server/doors/jsonrpc_door.h, server/doors/acp_door.h: sessions, the
-// delegated backend, approvals, session/update), for which the connection
-// serves as the channel to the client (call(), notify()). Each door
-// (server/doors/door.h) shapes its dialect's replies and errors. Only one initialize succeeds per
-// connection (later ones are refused), and a reply speaks the dialect its request started under.
+// means MCP (server/doors/mcp_door.h: tools/list, tools/call, ping; editd's own
+// error codes never go out, a request cancelled by notifications/cancelled
+// gets no answer: server/doors/mcp_errors.h); an integer, or no initialize at
+// all, means the plain methods and ACP (server/doors/jsonrpc_door.h,
+// server/doors/acp_door.h: sessions, the delegated backend, approvals,
+// session/update), for which the connection serves as the channel to the
+// client (call(), notify()). Each door (server/doors/door.h) shapes its
+// dialect's replies and errors. Only one initialize succeeds per connection
+// (later ones are refused), and a reply speaks the dialect its request
+// started under.
 //
 // Threading: everything here runs on the connection's own I/O thread, the one
 // whose io_context it was given (server/server.h); other threads reach it by a
