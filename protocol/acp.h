@@ -8,7 +8,7 @@
 // - session/request_permission before a write under --approve ask;
 // - session/update notifications announcing each mutation of a session as a
 //   tool call (tool_call, then tool_call_update).
-// Nothing here does I/O or knows a connection; server/doors/acp_sessions.h uses
+// Nothing here does I/O or knows a connection; server/doors/acp_door.h uses
 // these to run a request, backends/delegated/delegated_backend.h to reach the files.
 // docs/protocol.md ("ACP") is the normative description.
 #pragma once

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "protocol/fast_json.h"
+#include "server/doors/mcp_errors.h"
 #include "server/doors/tool_text.h"
 
 namespace editd::mcp {
@@ -168,45 +169,15 @@ void page(json& result) {
 }
 
 json tool_result(const Method& m, const json& params, const Result<json>& result) {
-  if (!result) {
-    return json{
-        {"content", json::array({{{"type", "text"}, {"text", render_error(result.error())}}})},
-        {"isError", true}};
-  }
+  if (!result) return tool_error(result.error());
   // Provider-native tools carry their failures in their result (is_error,
   // status "failed"): the host's model sees them as failed calls too.
-  const bool failed = result->is_object() && (result->value("is_error", false) ||
-                                              (result->value("type", "") == "apply_patch_call_output" &&
-                                               result->value("status", "") == "failed"));
+  const bool failed = reports_failure(*result);
   return json{{"content", json::array({{{"type", "text"}, {"text", m.render(params, *result)}}})},
               {"structuredContent", m.paged && result->is_object()
                                         ? protocol::fast_json::verbatim(paged_json(*result))
                                         : *result},
               {"isError", failed}};
-}
-
-int error_code(ErrorKind kind) {
-  switch (kind) {
-    case ErrorKind::kParseError:
-    case ErrorKind::kInvalidRequest:
-    case ErrorKind::kMethodNotFound:
-    case ErrorKind::kInvalidParams:
-    case ErrorKind::kInternal:
-      return kind_code(kind);
-    case ErrorKind::kUnauthenticated:
-      return kind_code(ErrorKind::kInvalidRequest);
-    default:
-      return kind_code(ErrorKind::kInternal);
-  }
-}
-
-json make_error(const json& id, const Error& error) {
-  return json{{"jsonrpc", "2.0"},
-              {"id", id},
-              {"error",
-               {{"code", error_code(error.kind)},
-                {"message", error.message},
-                {"data", error.wire_data()}}}};
 }
 
 }  // namespace editd::mcp

@@ -1,15 +1,15 @@
-// The MCP front door: initialize, tools/list and tools/call over the method registry.
+// MCP's shapes: the initialize result, tools/list, tool arguments, paging and
+// the CallToolResult, over the method registry.
 //
 // A connection speaks MCP when its initialize carries a string
-// protocolVersion (server/session/connection.h routes it here); everything an MCP
-// exchange needs that is not transport lives here, as pure functions of JSON.
+// protocolVersion (server/session/connection.h; server/doors/mcp_door.h answers
+// its requests); the shapes an MCP exchange needs live here, as pure functions
+// of JSON.
 // Each registry method is one tool: its inputSchema, outputSchema and
 // annotations come from the declaration; tools/call runs the plain method, its
 // structuredContent is the method's whole result and its text content is
-// complete on its own (server/doors/tool_text.h). A failed operation, bad arguments
-// included, is a result with isError; editd's own error codes never go out as
-// JSON-RPC errors (MCP reserves that range): error_code() maps every kind to a
-// standard JSON-RPC code.
+// complete on its own (server/doors/tool_text.h). How MCP reports an error,
+// isError results included, is server/doors/mcp_errors.h.
 #pragma once
 
 #include <cstddef>
@@ -73,11 +73,5 @@ void page(nlohmann::json& result);
 // start of a long result show it where to read on.
 nlohmann::json tool_result(const Method& method, const nlohmann::json& params,
                            const Result<nlohmann::json>& result);
-
-// The JSON-RPC error code of a kind on an MCP connection: the standard codes
-// stay, unauthenticated is invalid_request, every other kind is internal
-// (data.kind keeps the kind).
-int error_code(ErrorKind kind);
-nlohmann::json make_error(const nlohmann::json& id, const Error& error);
 
 }  // namespace editd::mcp

@@ -137,17 +137,6 @@ bool Method::writes_nothing(const json& params) const {
   return command != params.end() && *command == "view";
 }
 
-std::optional<std::string> Method::failure_in(const json& result) const {
-  if (!provider_native || !result.is_object()) return std::nullopt;
-  auto text = [&](const char* key) {
-    auto it = result.find(key);
-    return it != result.end() && it->is_string() ? it->get<std::string>() : std::string();
-  };
-  if (auto e = result.find("is_error"); e != result.end() && *e == true) return text("content");
-  if (auto s = result.find("status"); s != result.end() && *s == "failed") return text("output");
-  return std::nullopt;
-}
-
 template <class Params, class R>
 boost::asio::awaitable<Result<json>> Registry::invoke(
     Result<Params> (*decode)(const json&),

@@ -54,10 +54,6 @@ struct Method {
   bool dry_run(const nlohmann::json& params) const;
   // A call that will write nothing: a dry run, or the text editor's `view`.
   bool writes_nothing(const nlohmann::json& params) const;
-  // The text a provider-native result gives when it reports a failure (the
-  // text editor's is_error, apply_patch_call_output's status "failed");
-  // nullopt for any other result.
-  std::optional<std::string> failure_in(const nlohmann::json& result) const;
 };
 
 class Registry {

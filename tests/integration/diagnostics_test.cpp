@@ -109,7 +109,7 @@ TEST_CASE("a checker that hangs times out, the edit stands, and other files are 
   root.write("slow.txt", "a\n");
   auto p = spawn_editd(root, {"--check", "slow.txt=sleep 30", "--check-timeout", "3"});
   // A connection runs its first request alone until a reply tells it how big
-  // replies are (server/session/connection.h): one answered request first.
+  // replies are (server/session/transport.h): one answered request first.
   p.ok("read_text", {{"path", "slow.txt"}});
   json slow_id = 100, fast_id = 101;
   p.send({{"jsonrpc", "2.0"},

@@ -188,12 +188,3 @@ TEST_CASE("an error's text holds its kind, message and every hint in full") {
         "The hunk's lines that were not found:\nx\ny\n"
         "Details: {\"hunk\":1}\n");
 }
-
-TEST_CASE("on MCP only the standard JSON-RPC codes go out") {
-  for (ErrorKind k :
-       {ErrorKind::kConflict, ErrorKind::kNoChange, ErrorKind::kCancelled, ErrorKind::kTimeout})
-    CHECK(mcp::error_code(k) == -32603);
-  CHECK(mcp::error_code(ErrorKind::kUnauthenticated) == -32600);
-  CHECK(mcp::error_code(ErrorKind::kInvalidParams) == -32602);
-  CHECK(mcp::make_error(1, Error(ErrorKind::kNoMatch, "m"))["error"]["data"]["kind"] == "no_match");
-}

@@ -1,4 +1,4 @@
-#include "server/doors/acp_sessions.h"
+#include "server/doors/acp_door.h"
 
 #include <cstdio>
 #include <random>
@@ -64,11 +64,25 @@ json tool_call_started(const std::string& session, const std::string& tool_call_
   return acp::tool_call_started(session, tool_call_id, title, paths);
 }
 
+// The text a provider-native result gives when it reports a failure (the text
+// editor's is_error, apply_patch_call_output's status "failed"), for the
+// failed tool_call_update; nullopt for any other result.
+std::optional<std::string> failure_in(const Method& m, const json& result) {
+  if (!m.provider_native || !result.is_object()) return std::nullopt;
+  auto text = [&](const char* key) {
+    auto it = result.find(key);
+    return it != result.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (auto e = result.find("is_error"); e != result.end() && *e == true) return text("content");
+  if (auto s = result.find("status"); s != result.end() && *s == "failed") return text("output");
+  return std::nullopt;
+}
+
 json tool_call_finished(const std::string& session, const std::string& tool_call_id,
                         const Method& m, const Result<json>& result,
                         const std::vector<FileChange>& changes) {
   if (!result) return acp::tool_call_failed(session, tool_call_id, result.error());
-  if (auto text = m.failure_in(*result))
+  if (auto text = failure_in(m, *result))
     return acp::tool_call_failed(session, tool_call_id, *text, *result);
   std::vector<acp::Diff> diffs;
   diffs.reserve(changes.size());
@@ -80,8 +94,8 @@ Result<void> allowed() { return {}; }
 
 }  // namespace
 
-AcpSessions::AcpSessions(const ServerOptions& options, Operations& operations, FsBackend& local,
-                         const Registry& registry, ClientChannel& client, Notify notify)
+AcpDoor::AcpDoor(const ServerOptions& options, Operations& operations, FsBackend& local,
+                 const Registry& registry, ClientChannel& client, Notify notify)
     : options_(options),
       operations_(operations),
       local_(local),
@@ -95,9 +109,9 @@ AcpSessions::AcpSessions(const ServerOptions& options, Operations& operations, F
   id_prefix_ = prefix;
 }
 
-AcpSessions::~AcpSessions() { operations_.views().close_reader(reader_); }
+AcpDoor::~AcpDoor() { operations_.views().close_reader(reader_); }
 
-Result<json> AcpSessions::initialize(const json& client_capabilities) {
+Result<json> AcpDoor::initialize(const json& client_capabilities) {
   delegated_ = options_.backend != "local" && acp::offers_fs(client_capabilities);
   if (delegated_ && root_.empty()) {
     auto root = local_.resolve(".");
@@ -107,7 +121,7 @@ Result<json> AcpSessions::initialize(const json& client_capabilities) {
   return acp::initialize_result(registry_.names(), delegated_, EDITD_VERSION);
 }
 
-Result<json> AcpSessions::new_session(const json& params) {
+Result<json> AcpDoor::new_session(const json& params) {
   Result<acp::NewSessionParams> p = acp::decode_new_session(params);
   if (!p) return p.error();
   std::string id = "editd-" + id_prefix_ + "-" + std::to_string(next_session_++);
@@ -121,7 +135,7 @@ Result<json> AcpSessions::new_session(const json& params) {
   return acp::new_session_result(id);
 }
 
-Result<std::string> AcpSessions::session_for(const json& params) {
+Result<std::string> AcpDoor::session_for(const json& params) {
   if (auto sid = params.find("sessionId"); sid != params.end() && sid->is_string()) {
     const std::string& id = sid->get_ref<const std::string&>();
     if (sessions_.count(id)) return id;
@@ -134,7 +148,7 @@ Result<std::string> AcpSessions::session_for(const json& params) {
   return own_session_;
 }
 
-std::unique_ptr<FsBackend> AcpSessions::delegated_backend(const std::string& session_id) {
+std::unique_ptr<FsBackend> AcpDoor::delegated_backend(const std::string& session_id) {
   const ServerOptions& o = options_;
   DelegatedBackendOptions options;
   options.root = root_;
@@ -145,38 +159,41 @@ std::unique_ptr<FsBackend> AcpSessions::delegated_backend(const std::string& ses
   return make_delegated_backend(std::move(options), client_);
 }
 
-asio::awaitable<Result<json>> AcpSessions::run(const Method& m, const json& params,
-                                               std::shared_ptr<CancelState> cancel,
-                                               KnownFingerprints* known, Arrivals::Place* place) {
+Result<std::unique_ptr<AcpCall>> AcpDoor::prepare(const Method& m, const json& params,
+                                                  std::shared_ptr<CancelState> cancel,
+                                                  KnownFingerprints* known,
+                                                  Arrivals::Place* place) {
   Result<std::string> session = session_for(params);
-  if (!session) co_return session.error();
-  std::unique_ptr<FsBackend> delegated;
-  if (delegated_) delegated = delegated_backend(*session);
-  FsBackend& backend = delegated ? *delegated : local_;
-  RequestContext ctx{backend, std::move(cancel), known, nullptr};
-  if (delegated) ctx.scope = "delegated:" + id_prefix_;
+  if (!session) return session.error();
+  auto call = std::make_unique<AcpCall>();
+  call->session = *session;
+  if (delegated_) call->delegated = delegated_backend(*session);
+  FsBackend& backend = call->delegated ? *call->delegated : local_;
+  RequestContext& ctx =
+      call->context.emplace(RequestContext{backend, std::move(cancel), known, nullptr});
+  if (call->delegated) ctx.scope = "delegated:" + id_prefix_;
   ctx.place = place;
   ctx.reader = reader_;
 
-  const std::string tool_call_id = "editd-call-" + std::to_string(next_tool_call_++);
-  const bool announce = !sessions_.empty() && !m.writes_nothing(params);
-  std::vector<FileChange> changes;
-  if (announce) {
-    ctx.changes = &changes;
+  call->tool_call_id = "editd-call-" + std::to_string(next_tool_call_++);
+  call->announce = !sessions_.empty() && !m.writes_nothing(params);
+  if (call->announce) {
+    ctx.changes = &call->changes;
     notify_(std::string(acp::kSessionUpdate),
-            tool_call_started(*session, tool_call_id, m.name, params, backend));
+            tool_call_started(call->session, call->tool_call_id, m.name, params, backend));
   }
-  if (options_.approve == "ask") ctx.approve = approver(*session, tool_call_id, backend);
-  Result<json> result = co_await m.run(ctx, params);
-  if (announce)
-    notify_(std::string(acp::kSessionUpdate),
-            tool_call_finished(*session, tool_call_id, m, result, changes));
-  co_return result;
+  if (options_.approve == "ask") ctx.approve = approver(call->session, call->tool_call_id, backend);
+  return call;
 }
 
-decltype(RequestContext::approve) AcpSessions::approver(std::string session_id,
-                                                        std::string tool_call_id,
-                                                        FsBackend& backend) {
+void AcpDoor::report(const AcpCall& call, const Method& m, const Result<json>& result) {
+  if (call.announce)
+    notify_(std::string(acp::kSessionUpdate),
+            tool_call_finished(call.session, call.tool_call_id, m, result, call.changes));
+}
+
+decltype(RequestContext::approve) AcpDoor::approver(std::string session_id,
+                                                    std::string tool_call_id, FsBackend& backend) {
   // Not a coroutine: it returns request_permission's awaitable.
   return [this, session_id, tool_call_id, &backend](const std::string& shown,
                                                     const std::optional<std::string>& old_text,
@@ -187,11 +204,11 @@ decltype(RequestContext::approve) AcpSessions::approver(std::string session_id,
   };
 }
 
-asio::awaitable<Result<void>> AcpSessions::request_permission(std::string session_id,
-                                                              std::string tool_call_id,
-                                                              std::string shown, std::string path,
-                                                              std::optional<std::string> old_text,
-                                                              std::string new_text) {
+asio::awaitable<Result<void>> AcpDoor::request_permission(std::string session_id,
+                                                          std::string tool_call_id,
+                                                          std::string shown, std::string path,
+                                                          std::optional<std::string> old_text,
+                                                          std::string new_text) {
   if (always_allowed_.count(session_id)) co_return allowed();
   acp::Diff diff{path, std::move(old_text), std::move(new_text), std::nullopt};
   json params = acp::permission_params(session_id, tool_call_id, shown, diff);
@@ -200,8 +217,8 @@ asio::awaitable<Result<void>> AcpSessions::request_permission(std::string sessio
   co_return permission_outcome(session_id, shown, answer);
 }
 
-Result<void> AcpSessions::permission_outcome(const std::string& session_id,
-                                             const std::string& shown, const Result<json>& answer) {
+Result<void> AcpDoor::permission_outcome(const std::string& session_id, const std::string& shown,
+                                         const Result<json>& answer) {
   if (!answer) return client_call_failure(answer.error(), acp::kRequestPermission, shown);
   const acp::PermissionOutcome outcome = acp::decode_permission_outcome(*answer);
   using Kind = acp::PermissionOutcome::Kind;

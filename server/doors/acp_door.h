@@ -1,9 +1,8 @@
-// ACP's side of a connection: sessions, where files live, approvals and
-// announcements.
+// The ACP door: sessions, where files live, approvals and announcements.
 //
-// A connection that speaks the plain methods (and ACP) hands each registry
-// method to run(), which picks the backend, asks for approval and announces
-// the edit:
+// ACP is served on the plain dialect's connections (server/doors/jsonrpc_door.h).
+// Each registry method a door runs gets its request's context from prepare()
+// and is reported with report(); between the two the door runs the method:
 // - Files live on the local backend, or, when the client offered
 //   fs/read_text_file and fs/write_text_file at initialize (and the server is
 //   not --backend local), in the client's buffers through a delegated backend
@@ -12,11 +11,12 @@
 //   the latest. A delegated connection with no session uses an id of its own
 //   (ACP clients refuse fs/* requests without one).
 // - With a session, each mutation that is not a dry run is announced with
-//   session/update: a pending tool_call before it runs, a tool_call_update
-//   (completed with each file's diff, or failed) after.
+//   session/update: a pending tool_call before it runs (prepare), a
+//   tool_call_update (completed with each file's diff, or failed) after
+//   (report).
 // - Under --approve ask, each write first asks the client
-//   (session/request_permission); allow_always holds for the rest of the
-//   session.
+//   (session/request_permission), on MCP connections too; allow_always holds
+//   for the rest of the session.
 // The wire shapes are protocol/acp.h's; this class holds the state.
 //
 // Threading: the connection's I/O thread, like the connection.
@@ -30,15 +30,26 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "backends/delegated/delegated_backend.h"
 #include "protocol/error.h"
-#include "server/ops/operations.h"
 #include "server/doors/registry.h"
+#include "server/ops/operations.h"
 
 namespace editd {
 
-class AcpSessions {
+// One request's run: its session, backend and context, from prepare() to report().
+struct AcpCall {
+  std::string session;
+  std::string tool_call_id;
+  bool announce = false;
+  std::unique_ptr<FsBackend> delegated;  // the request's backend, when files are the client's
+  std::vector<FileChange> changes;
+  std::optional<RequestContext> context;  // the method runs with this
+};
+
+class AcpDoor {
  public:
   using Notify = std::function<void(std::string method, nlohmann::json params)>;
 
@@ -46,25 +57,27 @@ class AcpSessions {
   // the server's, shared by every connection; `client` makes calls to the
   // client and `notify` sends it notifications, both the connection's. All
   // must outlive this.
-  AcpSessions(const ServerOptions& options, Operations& operations, FsBackend& local,
-              const Registry& registry, ClientChannel& client, Notify notify);
+  AcpDoor(const ServerOptions& options, Operations& operations, FsBackend& local,
+          const Registry& registry, ClientChannel& client, Notify notify);
   // Forgets the views this connection read (server/ops/views.h).
-  ~AcpSessions();
-  AcpSessions(const AcpSessions&) = delete;
-  AcpSessions& operator=(const AcpSessions&) = delete;
+  ~AcpDoor();
+  AcpDoor(const AcpDoor&) = delete;
+  AcpDoor& operator=(const AcpDoor&) = delete;
 
   // The ACP initialize (already authenticated): decides from the client's
   // capabilities where files live, and returns the initialize result.
   Result<nlohmann::json> initialize(const nlohmann::json& client_capabilities);
   // session/new.
   Result<nlohmann::json> new_session(const nlohmann::json& params);
-  // Runs a registry method on the request's session: its backend, approvals
-  // and announcements.
-  boost::asio::awaitable<Result<nlohmann::json>> run(const Method& method,
-                                                     const nlohmann::json& params,
-                                                     std::shared_ptr<CancelState> cancel,
-                                                     KnownFingerprints* known,
-                                                     Arrivals::Place* place);
+  // The run of a registry method on the request's session (sessionId in
+  // `params`, else the latest): its backend, approvals and, for a mutation
+  // that writes on a session, the pending tool_call announced. An unknown
+  // session is not_found.
+  Result<std::unique_ptr<AcpCall>> prepare(const Method& method, const nlohmann::json& params,
+                                           std::shared_ptr<CancelState> cancel,
+                                           KnownFingerprints* known, Arrivals::Place* place);
+  // After the method ran: announces how the call ended, if it was announced.
+  void report(const AcpCall& call, const Method& method, const Result<nlohmann::json>& result);
 
  private:
   // The session a request names (sessionId), else the latest, else our own id.

@@ -1,0 +1,55 @@
+#include "server/doors/mcp_door.h"
+
+#include "server/doors/mcp.h"
+#include "server/doors/mcp_errors.h"
+
+namespace editd {
+
+namespace asio = boost::asio;
+using nlohmann::json;
+
+McpDoor::McpDoor(const ServerOptions& options, const Registry& registry, AcpDoor& acp,
+                 KnownFingerprints& known)
+    : options_(options), registry_(registry), acp_(acp), known_(known) {}
+
+asio::awaitable<Result<json>> McpDoor::dispatch(const protocol::Incoming& in,
+                                                std::shared_ptr<CancelState> cancel,
+                                                Arrivals::Place& place) {
+  if (in.method == "ping") co_return json::object();
+  if (in.method == "tools/list") co_return mcp::tools_list(registry_, options_.mcp_tools == "all");
+  if (in.method == "tools/call") co_return co_await call_tool(in.params, std::move(cancel), place);
+  co_return method_not_found(in.method);
+}
+
+asio::awaitable<Result<json>> McpDoor::call_tool(const json& params,
+                                                 std::shared_ptr<CancelState> cancel,
+                                                 Arrivals::Place& place) {
+  auto name = params.find("name");
+  if (name == params.end() || name->is_null()) co_return mcp::missing_tool_name();
+  if (!name->is_string()) co_return mcp::tool_name_not_string();
+  const Method* m = registry_.find(name->get_ref<const std::string&>());
+  if (!m || m->name != name->get_ref<const std::string&>())
+    co_return mcp::unknown_tool(name->get<std::string>());
+  const json arguments = params.contains("arguments") ? params["arguments"] : json();
+  Result<json> prepared = mcp::prepare_arguments(*m, arguments);
+  if (!prepared) co_return mcp::tool_result(*m, arguments, prepared);
+  auto call = acp_.prepare(*m, *prepared, cancel, &known_, &place);
+  if (!call) co_return mcp::tool_result(*m, *prepared, call.error());
+  Result<json> result = co_await m->run(*(*call)->context, *prepared);
+  acp_.report(**call, *m, result);
+  if (mcp::cancelled_by_client(result, *cancel)) co_return result.error();
+  if (result && m->paged) mcp::page(*result);
+  co_return mcp::tool_result(*m, *prepared, result);
+}
+
+json McpDoor::reply(const json& id, Result<json> result, const CancelState& cancel) const {
+  if (result) return protocol::make_result(id, std::move(*result));
+  if (mcp::cancelled_by_client(result, cancel)) return nullptr;
+  return mcp::make_error(id, result.error());
+}
+
+json McpDoor::error_reply(const json& id, const Error& error) const {
+  return mcp::make_error(id, error);
+}
+
+}  // namespace editd
