@@ -29,11 +29,11 @@ namespace asio = boost::asio;
 
 namespace {
 
-struct Fd {
+struct PipeFd {
   int fd = -1;
-  explicit Fd(int f = -1) : fd(f) {}
-  Fd(const Fd&) = delete;
-  ~Fd() {
+  explicit PipeFd(int f = -1) : fd(f) {}
+  PipeFd(const PipeFd&) = delete;
+  ~PipeFd() {
     if (fd >= 0) ::close(fd);
   }
   int release() { return std::exchange(fd, -1); }
@@ -161,7 +161,7 @@ asio::awaitable<ProcessOutcome> run_process(std::vector<std::string> argv, const
     outcome.error = std::string("pipe: ") + std::strerror(errno);
     co_return outcome;
   }
-  Fd read_end(p[0]), write_end(p[1]);
+  PipeFd read_end(p[0]), write_end(p[1]);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
@@ -231,12 +231,12 @@ std::optional<Child> Child::spawn(const asio::any_io_executor& ex,
     error = std::string("pipe: ") + std::strerror(errno);
     return std::nullopt;
   }
-  Fd to_read(to[0]), to_write(to[1]);
+  PipeFd to_read(to[0]), to_write(to[1]);
   if (::pipe2(from, O_CLOEXEC) != 0) {
     error = std::string("pipe: ") + std::strerror(errno);
     return std::nullopt;
   }
-  Fd from_read(from[0]), from_write(from[1]);
+  PipeFd from_read(from[0]), from_write(from[1]);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, to_read.fd, 0);

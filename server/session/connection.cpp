@@ -44,10 +44,6 @@ Error shutting_down() {
                {{"reason", "shutdown"}});
 }
 
-Error connection_closed() {
-  return Error(ErrorKind::kDelegateFailed, "the client connection closed");
-}
-
 Error initialized_already() {
   return Error(ErrorKind::kInvalidRequest,
                "initialize was already answered on this connection: its dialect, capabilities "

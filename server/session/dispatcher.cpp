@@ -25,10 +25,6 @@ void reply_mistake(const char* what, const std::string& method, const std::strin
          "a request must get exactly one reply");
 }
 
-Error connection_closed() {
-  return Error(ErrorKind::kDelegateFailed, "the client connection closed");
-}
-
 Error too_many_calls(const std::string& method, std::size_t cap) {
   return Error(ErrorKind::kDelegateFailed,
                "too many calls to the client wait for answers (" + std::to_string(cap) +
@@ -65,6 +61,10 @@ asio::awaitable<Result<json>> wait_answer(OutgoingCall* call) {
 }
 
 }  // namespace
+
+Error connection_closed() {
+  return Error(ErrorKind::kDelegateFailed, "the client connection closed");
+}
 
 ReplyOnce::ReplyOnce(std::string method, std::string key, Send send)
     : method_(std::move(method)), key_(std::move(key)), send_(std::move(send)) {}

@@ -142,4 +142,8 @@ class OutgoingCalls {
   std::int64_t next_id_ = 1;
 };
 
+// What a call to the client, or a request that needs one, gets once the
+// client's connection is closed: delegate_failed.
+Error connection_closed();
+
 }  // namespace editd

@@ -9,28 +9,12 @@
 #include <set>
 
 #include "protocol/error.h"
+#include "support/mcp_session.h"
 #include "support/process.h"
 
 using namespace editd::test;
 
 namespace {
-
-void mcp_initialize(Process& p) {
-  json init = p.ok("initialize", {{"protocolVersion", "2025-11-25"},
-                                  {"capabilities", json::object()},
-                                  {"clientInfo", {{"name", "descriptions-test"}, {"version", "0"}}}});
-  REQUIRE(init["protocolVersion"] == "2025-11-25");
-  p.send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
-}
-
-json call(Process& p, const std::string& tool, json arguments) {
-  return p.ok("tools/call", {{"name", tool}, {"arguments", std::move(arguments)}});
-}
-
-std::string text_of(const json& result) {
-  REQUIRE(result["content"].size() == 1);
-  return result["content"][0]["text"].get<std::string>();
-}
 
 // Every property name in a schema, at any depth.
 void property_names(const json& schema, std::set<std::string>& out) {

@@ -16,19 +16,6 @@ using namespace editd::test;
 
 namespace {
 
-json mcp_initialize_params(const std::string& version) {
-  return {{"protocolVersion", version},
-          {"capabilities", json::object()},
-          {"clientInfo", {{"name", "mcp-test"}, {"version", "0"}}}};
-}
-
-// Initializes editd on stdio as MCP.
-void mcp_initialize(Process& p) {
-  json init = p.ok("initialize", mcp_initialize_params("2025-11-25"));
-  REQUIRE(init["protocolVersion"] == "2025-11-25");
-  p.send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
-}
-
 // A tools/call request as the line that carries it.
 std::string tool_call(const std::string& id, const char* tool, json arguments) {
   return json{{"jsonrpc", "2.0"},
@@ -37,16 +24,6 @@ std::string tool_call(const std::string& id, const char* tool, json arguments) {
               {"params", {{"name", tool}, {"arguments", std::move(arguments)}}}}
              .dump() +
          "\n";
-}
-
-json call(Process& p, const std::string& tool, json arguments) {
-  return p.ok("tools/call", {{"name", tool}, {"arguments", std::move(arguments)}});
-}
-
-std::string text_of(const json& result) {
-  REQUIRE(result["content"].size() == 1);
-  REQUIRE(result["content"][0]["type"] == "text");
-  return result["content"][0]["text"].get<std::string>();
 }
 
 // Whether a schema holds any construct hosts reject, at any depth.

@@ -12,6 +12,7 @@
 
 #include "support/proc.h"
 #include "support/socket_client.h"
+#include "support/unix_server.h"
 
 using namespace editd::test;
 using namespace std::chrono_literals;
@@ -19,26 +20,6 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr std::uint64_t kMiB = 1 << 20;
-
-struct UnixServer {
-  TempDir root;
-  TempDir run_dir;
-  std::string socket = (run_dir.path() / "editd.sock").string();
-  Process process;
-  explicit UnixServer(std::vector<std::string> extra = {}) : process(EDITD_BINARY, args(extra)) {
-    REQUIRE_MESSAGE(wait_for_path(socket), "no socket; stderr: " << process.stderr_text());
-  }
-  std::vector<std::string> args(std::vector<std::string> extra) {
-    std::vector<std::string> a{"--root", root.str(), "--listen", "unix:" + socket};
-    a.insert(a.end(), extra.begin(), extra.end());
-    return a;
-  }
-  SocketClient client() {
-    auto c = SocketClient::unix_socket(socket);
-    REQUIRE(c.has_value());
-    return std::move(*c);
-  }
-};
 
 json request(const json& id, const std::string& method, json params) {
   return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}};
@@ -53,11 +34,6 @@ std::string numbered_lines(std::size_t bytes, const std::string& tag) {
   return out;
 }
 
-std::size_t count(const std::string& haystack, const std::string& needle) {
-  std::size_t n = 0;
-  for (auto at = haystack.find(needle); at != std::string::npos; at = haystack.find(needle, at + 1)) ++n;
-  return n;
-}
 
 std::string kind_of(const json& reply) {
   if (!reply.contains("error")) return "ok";
@@ -274,9 +250,9 @@ TEST_CASE("out of descriptors, accepting backs off with two log lines and resume
   const long hz = ::sysconf(_SC_CLK_TCK);
   std::string log = s.process.stderr_text();
   MESSAGE("while out of descriptors for 1 s: " << used << " CPU ticks of " << hz << " a second, "
-                                               << count(log, "accept on") << " accept log lines");
+                                               << count_of(log, "accept on") << " accept log lines");
   CHECK(used < static_cast<std::uint64_t>(hz / 5));
-  CHECK(count(log, "accept on") == 1);
+  CHECK(count_of(log, "accept on") == 1);
   CHECK(log.find("Too many open files") != std::string::npos);
 
   served.clear();
@@ -288,7 +264,7 @@ TEST_CASE("out of descriptors, accepting backs off with two log lines and resume
   REQUIRE(r.has_value());
   CHECK(r->contains("result"));
   log = s.process.stderr_text();
-  CHECK(count(log, "accept on") == 2);
+  CHECK(count_of(log, "accept on") == 2);
   CHECK(log.find("works again") != std::string::npos);
 
   REQUIRE(::prlimit(pid, RLIMIT_NOFILE, &before, nullptr) == 0);

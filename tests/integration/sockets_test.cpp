@@ -19,31 +19,11 @@
 
 #include "support/proc.h"
 #include "support/socket_client.h"
+#include "support/unix_server.h"
 
 using namespace editd::test;
 
 namespace {
-
-struct UnixServer {
-  TempDir root;
-  TempDir run_dir;
-  std::string socket = (run_dir.path() / "editd.sock").string();
-  Process process;
-  explicit UnixServer(std::vector<std::string> extra = {})
-      : process(EDITD_BINARY, args(extra)) {
-    REQUIRE_MESSAGE(wait_for_path(socket), "no socket; stderr: " << process.stderr_text());
-  }
-  std::vector<std::string> args(std::vector<std::string> extra) {
-    std::vector<std::string> a{"--root", root.str(), "--listen", "unix:" + socket};
-    a.insert(a.end(), extra.begin(), extra.end());
-    return a;
-  }
-  SocketClient client() {
-    auto c = SocketClient::unix_socket(socket);
-    REQUIRE(c.has_value());
-    return std::move(*c);
-  }
-};
 
 // One request as a line, for several sent in one write.
 std::string request_line(const std::string& id, const std::string& method, json params) {
@@ -911,11 +891,6 @@ void leave_mid_line(const std::string& socket, int n, const std::string& bytes) 
     if (c) c->close();
 }
 
-std::size_t count(const std::string& text, const std::string& what) {
-  std::size_t n = 0;
-  for (auto at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
-  return n;
-}
 
 TEST_CASE("the partial lines of clients that leave mid-line are dropped unread; others are served") {
   // One I/O thread: the clients that leave share it with the one that stays.
@@ -934,7 +909,7 @@ TEST_CASE("the partial lines of clients that leave mid-line are dropped unread; 
   // on the I/O thread took longer).
   int reads = 0;
   bool all_answered = true;
-  for (int i = 0; i < 3000 && (reads < 20 || count(s.process.stderr_text(), dropped) < kLeavers);
+  for (int i = 0; i < 3000 && (reads < 20 || count_of(s.process.stderr_text(), dropped) < kLeavers);
        ++i, ++reads) {
     stays.send(json{{"jsonrpc", "2.0"}, {"id", i}, {"method", "read_text"}, {"params", {{"path", "a.txt"}}}});
     auto line = stays.read_line(std::chrono::seconds(5));
@@ -946,7 +921,7 @@ TEST_CASE("the partial lines of clients that leave mid-line are dropped unread; 
   }
   leaving.join();
   CHECK(all_answered);
-  CHECK(count(s.process.stderr_text(), dropped) == kLeavers);
+  CHECK(count_of(s.process.stderr_text(), dropped) == kLeavers);
 
   // Clients leaving just before SIGTERM do not hold the exit back.
   leave_mid_line(s.socket, kLeavers, partial);

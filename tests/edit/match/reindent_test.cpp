@@ -15,13 +15,15 @@ using namespace editd::match;
 
 namespace {
 
-Result<Plan> plan(std::string_view text, std::string_view old_text, std::string_view new_text) {
+Result<Plan> reindent_plan(std::string_view text, std::string_view old_text,
+                           std::string_view new_text) {
   return plan_replace(Request{text, old_text, new_text, Mode::kStandard, false, std::nullopt});
 }
 
 // The file after the edit; a refusal fails the test.
-std::string edited(std::string_view text, std::string_view old_text, std::string_view new_text) {
-  auto p = plan(text, old_text, new_text);
+std::string reindented(std::string_view text, std::string_view old_text,
+                       std::string_view new_text) {
+  auto p = reindent_plan(text, old_text, new_text);
   if (!p) {
     FAIL_CHECK("refused: " << p.error().message);
     return "";
@@ -32,7 +34,7 @@ std::string edited(std::string_view text, std::string_view old_text, std::string
 
 // The refusal; an applied edit fails the test.
 Error refusal(std::string_view text, std::string_view old_text, std::string_view new_text) {
-  auto p = plan(text, old_text, new_text);
+  auto p = reindent_plan(text, old_text, new_text);
   if (p) {
     FAIL_CHECK("applied, giving " << splice::apply_edits(text, p->edits));
     return Error();
@@ -58,8 +60,8 @@ TEST_CASE("python: a block nested under a match at one depth is one step deeper,
       "        message = \"hi \" + name\n"
       "        print(message)\n"
       "        return message\n";
-  CHECK(edited(file, "message = \"hi \" + name\nprint(message)",
-               "message = \"hi \" + name\nif name:\n    print(message)") ==
+  CHECK(reindented(file, "message = \"hi \" + name\nprint(message)",
+                   "message = \"hi \" + name\nif name:\n    print(message)") ==
         "class Greeter:\n"
         "    def greet(self, name):\n"
         "        message = \"hi \" + name\n"
@@ -76,9 +78,9 @@ TEST_CASE("rust: oldText at the file's own depth keeps newText's columns (12, no
       "        self.cache(x);\n"
       "    }\n"
       "}\n";
-  CHECK(edited(file, "        let x = self.read();\n        self.cache(x);",
-               "        let x = self.read();\n        if x.is_ok() {\n            "
-               "self.cache(x);\n        }") ==
+  CHECK(reindented(file, "        let x = self.read();\n        self.cache(x);",
+                   "        let x = self.read();\n        if x.is_ok() {\n            "
+                   "self.cache(x);\n        }") ==
         "impl Store {\n"
         "    fn load(&self) {\n"
         "        let x = self.read();   \n"
@@ -97,9 +99,9 @@ TEST_CASE("typescript: a 2-space file gets 2-space nesting under a flattened mat
       "    return item;\n"
       "  }\n"
       "}\n";
-  CHECK(edited(file, "const item = this.items.get(id);\nreturn item;",
-               "const item = this.items.get(id);\nif (!item) {\n  throw new Error(id);\n}\n"
-               "return item;") ==
+  CHECK(reindented(file, "const item = this.items.get(id);\nreturn item;",
+                   "const item = this.items.get(id);\nif (!item) {\n  throw new Error(id);\n}\n"
+                   "return item;") ==
         "export class Store {\n"
         "  load(id: string) {\n"
         "    const item = this.items.get(id);\n"
@@ -120,8 +122,8 @@ TEST_CASE("json: a nested object added to a flattened match follows the file's 2
       "    \"test\": \"jest\"\n"
       "  }\n"
       "}\n";
-  CHECK(edited(file, "\"build\": \"tsc\",\n\"test\": \"jest\"",
-               "\"build\": \"tsc\",\n\"test\": \"jest\",\n\"lint\": {\n  \"fix\": true\n}") ==
+  CHECK(reindented(file, "\"build\": \"tsc\",\n\"test\": \"jest\"",
+                   "\"build\": \"tsc\",\n\"test\": \"jest\",\n\"lint\": {\n  \"fix\": true\n}") ==
         "{\n"
         "  \"name\": \"app\",\n"
         "  \"scripts\": {\n"
@@ -141,9 +143,9 @@ TEST_CASE("yaml: a model's 4-space oldText maps onto a 2-space file step for ste
       "    listen:\n"
       "      port: 80\n"
       "      host: localhost\n";
-  CHECK(edited(file, "http:\n    listen:\n        port: 80\n        host: localhost",
-               "http:\n    listen:\n        port: 80\n        host: localhost\n        tls:\n"
-               "            cert: a.pem") ==
+  CHECK(reindented(file, "http:\n    listen:\n        port: 80\n        host: localhost",
+                   "http:\n    listen:\n        port: 80\n        host: localhost\n        tls:\n"
+                   "            cert: a.pem") ==
         "server:\n"
         "  http:\n"
         "    listen:\n"
@@ -163,7 +165,7 @@ TEST_CASE("the file's step comes from the enclosing line when the lines nearby s
     else
       want += "    call_" + std::to_string(i) + "()\n";
   }
-  CHECK(edited(file, "call_74()\ncall_75()", "call_74()\nif ready:\n  call_75()") == want);
+  CHECK(reindented(file, "call_74()\ncall_75()", "call_74()\nif ready:\n  call_75()") == want);
 }
 
 // --- A line shallower than the block loses one step, not the block's depth.
@@ -174,15 +176,15 @@ TEST_CASE("python: a method added after a body is one step shallower") {
       "    def f(self):\n"
       "        a = 1\n"
       "        b = 2\n";
-  CHECK(
-      edited(file, "    a = 1\n    b = 2", "    a = 1\n    b = 2\n\ndef g(self):\n    return 3") ==
-      "class A:\n"
-      "    def f(self):\n"
-      "        a = 1\n"
-      "        b = 2\n"
-      "\n"
-      "    def g(self):\n"
-      "        return 3\n");
+  CHECK(reindented(file, "    a = 1\n    b = 2",
+                   "    a = 1\n    b = 2\n\ndef g(self):\n    return 3") ==
+        "class A:\n"
+        "    def f(self):\n"
+        "        a = 1\n"
+        "        b = 2\n"
+        "\n"
+        "    def g(self):\n"
+        "        return 3\n");
 }
 
 TEST_CASE("python: oldText at the file's depths dedents a new line by one step") {
@@ -191,8 +193,8 @@ TEST_CASE("python: oldText at the file's depths dedents a new line by one step")
       "    def f(self):\n"
       "        a = 1  \n"
       "        b = 2\n";
-  CHECK(edited(file, "        a = 1\n        b = 2",
-               "        a = 1\n        b = 2\n    def g(self):\n        return 3") ==
+  CHECK(reindented(file, "        a = 1\n        b = 2",
+                   "        a = 1\n        b = 2\n    def g(self):\n        return 3") ==
         "class A:\n"
         "    def f(self):\n"
         "        a = 1  \n"
@@ -208,8 +210,8 @@ TEST_CASE("go: a statement after a loop body lands one tab shallower") {
       "\t\tfmt.Println(i)\n"
       "\t}\n"
       "}\n";
-  CHECK(edited(file, "        fmt.Println(i)\n    }",
-               "        fmt.Println(i)\n    }\n    fmt.Println(\"done\")") ==
+  CHECK(reindented(file, "        fmt.Println(i)\n    }",
+                   "        fmt.Println(i)\n    }\n    fmt.Println(\"done\")") ==
         "func main() {\n"
         "\tfor i := 0; i < 3; i++ {\n"
         "\t\tfmt.Println(i)\n"
@@ -227,8 +229,8 @@ TEST_CASE("yaml: a sibling key shallower than the match") {
       "      - \"80:80\"\n"
       "  db:\n"
       "    image: postgres\n";
-  CHECK(edited(file, "  image: nginx\n  ports:\n    - \"80:80\"",
-               "  image: nginx\n  ports:\n    - \"80:80\"\ncache:\n  image: redis") ==
+  CHECK(reindented(file, "  image: nginx\n  ports:\n    - \"80:80\"",
+                   "  image: nginx\n  ports:\n    - \"80:80\"\ncache:\n  image: redis") ==
         "services:\n"
         "  web:\n"
         "    image: nginx\n"
@@ -251,11 +253,11 @@ TEST_CASE("markdown: a changed item of a flattened nested list keeps its own dep
       "  - eggs\n"
       "- chores\n"
       "  - laundry\n";
-  CHECK(edited(file, "- groceries\n- milk\n- eggs\n- chores",
-               "- groceries\n- milk\n- bread\n- chores") ==
+  CHECK(reindented(file, "- groceries\n- milk\n- eggs\n- chores",
+                   "- groceries\n- milk\n- bread\n- chores") ==
         "# Tasks\n\n- groceries\n  - milk\n  - bread\n- chores\n  - laundry\n");
-  CHECK(edited(file, "- groceries\n- milk\n- eggs\n- chores",
-               "- groceries\n- milk\n- butter\n- eggs\n- chores") ==
+  CHECK(reindented(file, "- groceries\n- milk\n- eggs\n- chores",
+                   "- groceries\n- milk\n- butter\n- eggs\n- chores") ==
         "# Tasks\n\n- groceries\n  - milk\n  - butter\n  - eggs\n- chores\n  - laundry\n");
 }
 
@@ -276,8 +278,8 @@ TEST_CASE("yaml: a changed entry of a flattened mapping keeps its own depth") {
       "    runs-on: ubuntu-latest\n"
       "    steps:\n"
       "      - run: make\n";
-  CHECK(edited(file, "build:\nruns-on: ubuntu-latest\nsteps:\n- run: make",
-               "build:\nruns-on: ubuntu-22.04\nsteps:\n- run: make test") ==
+  CHECK(reindented(file, "build:\nruns-on: ubuntu-latest\nsteps:\n- run: make",
+                   "build:\nruns-on: ubuntu-22.04\nsteps:\n- run: make test") ==
         "jobs:\n"
         "  build:\n"
         "    runs-on: ubuntu-22.04\n"
@@ -291,7 +293,7 @@ TEST_CASE("python: a flattened oldText changes a line at its own depth, and refu
       "    if x:\n"
       "        return 1\n"
       "    return 0\n";
-  CHECK(edited(file, "if x:\nreturn 1\nreturn 0", "if x:\nreturn 2\nreturn 0") ==
+  CHECK(reindented(file, "if x:\nreturn 1\nreturn 0", "if x:\nreturn 2\nreturn 0") ==
         "def f(x):\n    if x:\n        return 2\n    return 0\n");
   check_refused_for_indentation(
       refusal(file, "if x:\nreturn 1\nreturn 0", "if x:\nreturn 1\nlog(x)\nreturn 0"));
@@ -299,7 +301,7 @@ TEST_CASE("python: a flattened oldText changes a line at its own depth, and refu
 
 TEST_CASE("python: oldText whose relative depths are wrong never moves a line into a block") {
   const std::string file = "if a:\n    x = 1\ny = 2\n";
-  CHECK(edited(file, "if a:\n    x = 1\n    y = 2", "if a:\n    x = 1\n    y = 3") ==
+  CHECK(reindented(file, "if a:\n    x = 1\n    y = 2", "if a:\n    x = 1\n    y = 3") ==
         "if a:\n    x = 1\ny = 3\n");
 }
 
@@ -324,15 +326,15 @@ const std::string kGnu =
     "}\n";
 
 TEST_CASE("gnu c: a line two columns deeper than a tab is a tab and two spaces") {
-  CHECK(edited(kGnu, "if (x < 0)\n  {\n    fail ();\n  }",
-               "if (x < 0)\n  {\n    fail ();\n    if (x < -1)\n      abort ();\n  }") ==
+  CHECK(reindented(kGnu, "if (x < 0)\n  {\n    fail ();\n  }",
+                   "if (x < 0)\n  {\n    fail ();\n    if (x < -1)\n      abort ();\n  }") ==
         "void\nf (int x)\n{\n  if (x)\n    {\n      prepare ();\n      finish ();\n    }\n"
         "  else\n    {\n      if (x < 0)\n\t{\n\t  fail ();\n\t  if (x < -1)\n\t    abort ();\n"
         "\t}\n    }\n}\n");
 }
 
 TEST_CASE("gnu c: nesting under a match at one depth crosses a tab stop as a tab") {
-  CHECK(edited(kGnu, "prepare ();\nfinish ();", "prepare ();\nif (ready ())\n  finish ();") ==
+  CHECK(reindented(kGnu, "prepare ();\nfinish ();", "prepare ();\nif (ready ())\n  finish ();") ==
         "void\nf (int x)\n{\n  if (x)\n    {\n      prepare ();\n      if (ready ())\n"
         "\tfinish ();\n    }\n  else\n    {\n      if (x < 0)\n\t{\n\t  fail ();\n\t}\n    }\n}\n");
 }
@@ -345,8 +347,8 @@ TEST_CASE("c: comment alignment (one column) survives, and the step stays the fi
       "     */\n"
       "    int size() const;\n"
       "};\n";
-  CHECK(edited(file, "/**\n * Returns the size.\n */\nint size() const;",
-               "/**\n * Returns the size.\n * Never negative.\n */\nint size() const;") ==
+  CHECK(reindented(file, "/**\n * Returns the size.\n */\nint size() const;",
+                   "/**\n * Returns the size.\n * Never negative.\n */\nint size() const;") ==
         "struct S {\n    /**\n     * Returns the size.\n     * Never negative.\n     */\n"
         "    int size() const;\n};\n");
 }
@@ -362,11 +364,12 @@ TEST_CASE("makefile: recipe lines written with spaces are written with a tab") {
       "\n"
       "clean:\n"
       "\trm -f app *.o\n";
-  CHECK(edited(file, "clean:\n    rm -f app *.o", "clean:\n    rm -f app *.o\n    rm -rf build") ==
+  CHECK(reindented(file, "clean:\n    rm -f app *.o",
+                   "clean:\n    rm -f app *.o\n    rm -rf build") ==
         "CC = cc\n\napp: main.o util.o\n\t$(CC) -o app main.o util.o\n\nclean:\n"
         "\trm -f app *.o\n\trm -rf build\n");
-  CHECK(edited(file, "app: main.o util.o\n    $(CC) -o app main.o util.o",
-               "app: main.o util.o\n    $(CC) $(LDFLAGS) -o app main.o util.o") ==
+  CHECK(reindented(file, "app: main.o util.o\n    $(CC) -o app main.o util.o",
+                   "app: main.o util.o\n    $(CC) $(LDFLAGS) -o app main.o util.o") ==
         "CC = cc\n\napp: main.o util.o\n\t$(CC) $(LDFLAGS) -o app main.o util.o\n\nclean:\n"
         "\trm -f app *.o\n");
 }
@@ -376,27 +379,28 @@ TEST_CASE("makefile: recipe lines written with spaces are written with a tab") {
 TEST_CASE("python indented with no-break spaces keeps them on the lines the edit changes") {
   const std::string nbsp4 = "\u00a0\u00a0\u00a0\u00a0";
   const std::string file = "def f():\n" + nbsp4 + "a = 1\n" + nbsp4 + "return a\n";
-  auto p = plan(file, "def f():\n    a = 1\n    return a", "def f():\n    a = 2\n    return a");
+  auto p =
+      reindent_plan(file, "def f():\n    a = 1\n    return a", "def f():\n    a = 2\n    return a");
   REQUIRE(p.has_value());
   CHECK(p->tier == "unicode");
   CHECK(splice::apply_edits(file, p->edits) ==
         "def f():\n" + nbsp4 + "a = 2\n" + nbsp4 + "return a\n");
   // A line added at a depth the match shows is indented as the file's line of that depth.
-  CHECK(edited(file, "def f():\n    a = 1\n    return a",
-               "def f():\n    a = 1\n    b = a\n    return b") ==
+  CHECK(reindented(file, "def f():\n    a = 1\n    return a",
+                   "def f():\n    a = 1\n    b = a\n    return b") ==
         "def f():\n" + nbsp4 + "a = 1\n" + nbsp4 + "b = a\n" + nbsp4 + "return b\n");
   // A depth no line near the match has, with oldText at the file's own depths:
   // as deep as newText says, written as the model wrote it.
-  CHECK(edited(file, "def f():\n    a = 1\n    return a",
-               "def f():\n    a = 1\n    if a:\n        return a") ==
+  CHECK(reindented(file, "def f():\n    a = 1\n    return a",
+                   "def f():\n    a = 1\n    if a:\n        return a") ==
         "def f():\n" + nbsp4 + "a = 1\n" + nbsp4 + "if a:\n        return a\n");
 }
 
 TEST_CASE("markdown: a list indented with ideographic spaces keeps them on a changed item") {
   const std::string sp = "\u3000\u3000";
   const std::string file = "Steps:\n" + sp + "- open the valve\n" + sp + "- close the door\n";
-  CHECK(edited(file, "Steps:\n  - open the valve\n  - close the door",
-               "Steps:\n  - open the valve slowly\n  - close the door") ==
+  CHECK(reindented(file, "Steps:\n  - open the valve\n  - close the door",
+                   "Steps:\n  - open the valve slowly\n  - close the door") ==
         "Steps:\n" + sp + "- open the valve slowly\n" + sp + "- close the door\n");
 }
 
@@ -408,7 +412,7 @@ TEST_CASE("no step anywhere near a shifted match: a deeper line is refused") {
 }
 
 TEST_CASE("no step near a shifted match: lines at oldText's depth are still mapped") {
-  CHECK(edited("    a = 1\n    b = 2\n", "a = 1\nb = 2", "a = 1\nb = 3\nc = 4") ==
+  CHECK(reindented("    a = 1\n    b = 2\n", "a = 1\nb = 2", "a = 1\nb = 3\nc = 4") ==
         "    a = 1\n    b = 3\n    c = 4\n");
 }
 
@@ -422,7 +426,7 @@ TEST_CASE("tabs and spaces mixed near the match: a depth no line has is refused"
       "\t}\n"
       "    }\n"
       "}\n";
-  CHECK(edited(file, "if (a) {\n    b();\n}", "if (a) {\n    b();\n    c();\n}") ==
+  CHECK(reindented(file, "if (a) {\n    b();\n}", "if (a) {\n    b();\n    c();\n}") ==
         "class A {\n    void f() {\n        g();\n\tif (a) {\n\t    b();\n\t    c();\n\t}\n    "
         "}\n}\n");
   check_refused_for_indentation(refusal(
@@ -431,10 +435,10 @@ TEST_CASE("tabs and spaces mixed near the match: a depth no line has is refused"
 
 TEST_CASE("an indentation refusal comes after ambiguity") {
   const std::string file = "- a\n  - b\n- c\n  - d\n";
-  auto p = plan(file, "- a\n- b\n- c\n- d", "- a\n- b\n- x\n- c\n- d");
+  auto p = reindent_plan(file, "- a\n- b\n- c\n- d", "- a\n- b\n- x\n- c\n- d");
   REQUIRE(p.has_error());
   check_refused_for_indentation(p.error());
-  auto twice = plan(file + "\n" + file, "- a\n- b\n- c\n- d", "- a\n- b\n- x\n- c\n- d");
+  auto twice = reindent_plan(file + "\n" + file, "- a\n- b\n- c\n- d", "- a\n- b\n- x\n- c\n- d");
   REQUIRE(twice.has_error());
   CHECK(twice.error().kind == ErrorKind::kAmbiguous);
 }
@@ -448,7 +452,8 @@ TEST_CASE("kept lines keep odd indentation and trailing blanks while new lines a
       "  \t let b = 2;\n"
       "    let c = 3;\n"
       "}\n";
-  CHECK(edited(file, "let a = 1;\nlet b = 2;\nlet c = 3;", "let a = 1;\nlet b = 2;\nlet c = 4;") ==
+  CHECK(reindented(file, "let a = 1;\nlet b = 2;\nlet c = 3;",
+                   "let a = 1;\nlet b = 2;\nlet c = 4;") ==
         "fn f() {\n    let a = 1;\t \n  \t let b = 2;\n    let c = 4;\n}\n");
 }
 
@@ -471,8 +476,9 @@ TEST_CASE("typescript: a model's 4-space lines two levels deeper land two 2-spac
       "    use(x);\n"
       "  }\n"
       "}\n";
-  CHECK(edited(file, "for (const x of xs) {\n    use(x);\n}",
-               "for (const x of xs) {\n    use(x);\n    if (x > 0) {\n        log(x);\n    }\n}") ==
+  CHECK(reindented(
+            file, "for (const x of xs) {\n    use(x);\n}",
+            "for (const x of xs) {\n    use(x);\n    if (x > 0) {\n        log(x);\n    }\n}") ==
         "function f(xs: number[]) {\n"
         "  for (const x of xs) {\n"
         "    use(x);\n"
@@ -492,9 +498,9 @@ TEST_CASE("c: a tab-indented file gets tabs for a model's 4-space nesting") {
       "\t}\n"
       "\treturn 0;\n"
       "}\n";
-  CHECK(edited(file, "    if (x) {\n        return 1;\n    }",
-               "    if (x) {\n        if (x > 1) {\n            return 2;\n        }\n"
-               "        return 1;\n    }") ==
+  CHECK(reindented(file, "    if (x) {\n        return 1;\n    }",
+                   "    if (x) {\n        if (x > 1) {\n            return 2;\n        }\n"
+                   "        return 1;\n    }") ==
         "int f(int x)\n"
         "{\n"
         "\tif (x) {\n"

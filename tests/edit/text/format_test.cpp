@@ -16,16 +16,16 @@ using editd::test::doc;
 
 namespace {
 
-Format lf() { return Format{Eol::kLf, std::nullopt, std::nullopt}; }
-Format crlf() { return Format{Eol::kCrLf, std::nullopt, std::nullopt}; }
+text::Format lf() { return text::Format{Eol::kLf, std::nullopt, std::nullopt}; }
+text::Format crlf() { return text::Format{Eol::kCrLf, std::nullopt, std::nullopt}; }
 
-std::string reformatted(const std::string& bytes, const Format& f) {
+std::string reformatted(const std::string& bytes, const text::Format& f) {
   auto r = reformat(doc(bytes), f, "f.txt");
   REQUIRE_MESSAGE(r.has_value(), r.error().message);
   return *r;
 }
 
-Error refusal(const std::string& bytes, const Format& f) {
+Error refusal(const std::string& bytes, const text::Format& f) {
   auto r = reformat(doc(bytes), f, "f.txt");
   REQUIRE(r.has_error());
   CHECK(r.error().kind == ErrorKind::kInvalidParams);
@@ -65,7 +65,7 @@ Decoded decoded(const std::string& bytes) {
 }  // namespace
 
 TEST_CASE("removing the final newline keeps a CR that is content") {
-  const Format no_final{std::nullopt, std::nullopt, false};
+  const text::Format no_final{std::nullopt, std::nullopt, false};
   CHECK(reformatted("a\nb\r\r\n", no_final) == "a\nb\r");
   CHECK(reformatted("a\nb\r\r\n", {Eol::kLf, std::nullopt, false}) == "a\nb\r");
   CHECK(reformatted("a\nb\r\n", {Eol::kLf, std::nullopt, false}) == "a\nb");
@@ -98,7 +98,7 @@ TEST_CASE("crlf conversion keeps interior and trailing CRs as content") {
 }
 
 TEST_CASE("a text that starts with U+FEFF keeps its BOM") {
-  const Format no_bom{std::nullopt, false, std::nullopt};
+  const text::Format no_bom{std::nullopt, false, std::nullopt};
   Error e = refusal("\xEF\xBB\xBF\xEF\xBB\xBFx\n", no_bom);
   CHECK(e.input == Input::kBom);
   CHECK(e.data["reason"] == "text_starts_with_feff");
@@ -126,7 +126,7 @@ TEST_CASE("property: set_format keeps every line's text and gives the format ask
     std::string bytes;
     const int n = static_cast<int>(rng() % 8);
     for (int i = 0; i < n; ++i) bytes += alphabet[rng() % alphabet.size()];
-    Format f;
+    text::Format f;
     if (const auto k = rng() % 3; k != 0) f.line_endings = k == 1 ? Eol::kLf : Eol::kCrLf;
     if (const auto k = rng() % 3; k != 0) f.bom = k == 1;
     if (const auto k = rng() % 3; k != 0) f.final_newline = k == 1;

@@ -13,13 +13,15 @@ using namespace editd::match;
 
 namespace {
 
-Result<Plan> plan(std::string_view text, std::string_view old_text, std::string_view new_text) {
+Result<Plan> numbers_plan(std::string_view text, std::string_view old_text,
+                          std::string_view new_text) {
   return plan_replace(Request{text, old_text, new_text, Mode::kStandard, false, std::nullopt});
 }
 
 // The file after an edit found through stripped line numbers.
-std::string edited(std::string_view text, std::string_view old_text, std::string_view new_text) {
-  auto p = plan(text, old_text, new_text);
+std::string edited_through_numbers(std::string_view text, std::string_view old_text,
+                                   std::string_view new_text) {
+  auto p = numbers_plan(text, old_text, new_text);
   if (!p) {
     FAIL_CHECK("refused: " << p.error().message);
     return "";
@@ -30,7 +32,7 @@ std::string edited(std::string_view text, std::string_view old_text, std::string
 
 // A miss that writes nothing, with its hint.
 std::string miss_hint(std::string_view text, std::string_view old_text, std::string_view new_text) {
-  auto p = plan(text, old_text, new_text);
+  auto p = numbers_plan(text, old_text, new_text);
   if (p) {
     FAIL_CHECK("applied, giving " << splice::apply_edits(text, p->edits));
     return "";
@@ -94,21 +96,22 @@ TEST_CASE("newText is stripped only when numbered alike from the same line") {
 
 TEST_CASE("python: grep -n output keeps every column of indentation") {
   const std::string file = "def f(y):\n    x = 1\n    y = 2\n    return x\n";
-  CHECK(edited(file, "2:    x = 1\n3:    y = 2", "2:    x = 1\n3:    if y:\n4:        y = 3") ==
+  CHECK(edited_through_numbers(file, "2:    x = 1\n3:    y = 2",
+                               "2:    x = 1\n3:    if y:\n4:        y = 3") ==
         "def f(y):\n    x = 1\n    if y:\n        y = 3\n    return x\n");
-  CHECK(edited(file, "2:    x = 1\n3:    y = 2", "    x = 1\n    y = 5") ==
+  CHECK(edited_through_numbers(file, "2:    x = 1\n3:    y = 2", "    x = 1\n    y = 5") ==
         "def f(y):\n    x = 1\n    y = 5\n    return x\n");
 }
 
 TEST_CASE("go: grep -n output of tab-indented lines keeps the tabs") {
   const std::string file = "func f() {\n\tif ok {\n\t\trun()\n\t}\n}\n";
-  CHECK(edited(file, "2:\tif ok {\n3:\t\trun()\n4:\t}",
-               "2:\tif ok {\n3:\t\trun()\n4:\t\tlog()\n5:\t}") ==
+  CHECK(edited_through_numbers(file, "2:\tif ok {\n3:\t\trun()\n4:\t}",
+                               "2:\tif ok {\n3:\t\trun()\n4:\t\tlog()\n5:\t}") ==
         "func f() {\n\tif ok {\n\t\trun()\n\t\tlog()\n\t}\n}\n");
 }
 
 TEST_CASE("a view that wrote \"N: \" leaves a space the indentation tier forgives") {
-  CHECK(edited("a();\nb();\nc();\n", "2: b();\n3: c();", "2: b();\n3: C();") ==
+  CHECK(edited_through_numbers("a();\nb();\nc();\n", "2: b();\n3: c();", "2: b();\n3: C();") ==
         "a();\nb();\nC();\n");
 }
 
@@ -116,8 +119,8 @@ TEST_CASE("a view that wrote \"N: \" leaves a space the indentation tier forgive
 
 TEST_CASE("rust: cat -n output, padded to six columns, strips up to its tab") {
   const std::string file = "fn main() {\n    let a = 1;\n    let b = 2;\n}\n";
-  CHECK(edited(file, "     2\t    let a = 1;\n     3\t    let b = 2;",
-               "     2\t    let a = 1;\n     3\t    let b = a + 1;") ==
+  CHECK(edited_through_numbers(file, "     2\t    let a = 1;\n     3\t    let b = 2;",
+                               "     2\t    let a = 1;\n     3\t    let b = a + 1;") ==
         "fn main() {\n    let a = 1;\n    let b = a + 1;\n}\n");
 }
 
@@ -125,34 +128,36 @@ TEST_CASE("typescript: Claude Code's arrow view, with numbers crossing a digit")
   std::string file;
   for (int i = 1; i <= 8; ++i) file += "// line " + std::to_string(i) + "\n";
   file += "export function f() {\n  return 1;\n}\n";
-  CHECK(edited(file,
-               "     9\xE2\x86\x92"
-               "export function f() {\n    10\xE2\x86\x92  return 1;",
-               "     9\xE2\x86\x92"
-               "export function f() {\n    10\xE2\x86\x92  return 2;") ==
+  CHECK(edited_through_numbers(file,
+                               "     9\xE2\x86\x92"
+                               "export function f() {\n    10\xE2\x86\x92  return 1;",
+                               "     9\xE2\x86\x92"
+                               "export function f() {\n    10\xE2\x86\x92  return 2;") ==
         file.substr(0, file.find("  return 1;")) + "  return 2;\n}\n");
 }
 
 TEST_CASE("makefile: a cat -n view of a recipe keeps the recipe's tab") {
   const std::string file = "all: app\n\napp: main.o\n\tcc -o app main.o\n";
-  CHECK(edited(file, "     3\tapp: main.o\n     4\t\tcc -o app main.o",
-               "app: main.o\n\tcc -o app main.o -lm") ==
+  CHECK(edited_through_numbers(file, "     3\tapp: main.o\n     4\t\tcc -o app main.o",
+                               "app: main.o\n\tcc -o app main.o -lm") ==
         "all: app\n\napp: main.o\n\tcc -o app main.o -lm\n");
 }
 
 TEST_CASE("c: a numbered blank line is a blank line") {
   const std::string file = "int a;\n\nint b;\n";
-  CHECK(edited(file, "     1\tint a;\n     2\t\n     3\tint b;",
-               "     1\tint a;\n     2\t\n     3\tlong b;") == "int a;\n\nlong b;\n");
+  CHECK(edited_through_numbers(file, "     1\tint a;\n     2\t\n     3\tint b;",
+                               "     1\tint a;\n     2\t\n     3\tlong b;") ==
+        "int a;\n\nlong b;\n");
 }
 
 TEST_CASE("python: a numbered blank line whose tab was trimmed is still a blank line") {
   const std::string file = "def f():\n    a = 1\n\n    return a\n";
-  CHECK(edited(file, "     1\tdef f():\n     2\t    a = 1\n     3\n     4\t    return a",
-               "def f():\n    a = 2\n\n    return a") == "def f():\n    a = 2\n\n    return a\n");
+  CHECK(edited_through_numbers(
+            file, "     1\tdef f():\n     2\t    a = 1\n     3\n     4\t    return a",
+            "def f():\n    a = 2\n\n    return a") == "def f():\n    a = 2\n\n    return a\n");
   // newText numbered alike, its blank line trimmed too, is stripped.
-  CHECK(edited(file, "     2\t    a = 1\n     3\n     4\t    return a",
-               "     2\t    a = 3\n     3\n     4\t    return a") ==
+  CHECK(edited_through_numbers(file, "     2\t    a = 1\n     3\n     4\t    return a",
+                               "     2\t    a = 3\n     3\n     4\t    return a") ==
         "def f():\n    a = 3\n\n    return a\n");
   auto v = numbered_view("     9\ta\n    10\n    11\tb");
   REQUIRE(v);
@@ -170,16 +175,17 @@ TEST_CASE("python: a numbered blank line whose tab was trimmed is still a blank 
 
 TEST_CASE("markdown: times in newText are written as they are") {
   const std::string file = "# Day\n\n- standup\n- lunch\n";
-  CHECK(edited(file, "3:- standup\n4:- lunch", "- 09:30 standup\n10:00 lunch\n11:00 review") ==
+  CHECK(edited_through_numbers(file, "3:- standup\n4:- lunch",
+                               "- 09:30 standup\n10:00 lunch\n11:00 review") ==
         "# Day\n\n- 09:30 standup\n10:00 lunch\n11:00 review\n");
-  CHECK(edited(file, "3:- standup\n4:- lunch", "10:00 standup\n11:00 lunch") ==
+  CHECK(edited_through_numbers(file, "3:- standup\n4:- lunch", "10:00 standup\n11:00 lunch") ==
         "# Day\n\n10:00 standup\n11:00 lunch\n");
 }
 
 TEST_CASE("yaml: status-code keys in newText are written as they are") {
   const std::string file = "responses:\n  default:\n    description: error\n";
-  CHECK(edited(file, "2:  default:\n3:    description: error",
-               "  200:\n    description: ok\n  default:\n    description: error") ==
+  CHECK(edited_through_numbers(file, "2:  default:\n3:    description: error",
+                               "  200:\n    description: ok\n  default:\n    description: error") ==
         "responses:\n  200:\n    description: ok\n  default:\n    description: error\n");
 }
 

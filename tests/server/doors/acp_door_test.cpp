@@ -22,8 +22,8 @@ struct SilentClient : ClientChannel {
   }
 };
 
-struct Fixture {
-  Fixture() {
+struct AcpFixture {
+  AcpFixture() {
     char dir[] = "/tmp/editd-acp-door-test-XXXXXX";
     REQUIRE(mkdtemp(dir) != nullptr);
     root = std::filesystem::canonical(dir);
@@ -38,7 +38,7 @@ struct Fixture {
       notified.push_back({{"method", method}, {"params", params}});
     });
   }
-  ~Fixture() {
+  ~AcpFixture() {
     acp.reset();
     std::error_code ec;
     std::filesystem::remove_all(root, ec);
@@ -59,7 +59,7 @@ struct Fixture {
 }  // namespace
 
 TEST_CASE("without a session nothing is announced, and an unknown session is not_found") {
-  Fixture f;
+  AcpFixture f;
   const Method& write = *f.registry.find("write_text");
   auto call = f.acp->prepare(write, {{"path", "a.txt"}, {"content", "x"}},
                              std::make_shared<CancelState>(), nullptr, nullptr);
@@ -76,7 +76,7 @@ TEST_CASE("without a session nothing is announced, and an unknown session is not
 }
 
 TEST_CASE("a provider-native result that reports a failure is announced as a failed tool call") {
-  Fixture f;
+  AcpFixture f;
   auto session = f.acp->new_session({{"cwd", f.root.string()}});
   REQUIRE(session.has_value());
   const Method& editor = *f.registry.find("anthropic_text_editor");

@@ -15,7 +15,7 @@ using nlohmann::json;
 
 namespace {
 
-struct Fixture {
+struct RegistryFixture {
   boost::asio::io_context io;
   boost::asio::thread_pool pool{1};
   ServerOptions options;
@@ -28,7 +28,7 @@ struct Fixture {
 
 TEST_CASE(
     "every registry method declares a flat schema whose required params exist, and a renderer") {
-  Fixture f;
+  RegistryFixture f;
   REQUIRE(f.registry.methods().size() == 12);
   for (const Method& m : f.registry.methods()) {
     CAPTURE(m.name);
@@ -50,7 +50,7 @@ TEST_CASE(
 
 TEST_CASE(
     "tool arguments must be an object of the tool's own params; read_text gets a default page") {
-  Fixture f;
+  RegistryFixture f;
   const Method& read = *f.registry.find("read_text");
   CHECK(*mcp::prepare_arguments(read, json()) == json{{"limit", mcp::kPageLines}});
   CHECK((*mcp::prepare_arguments(read, {{"path", "a"}, {"limit", 5}}))["limit"] == 5);
@@ -65,7 +65,7 @@ TEST_CASE(
 }
 
 TEST_CASE("the arguments hosts add to every tool are dropped, and only those") {
-  Fixture f;
+  RegistryFixture f;
   CHECK(mcp::host_added_arguments() == std::vector<std::string>{"wait_for_previous"});
   for (const Method& m : f.registry.methods()) {
     CAPTURE(m.name);
@@ -144,7 +144,7 @@ TEST_CASE(
 }
 
 TEST_CASE("a page's structuredContent shows the paging facts first and its content last") {
-  Fixture f;
+  RegistryFixture f;
   const Method& read = *f.registry.find("read_text");
   json r = {{"content", "a\n"}, {"fingerprint", "xxh3:0"}, {"format", "hashline"},
             {"line", 1},        {"lineCount", 1},          {"totalLines", 4}};

@@ -1,0 +1,36 @@
+// Test support: editd on stdio spoken to as an MCP host speaks (initialize with
+// a string protocolVersion, then tools/call).
+#pragma once
+
+#include <string>
+
+#include "support/process.h"
+
+namespace editd::test {
+
+inline json mcp_initialize_params(const std::string& version, const std::string& client = "mcp-test") {
+  return {{"protocolVersion", version},
+          {"capabilities", json::object()},
+          {"clientInfo", {{"name", client}, {"version", "0"}}}};
+}
+
+// Initializes editd on stdio as MCP.
+inline void mcp_initialize(Process& p, const std::string& client = "mcp-test") {
+  json init = p.ok("initialize", mcp_initialize_params("2025-11-25", client));
+  REQUIRE(init["protocolVersion"] == "2025-11-25");
+  p.send({{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}});
+}
+
+// tools/call's result (a failed tool is a result too, with isError).
+inline json call(Process& p, const std::string& tool, json arguments) {
+  return p.ok("tools/call", {{"name", tool}, {"arguments", std::move(arguments)}});
+}
+
+// The one text block of a tool result.
+inline std::string text_of(const json& result) {
+  REQUIRE(result["content"].size() == 1);
+  REQUIRE(result["content"][0]["type"] == "text");
+  return result["content"][0]["text"].get<std::string>();
+}
+
+}  // namespace editd::test
