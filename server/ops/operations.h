@@ -20,6 +20,7 @@
 #include "edit/unified_diff.h"
 #include "protocol/methods.h"
 #include "server/ops/byte_budget.h"
+#include "server/ops/cancel.h"
 #include "server/checks/checks.h"
 #include "server/ops/lock_chain.h"
 #include "server/ops/server_options.h"
@@ -34,16 +35,6 @@ namespace editd {
 Error read_only_error(const std::string& path);
 Error conflict_error(const std::string& shown, const std::string& expected,
                      const std::optional<std::string>& current);
-
-// Cancellation state of one request, shared with the connection that can
-// cancel it ($/cancel_request).
-struct CancelState {
-  bool cancelled = false;
-  bool committed = false;  // the write has begun: too late to cancel
-  // Cancelled by the client (MCP's notifications/cancelled), not by shutdown:
-  // on MCP such a request gets no answer.
-  bool by_client = false;
-};
 
 // A file a mutation changed, for progress reports to ACP clients. Texts are
 // whole files without a BOM.
