@@ -599,6 +599,28 @@ boost::asio::awaitable<Result<protocol::FingerprintResult>> Operations::fingerpr
   co_return protocol::FingerprintResult{editd::fingerprint(*bytes), bytes->size()};
 }
 
+boost::asio::awaitable<Result<Operations::Located>> Operations::locate(RequestContext& ctx,
+                                                                      const std::string& path) {
+  if (ctx.place) {
+    auto earlier = ctx.place->after_earlier();
+    co_await std::move(earlier);
+  }
+  auto canonical = ctx.backend.resolve(path);
+  if (!canonical) co_return canonical.error();
+  auto st = co_await ctx.backend.stat(*canonical);
+  if (!st) co_return st.error();
+  Located where;
+  where.shown = ctx.backend.display_path(*canonical);
+  where.canonical = std::move(*canonical);
+  where.stat = std::move(*st);
+  co_return where;
+}
+
+boost::asio::awaitable<Result<FsBackend::Listing>> Operations::list_directory(
+    RequestContext& ctx, const std::string& canonical, unsigned depth, std::size_t limit) {
+  co_return co_await ctx.backend.list(canonical, depth, limit);
+}
+
 Operations::Awaitable Operations::write_text(RequestContext& ctx, protocol::WriteTextParams p) {
   if (auto ok = check_param_text(p.content, "content"); !ok) co_return ok.error();
   co_return co_await mutate(

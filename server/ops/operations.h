@@ -129,16 +129,25 @@ class Operations {
       RequestContext& ctx, protocol::FingerprintParams p);
   boost::asio::awaitable<Result<protocol::ApplyPatchResult>> apply_patch(
       RequestContext& ctx, protocol::ApplyPatchParams p);
-  // Anthropic's text editor tool (server/doors/provider_tools.cpp): its input as
-  // the model wrote it; every failure is an is_error result.
-  boost::asio::awaitable<Result<protocol::ToolResultBlock>> text_editor(
-      RequestContext& ctx, protocol::TextEditorParams p);
-  // OpenAI's apply_patch tool: one operation; a failure is status "failed".
-  boost::asio::awaitable<Result<protocol::ApplyPatchCallOutput>> openai_apply_patch(
-      RequestContext& ctx, protocol::OpenAiPatchParams p);
   // Puts back every file a mutation changed, if each is still what it wrote.
   boost::asio::awaitable<Result<protocol::ApplyPatchResult>> undo(RequestContext& ctx,
                                                                   protocol::UndoParams p);
+
+  // What stands at a path, for a listing of a directory (the text editor's
+  // view). The path is resolved and its stat taken once the requests its
+  // connection sent before have ended (a file created just before is there);
+  // no lock chain is held. Fails as FsBackend::resolve and stat.
+  struct Located {
+    std::string canonical;
+    std::string shown;
+    FileStat stat;
+  };
+  boost::asio::awaitable<Result<Located>> locate(RequestContext& ctx, const std::string& path);
+  // The entries of directory `canonical` (as located), as FsBackend::list.
+  boost::asio::awaitable<Result<FsBackend::Listing>> list_directory(RequestContext& ctx,
+                                                                    const std::string& canonical,
+                                                                    unsigned depth,
+                                                                    std::size_t limit);
 
  private:
   // The current state of a file as a mutation sees it.
@@ -250,10 +259,6 @@ class Operations {
   // that names the file written.
   boost::asio::awaitable<void> checks_after(const std::vector<FileStep>& steps, StepChecks before,
                                             protocol::ApplyPatchResult& result);
-
-  // The text editor's view: a file's numbered lines, or a directory's listing.
-  boost::asio::awaitable<protocol::ToolResultBlock> editor_view(
-      RequestContext& ctx, const protocol::TextEditorParams& p);
 
   // `path` resolved again once the requests sent before this one on its
   // connection have ended, when resolving it at once failed (`first`): a file
