@@ -99,14 +99,6 @@ Error conflict_error(const std::string& shown, const std::string& expected,
 
 namespace {
 
-// The first line where `a` and `b` differ, 1-based.
-std::uint64_t first_changed_line(std::string_view a, std::string_view b) {
-  std::size_t n = std::min(a.size(), b.size()), i = 0;
-  while (i < n && a[i] == b[i]) ++i;
-  return 1 + static_cast<std::uint64_t>(
-                 std::count(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(i), '\n'));
-}
-
 // no_change for an edit whose difference from the file the byte-fidelity
 // rules kept out (`asked`: what the caller asked to replace, and by what):
 // which rule, and which call does what was asked.
@@ -142,19 +134,6 @@ Error kept_unchanged(const std::string& shown, std::string_view before, std::str
                {{"path", shown}});
 }
 
-// The undo history's record of a one-file mutation.
-std::vector<UndoFile> one_file(const std::string& canonical, const std::string& shown,
-                               std::optional<std::string> before, std::string before_fingerprint,
-                               std::string after_fingerprint) {
-  std::vector<UndoFile> files(1);
-  files[0].canonical = canonical;
-  files[0].shown = shown;
-  files[0].before = std::move(before);
-  files[0].before_fingerprint = std::move(before_fingerprint);
-  files[0].after_fingerprint = std::move(after_fingerprint);
-  return files;
-}
-
 // Where a mutation's own result says its change starts, if it says.
 std::optional<std::uint64_t> first_line(const MutationResult& result) {
   if (result.lines && !result.lines->empty()) return result.lines->front().start_line;
@@ -162,16 +141,6 @@ std::optional<std::uint64_t> first_line(const MutationResult& result) {
 }
 
 }  // namespace
-
-FileChange file_change(const std::string& canonical, const std::optional<std::string>& old_bytes,
-                       const std::string& bytes, std::optional<std::uint64_t> line) {
-  FileChange fc;
-  fc.canonical = canonical;
-  if (old_bytes) fc.old_text = std::string(without_bom(*old_bytes));
-  fc.new_text = std::string(without_bom(bytes));
-  fc.line = line ? line : first_changed_line(fc.old_text.value_or(""), fc.new_text);
-  return fc;
-}
 
 Result<Operations::Change> Operations::compute(const Current& cur, const Transform& transform) {
   auto change = transform(cur);
@@ -376,87 +345,34 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
     co_return Error(ErrorKind::kNoChange, cur.shown + " is unchanged: " + change->if_unchanged,
                     {{"path", cur.shown}});
   if (!p.dry_run && !unchanged) {
-    if (ctx.approve) {
-      std::optional<std::string> old_text;
-      if (cur.bytes) old_text = std::string(without_bom(*cur.bytes));
-      auto ok = co_await ctx.approve(cur.shown, old_text, std::string(without_bom(change->bytes)));
-      if (!ok) co_return ok.error();
-    }
-    // The checks see the file before the write, under the lock chain.
-    const Checks::Target target{cur.canonical, cur.shown};
-    std::optional<Checks::Before> before;
-    std::optional<std::string> checked_bytes;
-    if (ctx.scope == "local" && checks_.covers(target)) {
-      before = co_await checks_.before(target, cur.bytes);
-      checked_bytes = change->bytes;
-    }
-    if (auto c = check_cancel(ctx); !c) co_return c.error();
-    if (ctx.cancel) ctx.cancel->committed = true;
-    if (ctx.changes)
-      ctx.changes->push_back(
-          file_change(cur.canonical, cur.bytes, change->bytes, first_line(change->result)));
-    const bool undoable = options_.undo_history_entries > 0;
-    std::vector<std::string> made_dirs;
-    if (undoable && !cur.bytes) made_dirs = ctx.backend.missing_directories(cur.canonical);
-    // An edit of a few regions keeps what they held; otherwise a large file
-    // as it was is copied for the history while it is written.
-    std::optional<std::vector<restore::Restore>> restores;
-    if (undoable && cur.bytes && change->splices)
-      restores = worth_keeping(
-          restore::of_splices(*cur.bytes, change->bom, *change->splices, cur.bytes->size() / 2),
+    // A batch of one.
+    std::vector<FileStep> steps(1);
+    FileStep& step = steps[0];
+    step.canonical = cur.canonical;
+    step.shown = cur.shown;
+    step.bytes = std::move(change->bytes);
+    step.fingerprint = change->result.fingerprint;
+    step.line = first_line(change->result);
+    step.splices = std::move(change->splices);
+    step.bom = change->bom;
+    // An edit of a few regions keeps what they held; otherwise the whole
+    // file as it was (copied to disk while it is written when large).
+    step.surveyed = true;
+    if (options_.undo_history_entries > 0 && cur.bytes && step.splices)
+      step.restores = worth_keeping(
+          restore::of_splices(*cur.bytes, step.bom, *step.splices, cur.bytes->size() / 2),
           cur.bytes->size());
-    else if (undoable && cur.bytes)
-      restores = window_restores(std::move(window), cur.bytes->size());
-    std::vector<std::string_view> kept;
-    if (undoable && cur.bytes && !restores) kept.push_back(*cur.bytes);
-    auto written = co_await write_and_spill(write_change(ctx, cur, *change), std::move(kept));
-    Result<void>& w = written.first;
-    if (!w) {
-      if (ctx.changes) ctx.changes->pop_back();
-      co_return w.error();
-    }
-    if (undoable) {
-      // The file as it was goes to the history; a copy only when the checks still need it.
-      std::string old_fp = cur.bytes ? current_fp : std::string();
-      std::optional<std::string> old_bytes;
-      if (!restores) old_bytes = before ? cur.bytes : std::move(cur.bytes);
-      std::vector<UndoFile> files = one_file(cur.canonical, cur.shown, std::move(old_bytes),
-                                             std::move(old_fp), change->result.fingerprint);
-      if (restores) {
-        files[0].restores = std::move(restores);
-        files[0].before_size = cur.bytes->size();
-      }
-      if (!written.second.empty()) files[0].spilled = std::move(written.second[0]);
-      change->result.undo_id = history_.record(ctx.scope, std::move(files), std::move(made_dirs));
-    }
-    if (before) {
-      // Other processes need not wait for the checks, nor reads of the file:
-      // only mutations, whose writes would change what the checks read.
-      files->processes.reset();
-      files->chains.downgrade();
-      change->result.diagnostics =
-          co_await checks_.after(target, std::move(*before), cur.bytes, *checked_bytes);
-    }
+    else if (options_.undo_history_entries > 0 && cur.bytes)
+      step.restores = window_restores(std::move(window), cur.bytes->size());
+    if (cur.bytes) step.previous_fingerprint = current_fp;
+    step.previous = std::move(cur.bytes);
+    auto committed = co_await commit(ctx, *files, steps, Writes::kOneFile, "");
+    if (!committed) co_return committed.error();
+    change->result.undo_id = std::move(committed->undo_id);
+    change->result.diagnostics = std::move(committed->reports[0]);
   }
   if (!p.dry_run && ctx.known) ctx.known->set(cur.canonical, change->result.fingerprint);
   co_return std::move(change->result);
-}
-
-std::optional<std::vector<restore::Restore>> Operations::worth_keeping(
-    std::optional<std::vector<restore::Restore>> restores, std::uint64_t size) const {
-  if (!restores) return restores;
-  const std::uint64_t held = restore::held_by(*restores);
-  // As large as what goes to disk: the whole file goes there instead.
-  if (held > size / 2 || history_.spills(held)) return std::nullopt;
-  return restores;
-}
-
-std::optional<std::vector<restore::Restore>> Operations::window_restores(
-    std::optional<restore::Restore> window, std::uint64_t size) const {
-  if (!window) return std::nullopt;
-  std::vector<restore::Restore> one;
-  one.push_back(std::move(*window));
-  return worth_keeping(std::move(one), size);
 }
 
 UndoSpill Operations::undo_spill(const ServerOptions& options) {
@@ -468,35 +384,6 @@ UndoSpill Operations::undo_spill(const ServerOptions& options) {
   else if (!why.empty())
     spdlog::debug("the undo history keeps large files in {} ({})", spill.where, why);
   return spill;
-}
-
-boost::asio::awaitable<Result<void>> Operations::write_change(RequestContext& ctx,
-                                                              const Current& cur,
-                                                              Change& change) {
-  if (change.splices)
-    co_return co_await ctx.backend.write_pieces(cur.canonical, pieces(*cur.bytes, change));
-  co_return co_await ctx.backend.write(cur.canonical, std::move(change.bytes));
-}
-
-boost::asio::awaitable<std::pair<Result<void>, std::vector<Fd>>> Operations::write_and_spill(
-    boost::asio::awaitable<Result<void>> write, std::vector<std::string_view> before) {
-  std::vector<Fd> files(before.size());
-  std::vector<std::size_t> large;
-  for (std::size_t i = 0; i < before.size(); ++i)
-    if (history_.spills(before[i].size())) large.push_back(i);
-  if (large.empty()) {
-    Result<void> w = co_await std::move(write);
-    co_return std::pair(std::move(w), std::move(files));
-  }
-  auto copy = [this, &files, &large, &before]() -> Result<void> {
-    for (std::size_t i : large) files[i] = history_.spill(before[i]);
-    return {};
-  };
-  using namespace boost::asio::experimental::awaitable_operators;
-  auto copied = offload(pool_, copy);
-  auto both = std::move(write) && std::move(copied);
-  auto [w, ignored] = co_await std::move(both);
-  co_return std::pair(std::move(w), std::move(files));
 }
 
 boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(

@@ -21,6 +21,7 @@
 #include "protocol/methods.h"
 #include "server/ops/byte_budget.h"
 #include "server/ops/cancel.h"
+#include "server/ops/commit.h"
 #include "server/checks/checks.h"
 #include "server/ops/lock_chain.h"
 #include "server/ops/server_options.h"
@@ -70,24 +71,6 @@ struct RequestContext {
   // The connection's id in the view store (server/ops/views.h): read_text records
   // what it shows under it, edit_lines maps anchors from there. 0: no views.
   std::uint64_t reader = 0;
-};
-
-// One file of a multi-file write (apply_patch, undo), with what undoing it needs.
-struct FileStep {
-  enum class Kind { kWrite, kRemove };
-  Kind kind = Kind::kWrite;
-  std::string canonical;
-  std::string shown;
-  std::string bytes;                    // kWrite: the new content
-  std::optional<std::string> previous;  // the content before; nullopt: the file did not exist
-  // kWrite: the mode and owner the file gets (BatchOp::attributes): a moved
-  // file's, or those an undo gives back. nullopt: it keeps its own.
-  std::optional<FileAttributes> attributes;
-  // kWrite: then executable or not (BatchOp::executable): a git mode change.
-  std::optional<bool> executable;
-  // The file's own before the step, where the step may cost them (it removes
-  // the file or sets its mode); commit_steps fills it for the history.
-  std::optional<FileAttributes> previous_attributes;
 };
 
 // A step removes a file where the backend cannot (an ACP client): denied,
@@ -196,9 +179,6 @@ class Operations {
                                 Change change);
   // The new bytes of a spliced `change` of `current`, as pieces (views of both).
   static std::vector<std::string_view> pieces(const std::string& current, const Change& change);
-  // Writes `change` over `cur`: its splices between the untouched bytes, or its new bytes.
-  boost::asio::awaitable<Result<void>> write_change(RequestContext& ctx, const Current& cur,
-                                                    Change& change);
   // Runs `write`, and beside it on the pool copies each of `before` that the
   // undo history keeps on disk (UndoHistory::spills) to a file of its own:
   // one Fd for each of `before`, invalid where nothing was copied. The copy
@@ -240,25 +220,6 @@ class Operations {
   // new file, of little text.
   static constexpr std::size_t kOffloadBytes = 64 * 1024;
   static constexpr std::size_t kInlineDiffLines = 256;
-
-  // Writes `steps` (new contents first, removals last) through one backend
-  // batch; on a failure restores every file already changed and reports what
-  // `method` failed on. On success, reports the changes to ctx and records them
-  // in the undo history: the entry's id, if it was kept. The steps' contents
-  // move into the batch and the history unless `keep_contents` (the caller
-  // reads them after: the checks) or an ACP session needs them.
-  boost::asio::awaitable<Result<std::optional<std::string>>> commit_steps(
-      RequestContext& ctx, std::vector<FileStep>& steps, std::string method, bool keep_contents);
-
-  // The checks of each step that writes a file a check covers (nullopt for
-  // the others), run before commit_steps with the lock chains held.
-  using StepChecks = std::vector<std::optional<Checks::Before>>;
-  boost::asio::awaitable<StepChecks> checks_before(const RequestContext& ctx,
-                                                   const std::vector<FileStep>& steps);
-  // After commit_steps: each checked file's report, in the entry of `result`
-  // that names the file written.
-  boost::asio::awaitable<void> checks_after(const std::vector<FileStep>& steps, StepChecks before,
-                                            protocol::ApplyPatchResult& result);
 
   // `path` resolved again once the requests sent before this one on its
   // connection have ended, when resolving it at once failed (`first`): a file
@@ -307,6 +268,35 @@ class Operations {
   };
   boost::asio::awaitable<Result<FilesHeld>> hold_for_mutation(const RequestContext& ctx,
                                                               std::vector<std::string> keys);
+
+  // The commit pipeline (server/ops/commit.h) of `steps`, planned with
+  // `files` held: approval, checks before, the last cancellation check, the
+  // write as `writes` says, the ACP report and what the connection knows,
+  // the undo record, then (with `files` let go to other processes and
+  // readers) the checks after. `method` names the call in a batch's errors.
+  // The steps' contents move into the write and the history unless the
+  // checks or an ACP session read them after.
+  boost::asio::awaitable<Result<Committed>> commit(RequestContext& ctx, FilesHeld& files,
+                                                   std::vector<FileStep>& steps, Writes writes,
+                                                   const std::string& method);
+  // The checks of each step that writes a file a check covers (nullopt for
+  // the others), run with the lock chains held, before the write.
+  using StepChecks = std::vector<std::optional<Checks::Before>>;
+  boost::asio::awaitable<StepChecks> checks_before(const RequestContext& ctx,
+                                                   const std::vector<FileStep>& steps);
+  // Fills what the steps do not know yet: the new contents' fingerprints, and
+  // what the history keeps of each file changed (on the pool when large).
+  boost::asio::awaitable<Result<void>> survey(std::vector<FileStep>& steps);
+  // Writes a one-file step: its splices between the untouched bytes, or its new bytes.
+  boost::asio::awaitable<Result<void>> write_one(RequestContext& ctx, FileStep& step,
+                                                 bool move_contents);
+  // Writes `steps` through one backend batch, copying `kept` for the history
+  // meanwhile (write_and_spill); on a failure restores every file already
+  // changed and removes `made_dirs`, and reports what `method` failed on.
+  boost::asio::awaitable<Result<std::vector<Fd>>> write_batch(
+      RequestContext& ctx, std::vector<FileStep>& steps, bool move_contents,
+      std::vector<std::string_view> kept, const std::vector<std::string>& made_dirs,
+      const std::string& method);
 
   // Where the undo history keeps large files: /tmp/editd-EUID, else the root,
   // whichever is usable and not a tmpfs first.

@@ -8,7 +8,7 @@
 // removed. Any difference refuses the whole undo with `conflict`
 // naming the file, and nothing is touched. Then previous contents are written
 // back first and files the mutation created are removed last, through the same
-// batch and rollback as apply_patch (commit_steps). An undo is a mutation of
+// batch and rollback as apply_patch (Operations::commit). An undo is a mutation of
 // its own: it gets an undoId, and undoing it redoes.
 #include <spdlog/spdlog.h>
 
@@ -193,24 +193,9 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
   protocol::ApplyPatchResult result = std::move(*described);
   if (p.dry_run) co_return result;
 
-  if (ctx.approve) {
-    for (const FileStep& s : steps) {
-      FileChange c =
-          file_change(s.canonical, s.previous, s.kind == FileStep::Kind::kWrite ? s.bytes : "");
-      auto ok = co_await ctx.approve(s.shown, c.old_text, c.new_text);
-      if (!ok) co_return ok.error();
-    }
-  }
-  if (auto c = check_cancel(ctx); !c) co_return c.error();
-  if (ctx.cancel) ctx.cancel->committed = true;
-  StepChecks checks = co_await checks_before(ctx, steps);
-  const bool checked =
-      std::any_of(checks.begin(), checks.end(), [](const auto& c) { return c.has_value(); });
-  auto undo_id = co_await commit_steps(ctx, steps, "undo", checked);
-  if (!undo_id) co_return undo_id.error();
-  files->processes.reset();  // other processes need not wait for the checks
-  files->chains.downgrade();  // nor reads: only mutations, which would change what they read
-  co_await checks_after(steps, std::move(checks), result);
+  auto committed = co_await commit(ctx, *files, steps, Writes::kBatch, "undo");
+  if (!committed) co_return committed.error();
+  attach_reports(steps, *committed, result);
   // Directories made for files now removed go too, innermost first, when empty.
   for (auto d = entry->made_directories.rbegin(); d != entry->made_directories.rend(); ++d) {
     Result<void> removed = co_await ctx.backend.remove_directory(*d);
@@ -218,7 +203,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
       spdlog::debug("undo {}: {} stays: {}", p.undo_id, ctx.backend.display_path(*d),
                     removed.error().message);
   }
-  result.undo_id = std::move(*undo_id);
+  result.undo_id = std::move(committed->undo_id);
   co_return result;
 }
 
