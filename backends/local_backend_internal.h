@@ -42,7 +42,6 @@
 namespace editd::local_backend_detail {
 
 namespace asio = boost::asio;
-using BatchOp = FsBackend::BatchOp;
 
 Error posix_error(std::string_view op, const std::string& path, int err);
 
@@ -224,7 +223,7 @@ class LocalBackend final : public FsBackend {
 
   asio::awaitable<Result<std::unique_ptr<Lock>>> lock(std::vector<std::string> canonicals) override;
 
-  asio::awaitable<Result<void>> apply_batch(std::vector<BatchOp> ops,
+  asio::awaitable<Result<void>> apply_batch(std::vector<FileChange> ops,
                                             std::vector<std::size_t>& applied) override;
 
  private:
@@ -317,7 +316,7 @@ class LocalBackend final : public FsBackend {
 
   // apply_batch: check everything, stage every write, journal, commit, apply
   // (see backends/journal.h for what a crash at each point leaves).
-  Result<void> batch_sync(std::vector<BatchOp>& ops, std::vector<std::size_t>& applied);
+  Result<void> batch_sync(std::vector<FileChange>& ops, std::vector<std::size_t>& applied);
 
   void recover();
 

@@ -44,7 +44,7 @@ Error permission_refused(const std::string& shown, std::string_view outcome, con
                std::move(data));
 }
 
-acp::Diff to_diff(const FileChange& c) {
+acp::Diff to_diff(const ChangeReport& c) {
   return acp::Diff{c.canonical, c.old_text, c.new_text, c.line};
 }
 
@@ -66,13 +66,13 @@ json tool_call_started(const std::string& session, const std::string& tool_call_
 
 json tool_call_finished(const std::string& session, const std::string& tool_call_id,
                         const Method& m, const Result<json>& result,
-                        const std::vector<FileChange>& changes) {
+                        const std::vector<ChangeReport>& changes) {
   if (!result) return acp::tool_call_failed(session, tool_call_id, result.error());
   if (auto text = m.failure_in(*result))
     return acp::tool_call_failed(session, tool_call_id, *text, *result);
   std::vector<acp::Diff> diffs;
   diffs.reserve(changes.size());
-  for (const FileChange& c : changes) diffs.push_back(to_diff(c));
+  for (const ChangeReport& c : changes) diffs.push_back(to_diff(c));
   return acp::tool_call_completed(session, tool_call_id, *result, diffs);
 }
 
@@ -160,7 +160,7 @@ asio::awaitable<Result<json>> AcpSessions::run(const Method& m, const json& para
 
   const std::string tool_call_id = "editd-call-" + std::to_string(next_tool_call_++);
   const bool announce = !sessions_.empty() && !m.writes_nothing(params);
-  std::vector<FileChange> changes;
+  std::vector<ChangeReport> changes;
   if (announce) {
     ctx.changes = &changes;
     notify_(std::string(acp::kSessionUpdate),

@@ -232,5 +232,4 @@ boost::asio::awaitable<Result<protocol::ToolResultBlock>> anthropic_text_editor(
   co_return result;
 }
 
-
 }  // namespace editd

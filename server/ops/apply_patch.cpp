@@ -33,7 +33,7 @@ namespace {
 
 using text::without_bom;
 
-using Step = FileStep;
+using Step = StagedChange;
 
 Error read_only_patch() {
   return Error(ErrorKind::kDenied,
@@ -59,8 +59,7 @@ bool changes(const patch::FileOutcome& o) {
 }
 
 Error untouched_expectation(const std::string& key) {
-  return invalid_param("expectedFingerprints",
-                       "names " + key + ", which the patch does not touch");
+  return invalid_param("expectedFingerprints", "names " + key + ", which the patch does not touch");
 }
 
 // The patch with every path rewritten to its display form, so that two

@@ -14,7 +14,7 @@ namespace editd {
 
 namespace {
 
-using Step = FileStep;
+using Step = StagedChange;
 
 // The first line where `a` and `b` differ, 1-based.
 std::uint64_t first_changed_line(std::string_view a, std::string_view b) {
@@ -25,8 +25,9 @@ std::uint64_t first_changed_line(std::string_view a, std::string_view b) {
 }
 
 // The ACP diff of one step: whole-file texts, the new text empty for a deletion.
-FileChange change_of(const Step& s) {
-  return file_change(s.canonical, s.previous, s.kind == Step::Kind::kWrite ? s.bytes : "", s.line);
+ChangeReport change_of(const Step& s) {
+  return change_report(s.canonical, s.previous, s.kind == Step::Kind::kWrite ? s.bytes : "",
+                       s.line);
 }
 
 // The error of a failed step, after the rollback: what failed, and what (if
@@ -39,8 +40,8 @@ Error step_failed(Error e, const Step& step, const std::vector<std::string>& not
   std::string what = (step.kind == Step::Kind::kWrite ? "writing " : "deleting ") + step.shown +
                      " failed: " + e.message;
   if (not_restored.empty()) {
-    e.message = method + " changed nothing: " + what +
-                "; every file it had already changed was restored";
+    e.message =
+        method + " changed nothing: " + what + "; every file it had already changed was restored";
   } else {
     e.data["notRestored"] = not_restored;
     std::string list;
@@ -112,9 +113,10 @@ std::vector<UndoFile> undo_files(std::vector<Step>& steps, std::vector<Fd>& spil
 
 }  // namespace
 
-FileChange file_change(const std::string& canonical, const std::optional<std::string>& old_bytes,
-                       const std::string& bytes, std::optional<std::uint64_t> line) {
-  FileChange fc;
+ChangeReport change_report(const std::string& canonical,
+                           const std::optional<std::string>& old_bytes, const std::string& bytes,
+                           std::optional<std::uint64_t> line) {
+  ChangeReport fc;
   fc.canonical = canonical;
   if (old_bytes) fc.old_text = std::string(text::without_bom(*old_bytes));
   fc.new_text = std::string(text::without_bom(bytes));
@@ -122,7 +124,7 @@ FileChange file_change(const std::string& canonical, const std::optional<std::st
   return fc;
 }
 
-void attach_reports(const std::vector<FileStep>& steps, Committed& committed,
+void attach_reports(const std::vector<StagedChange>& steps, Committed& committed,
                     protocol::ApplyPatchResult& result) {
   for (std::size_t i = 0; i < steps.size(); ++i) {
     if (!committed.reports[i]) continue;
@@ -132,14 +134,13 @@ void attach_reports(const std::vector<FileStep>& steps, Committed& committed,
   }
 }
 
-boost::asio::awaitable<Result<Committed>> Operations::commit(RequestContext& ctx,
-                                                             FilesHeld& files,
-                                                             std::vector<FileStep>& steps,
+boost::asio::awaitable<Result<Committed>> Operations::commit(RequestContext& ctx, FilesHeld& files,
+                                                             std::vector<StagedChange>& steps,
                                                              Writes writes,
                                                              const std::string& method) {
   if (ctx.approve) {
     for (const Step& s : steps) {
-      FileChange c = change_of(s);
+      ChangeReport c = change_of(s);
       auto ok = co_await ctx.approve(s.shown, c.old_text, c.new_text);
       if (!ok) co_return ok.error();
     }
@@ -219,18 +220,18 @@ boost::asio::awaitable<Result<Committed>> Operations::commit(RequestContext& ctx
 }
 
 boost::asio::awaitable<Operations::StepChecks> Operations::checks_before(
-    const RequestContext& ctx, const std::vector<FileStep>& steps) {
+    const RequestContext& ctx, const std::vector<StagedChange>& steps) {
   StepChecks out(steps.size());
   if (ctx.scope != "local") co_return out;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Checks::Target target{steps[i].canonical, steps[i].shown};
-    if (steps[i].kind == FileStep::Kind::kWrite && checks_.covers(target))
+    if (steps[i].kind == StagedChange::Kind::kWrite && checks_.covers(target))
       out[i] = co_await checks_.before(target, steps[i].previous);
   }
   co_return out;
 }
 
-boost::asio::awaitable<Result<void>> Operations::survey(std::vector<FileStep>& steps) {
+boost::asio::awaitable<Result<void>> Operations::survey(std::vector<StagedChange>& steps) {
   // While the new contents are at hand: what the connection will know of each
   // written file, and what changed in each existing one for the history.
   const bool undoable = options_.undo_history_entries > 0;
@@ -255,7 +256,7 @@ boost::asio::awaitable<Result<void>> Operations::survey(std::vector<FileStep>& s
   co_return co_await offload(pool_, run);  // passes over large files: on the pool
 }
 
-boost::asio::awaitable<Result<void>> Operations::write_one(RequestContext& ctx, FileStep& s,
+boost::asio::awaitable<Result<void>> Operations::write_one(RequestContext& ctx, StagedChange& s,
                                                            bool move_contents) {
   if (s.splices) {
     const std::string_view bytes = *s.previous;
@@ -269,19 +270,19 @@ boost::asio::awaitable<Result<void>> Operations::write_one(RequestContext& ctx, 
 }
 
 boost::asio::awaitable<Result<std::vector<Fd>>> Operations::write_batch(
-    RequestContext& ctx, std::vector<FileStep>& steps, bool move_contents,
+    RequestContext& ctx, std::vector<StagedChange>& steps, bool move_contents,
     std::vector<std::string_view> kept, const std::vector<std::string>& made_dirs,
     const std::string& method) {
-  std::vector<FsBackend::BatchOp> ops;
+  std::vector<FileChange> ops;
   for (Step& s : steps) {
-    FsBackend::BatchOp op;
-    op.kind = s.kind == Step::Kind::kWrite ? FsBackend::BatchOp::Kind::kWrite
-                                           : FsBackend::BatchOp::Kind::kRemove;
+    // The FileChange the step stages, its contents moved in when nothing
+    // reads them after (its path stays: the rollback and the reports need it).
+    FileChange& op = ops.emplace_back();
+    op.kind = s.kind;
     op.canonical = s.canonical;
-    if (s.kind == Step::Kind::kWrite) op.bytes = move_contents ? std::move(s.bytes) : s.bytes;
+    op.bytes = move_contents ? std::move(s.bytes) : s.bytes;
     op.attributes = s.attributes;
     op.executable = s.executable;
-    ops.push_back(std::move(op));
   }
   std::vector<std::size_t> applied;
   auto batch = ctx.backend.apply_batch(std::move(ops), applied);
@@ -302,7 +303,7 @@ boost::asio::awaitable<Result<std::vector<Fd>>> Operations::write_batch(
     Result<void> undo;
     if (s.previous) {
       // A batch of one: the file gets its mode back too (a removed one).
-      std::vector<FsBackend::BatchOp> back(1);
+      std::vector<FileChange> back(1);
       back[0].canonical = s.canonical;
       back[0].bytes = *s.previous;
       back[0].attributes = s.previous_attributes;

@@ -3,7 +3,7 @@
 //
 // A mutation first plans its changes with its files held (lock chains,
 // bytes in the budget, the processes' lock): what each file becomes, as
-// FileSteps. Operations::commit then runs, in this one order for every
+// StagedChanges. Operations::commit then runs, in this one order for every
 // method: the approval of each step (--approve ask), the checks of each
 // file before the write (--check, --lsp), the last cancellation check (after
 // it the request is `committed` and completes), the write, the ACP report of
@@ -26,22 +26,14 @@
 
 namespace editd {
 
-// One file's change as the commit writes it: what the file was and what it
-// becomes (a write), or that it goes (a removal).
-struct FileStep {
-  enum class Kind { kWrite, kRemove };
-  Kind kind = Kind::kWrite;
-  std::string canonical;
+// A FileChange (backends/fs_backend.h: what the file becomes, or that it
+// goes) staged for the commit, with what the commit needs around it: the file
+// before, how it is shown, and what the history and the reports take.
+struct StagedChange : FileChange {
   std::string shown;
-  std::string bytes;                    // kWrite: the new content (empty while `splices` hold it)
   std::optional<std::string> previous;  // the content before; nullopt: the file did not exist
-  // kWrite: the mode and owner the file gets (BatchOp::attributes): a moved
-  // file's, or those an undo gives back. nullopt: it keeps its own.
-  std::optional<FileAttributes> attributes;
-  // kWrite: then executable or not (BatchOp::executable): a git mode change.
-  std::optional<bool> executable;
-  // The file's own before the step, where the step may cost them (it removes
-  // the file or sets its mode); the commit fills it for the history.
+  // The file's own mode and owner before, where the change may cost them (it
+  // removes the file or sets its mode); the commit fills it for the history.
   std::optional<FileAttributes> previous_attributes;
 
   // A one-file edit that nothing needs whole (no approval, no checks, no ACP
@@ -83,7 +75,7 @@ struct Committed {
 
 // Each checked file's report, in the entry of `result` that names the file
 // written (apply_patch's and undo's results).
-void attach_reports(const std::vector<FileStep>& steps, Committed& committed,
+void attach_reports(const std::vector<StagedChange>& steps, Committed& committed,
                     protocol::ApplyPatchResult& result);
 
 }  // namespace editd

@@ -68,16 +68,16 @@ Error bad_anchor(std::size_t index, const std::string& where, const std::string&
 
 }  // namespace
 
-Result<Operations::Change> Operations::spliced(const text::Document& doc,
-                                               std::vector<splice::Splice> splices,
-                                               Change change) {
+Result<Operations::Transformed> Operations::spliced(const text::Document& doc,
+                                                    std::vector<splice::Splice> splices,
+                                                    Transformed change) {
   change.bom = doc.bom() ? text::kBom.size() : 0;
   change.splices = std::move(splices);
   return change;
 }
 
 std::vector<std::string_view> Operations::pieces(const std::string& current,
-                                                 const Change& change) {
+                                                 const Transformed& change) {
   const std::string_view bytes = current;
   return splice::pieces(bytes.substr(0, change.bom), bytes.substr(change.bom), *change.splices);
 }
@@ -142,7 +142,8 @@ std::optional<std::uint64_t> first_line(const MutationResult& result) {
 
 }  // namespace
 
-Result<Operations::Change> Operations::compute(const Current& cur, const Transform& transform) {
+Result<Operations::Transformed> Operations::compute(const Current& cur,
+                                                    const Transform& transform) {
   auto change = transform(cur);
   if (!change) return change;
   std::string_view before = cur.bytes ? std::string_view(*cur.bytes) : std::string_view();
@@ -222,11 +223,10 @@ Result<void> Operations::check_known(const RequestContext& ctx, const std::strin
             ": read it first (--require-read)",
         {{"path", shown}, {"knownFingerprint", nullptr}, {"currentFingerprint", current_fp}});
   if (*known != current_fp)
-    return Error(ErrorKind::kStale,
-                 shown + " changed since this connection last read or wrote it: read it again",
-                 {{"path", shown},
-                  {"knownFingerprint", *known},
-                  {"currentFingerprint", current_fp}});
+    return Error(
+        ErrorKind::kStale,
+        shown + " changed since this connection last read or wrote it: read it again",
+        {{"path", shown}, {"knownFingerprint", *known}, {"currentFingerprint", current_fp}});
   return {};
 }
 
@@ -254,12 +254,13 @@ boost::asio::awaitable<Result<ByteBudget::Hold>> Operations::hold_files(
   if (!hold) {
     const std::string shown =
         canonicals.size() == 1 ? ctx.backend.display_path(canonicals.front()) : "the files";
-    co_return Error(ErrorKind::kTooLarge,
-                    shown + ": " + std::to_string(size) + " bytes, held " +
-                        std::to_string(factor) + " times while the request runs, exceed what " +
-                        "all requests in flight may hold (--max-file-bytes-in-flight " +
-                        std::to_string(budget_.limit()) + ")",
-                    canonicals.size() == 1 ? nlohmann::json{{"path", shown}} : nlohmann::json::object());
+    co_return Error(
+        ErrorKind::kTooLarge,
+        shown + ": " + std::to_string(size) + " bytes, held " + std::to_string(factor) +
+            " times while the request runs, exceed what " +
+            "all requests in flight may hold (--max-file-bytes-in-flight " +
+            std::to_string(budget_.limit()) + ")",
+        canonicals.size() == 1 ? nlohmann::json{{"path", shown}} : nlohmann::json::object());
   }
   co_return std::move(*hold);
 }
@@ -317,11 +318,11 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   // (whether it changes anything, and what the undo history keeps).
   std::optional<restore::Restore> window;
   auto run = [&cur, &transform, &window] {
-    Result<Change> c = compute(cur, transform);
+    Result<Transformed> c = compute(cur, transform);
     if (c && !c->splices && cur.bytes) window = restore::window(*cur.bytes, c->bytes);
     return c;
   };
-  Result<Change> change = Error();
+  Result<Transformed> change = Error();
   if (runs_here && runs_here(cur))
     change = run();
   else
@@ -332,10 +333,10 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
   bool unchanged = false;
   if (change->splices) {
     const std::string_view body = std::string_view(*cur.bytes).substr(change->bom);
-    unchanged = std::all_of(
-        change->splices->begin(), change->splices->end(), [body](const splice::Splice& s) {
-          return body.substr(s.begin, s.end - s.begin) == s.bytes;
-        });
+    unchanged = std::all_of(change->splices->begin(), change->splices->end(),
+                            [body](const splice::Splice& s) {
+                              return body.substr(s.begin, s.end - s.begin) == s.bytes;
+                            });
   } else {
     unchanged = cur.bytes && !window;
   }
@@ -346,8 +347,8 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::Mu
                     {{"path", cur.shown}});
   if (!p.dry_run && !unchanged) {
     // A batch of one.
-    std::vector<FileStep> steps(1);
-    FileStep& step = steps[0];
+    std::vector<StagedChange> steps(1);
+    StagedChange& step = steps[0];
     step.canonical = cur.canonical;
     step.shown = cur.shown;
     step.bytes = std::move(change->bytes);
@@ -487,7 +488,7 @@ boost::asio::awaitable<Result<protocol::FingerprintResult>> Operations::fingerpr
 }
 
 boost::asio::awaitable<Result<Operations::Located>> Operations::locate(RequestContext& ctx,
-                                                                      const std::string& path) {
+                                                                       const std::string& path) {
   if (ctx.place) {
     auto earlier = ctx.place->after_earlier();
     co_await std::move(earlier);
@@ -511,11 +512,11 @@ boost::asio::awaitable<Result<FsBackend::Listing>> Operations::list_directory(
 Operations::Awaitable Operations::write_text(RequestContext& ctx, protocol::WriteTextParams p) {
   if (auto ok = check_param_text(p.content, "content"); !ok) co_return ok.error();
   co_return co_await mutate(
-      ctx, p, true, new_file_runs_here(p.content), [&p](const Current& cur) -> Result<Change> {
+      ctx, p, true, new_file_runs_here(p.content), [&p](const Current& cur) -> Result<Transformed> {
         if (cur.is_directory)
           return Error(ErrorKind::kIsDirectory, cur.shown + " is a directory",
                        {{"path", cur.shown}});
-        Change c;
+        Transformed c;
         c.result.created = !cur.bytes;
         if (!cur.bytes) {
           c.bytes = p.content;
@@ -561,7 +562,7 @@ Operations::Awaitable Operations::set_format(RequestContext& ctx, protocol::SetF
   RunsHere small = [](const Current& cur) {
     return cur.bytes && cur.bytes->size() <= kOffloadBytes;
   };
-  co_return co_await mutate(ctx, p, false, small, [&p](const Current& cur) -> Result<Change> {
+  co_return co_await mutate(ctx, p, false, small, [&p](const Current& cur) -> Result<Transformed> {
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
     text::Format format;
@@ -575,7 +576,7 @@ Operations::Awaitable Operations::set_format(RequestContext& ctx, protocol::SetF
       e.data["path"] = cur.shown;
       return e;
     }
-    Change c;
+    Transformed c;
     c.diff_bom = p.bom.value_or(doc->bom()) != doc->bom();
     c.bytes = std::move(*bytes);
     if (c.bytes == *cur.bytes)
@@ -589,14 +590,14 @@ Operations::Awaitable Operations::set_format(RequestContext& ctx, protocol::SetF
 Operations::Awaitable Operations::create(RequestContext& ctx, protocol::CreateParams p) {
   if (auto ok = check_param_text(p.content, "content"); !ok) co_return ok.error();
   co_return co_await mutate(
-      ctx, p, true, new_file_runs_here(p.content), [&p](const Current& cur) -> Result<Change> {
+      ctx, p, true, new_file_runs_here(p.content), [&p](const Current& cur) -> Result<Transformed> {
         if (cur.bytes || cur.is_directory)
           return Error(ErrorKind::kExists,
                        cur.shown +
                            (cur.is_directory ? " exists (as a directory)" : " already exists") +
                            ": use write_text to replace a file",
                        {{"path", cur.shown}});
-        Change c;
+        Transformed c;
         c.result.created = true;
         c.bytes = p.content;
         return c;
@@ -612,7 +613,7 @@ Operations::Awaitable Operations::insert(RequestContext& ctx, protocol::InsertPa
     return cur.bytes && cur.bytes->size() <= kOffloadBytes &&
            text::count_lines(p.text) <= kInlineDiffLines;
   };
-  co_return co_await mutate(ctx, p, false, small, [&p](const Current& cur) -> Result<Change> {
+  co_return co_await mutate(ctx, p, false, small, [&p](const Current& cur) -> Result<Transformed> {
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
     if (p.line > doc->line_count()) return line_out_of_range(p.line, doc->line_count(), "line");
@@ -630,7 +631,7 @@ Operations::Awaitable Operations::insert(RequestContext& ctx, protocol::InsertPa
       block.insert(block.begin(), '\n');
     std::vector<splice::Edit> edits;
     edits.push_back({at, at, std::move(block)});
-    Change c;
+    Transformed c;
     c.result.lines = std::vector<protocol::LineRange>{{p.line + 1, p.line + inserted}};
     return spliced(*doc, splice::plan(*doc, normalized, std::move(edits)), std::move(c));
   });
@@ -660,7 +661,7 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
            occurrences::find(bytes, p.old_text, at + 1) == std::string_view::npos;
   };
   co_return co_await mutate(
-      ctx, p, false, once, [this, &p, mode](const Current& cur) -> Result<Change> {
+      ctx, p, false, once, [this, &p, mode](const Current& cur) -> Result<Transformed> {
         auto doc = text::Document::decode(*cur.bytes);
         if (!doc) return doc.error();
         text::Normalized norm(*doc);
@@ -688,7 +689,7 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
             add_outdated_hint(e, *cur.outdated_fingerprint, cur.fingerprint);
           return e;
         }
-        Change c;
+        Transformed c;
         c.asked.emplace(p.old_text, p.new_text);
         c.result.replacements = plan->replacements;
         c.result.matched_by = plan->tier;
@@ -727,7 +728,7 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::Edit
   const std::uint64_t reader = ctx.reader;
   const std::string scope = ctx.scope;
   const bool expected = p.expected_fingerprint.has_value();
-  co_return co_await mutate(ctx, p, false, nullptr, [&](const Current& cur) -> Result<Change> {
+  co_return co_await mutate(ctx, p, false, nullptr, [&](const Current& cur) -> Result<Transformed> {
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
     text::Normalized norm(*doc);
@@ -744,7 +745,8 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::Edit
       });
     hashline::Reads reads;
     reads.unread_stand = expected || found.empty();
-    for (const Views::Found& f : found) reads.views.push_back(hashline::View{f.file.get(), f.shown});
+    for (const Views::Found& f : found)
+      reads.views.push_back(hashline::View{f.file.get(), f.shown});
     auto plan = hashline::plan(norm.view(), edits, reads);
     if (!plan) {
       Error e = plan.error();
@@ -752,7 +754,7 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::Edit
       if (e.kind == ErrorKind::kStale) e.data["currentFingerprint"] = cur.fingerprint;
       return e;
     }
-    Change c;
+    Transformed c;
     c.if_unchanged =
         "every edit's newText is the text of the lines it replaces (line endings and a copy of "
         "the BOM are kept as the file has them, byte fidelity); to convert line endings or add "

@@ -19,14 +19,14 @@
 #include "edit/splice.h"
 #include "edit/unified_diff.h"
 #include "protocol/methods.h"
+#include "server/checks/checks.h"
 #include "server/ops/byte_budget.h"
 #include "server/ops/cancel.h"
 #include "server/ops/commit.h"
-#include "server/checks/checks.h"
+#include "server/ops/known_fingerprints.h"
 #include "server/ops/lock_chain.h"
 #include "server/ops/server_options.h"
 #include "server/ops/undo_history.h"
-#include "server/ops/known_fingerprints.h"
 #include "server/ops/views.h"
 
 namespace editd {
@@ -37,9 +37,9 @@ Error read_only_error(const std::string& path);
 Error conflict_error(const std::string& shown, const std::string& expected,
                      const std::optional<std::string>& current);
 
-// A file a mutation changed, for progress reports to ACP clients. Texts are
-// whole files without a BOM.
-struct FileChange {
+// A file a mutation changed, as progress reports to ACP clients show it.
+// Texts are whole files without a BOM.
+struct ChangeReport {
   std::string canonical;
   std::optional<std::string> old_text;  // nullopt: the file is new
   std::string new_text;
@@ -48,8 +48,9 @@ struct FileChange {
 
 // The change from old_bytes (nullopt: a new file) to new_bytes, BOMs dropped;
 // `line` defaults to the first line where they differ.
-FileChange file_change(const std::string& canonical, const std::optional<std::string>& old_bytes,
-                       const std::string& new_bytes, std::optional<std::uint64_t> line = {});
+ChangeReport change_report(const std::string& canonical,
+                           const std::optional<std::string>& old_bytes,
+                           const std::string& new_bytes, std::optional<std::uint64_t> line = {});
 
 struct RequestContext {
   FsBackend& backend;
@@ -61,7 +62,7 @@ struct RequestContext {
       const std::string&, const std::optional<std::string>&, const std::string&)>
       approve{};
   // When set, each file a mutation writes is appended here. Optional.
-  std::vector<FileChange>* changes = nullptr;
+  std::vector<ChangeReport>* changes = nullptr;
   // Where the backend's files live, for the undo history: "local", or an id of
   // the delegated connection. An undo runs only in the scope that recorded it.
   std::string scope = "local";
@@ -148,7 +149,7 @@ class Operations {
     bool lean = false;
   };
   // What a transform produces: the new bytes and the method's own result fields.
-  struct Change {
+  struct Transformed {
     std::string bytes;  // empty while `splices` holds the change
     protocol::MutationResult result;
     // Where the bodies (after `bom` bytes of BOM in both) differ, when the
@@ -172,13 +173,14 @@ class Operations {
     // removed shows as a change of line 1, as git shows it (set_format).
     bool diff_bom = false;
   };
-  using Transform = std::function<Result<Change>(const Current&)>;
+  using Transform = std::function<Result<Transformed>(const Current&)>;
   // `change` as `splices` of `doc`'s body (made into bytes by compute() when
   // needed).
-  static Result<Change> spliced(const text::Document& doc, std::vector<splice::Splice> splices,
-                                Change change);
+  static Result<Transformed> spliced(const text::Document& doc, std::vector<splice::Splice> splices,
+                                     Transformed change);
   // The new bytes of a spliced `change` of `current`, as pieces (views of both).
-  static std::vector<std::string_view> pieces(const std::string& current, const Change& change);
+  static std::vector<std::string_view> pieces(const std::string& current,
+                                              const Transformed& change);
   // Runs `write`, and beside it on the pool copies each of `before` that the
   // undo history keeps on disk (UndoHistory::spills) to a file of its own:
   // one Fd for each of `before`, invalid where nothing was copied. The copy
@@ -206,7 +208,7 @@ class Operations {
   Awaitable mutate(RequestContext& ctx, const protocol::MutationParams& p, bool may_be_missing,
                    RunsHere runs_here, const Transform& transform);
   // Runs the transform and describes the change (diff, counts, fingerprint).
-  static Result<Change> compute(const Current& cur, const Transform& transform);
+  static Result<Transformed> compute(const Current& cur, const Transform& transform);
   // read_text decodes files above this size on the thread pool; smaller ones
   // on the I/O thread (one linear pass). Every mutation's transform, and
   // apply_patch's apply, run on the pool whatever the size: their cost
@@ -254,8 +256,7 @@ class Operations {
   // files held by all requests in flight stay within
   // --max-file-bytes-in-flight. too_large when it could never fit.
   boost::asio::awaitable<Result<ByteBudget::Hold>> hold_files(
-      const RequestContext& ctx, const std::vector<std::string>& canonicals,
-      std::uint64_t factor);
+      const RequestContext& ctx, const std::vector<std::string>& canonicals, std::uint64_t factor);
   // What a mutation holds of its files while it reads and writes them: their
   // lock chains (exclusive), its bytes in the budget, and the backend's lock
   // against other processes, taken in that order (so that a request holding
@@ -277,24 +278,24 @@ class Operations {
   // The steps' contents move into the write and the history unless the
   // checks or an ACP session read them after.
   boost::asio::awaitable<Result<Committed>> commit(RequestContext& ctx, FilesHeld& files,
-                                                   std::vector<FileStep>& steps, Writes writes,
+                                                   std::vector<StagedChange>& steps, Writes writes,
                                                    const std::string& method);
   // The checks of each step that writes a file a check covers (nullopt for
   // the others), run with the lock chains held, before the write.
   using StepChecks = std::vector<std::optional<Checks::Before>>;
   boost::asio::awaitable<StepChecks> checks_before(const RequestContext& ctx,
-                                                   const std::vector<FileStep>& steps);
+                                                   const std::vector<StagedChange>& steps);
   // Fills what the steps do not know yet: the new contents' fingerprints, and
   // what the history keeps of each file changed (on the pool when large).
-  boost::asio::awaitable<Result<void>> survey(std::vector<FileStep>& steps);
+  boost::asio::awaitable<Result<void>> survey(std::vector<StagedChange>& steps);
   // Writes a one-file step: its splices between the untouched bytes, or its new bytes.
-  boost::asio::awaitable<Result<void>> write_one(RequestContext& ctx, FileStep& step,
+  boost::asio::awaitable<Result<void>> write_one(RequestContext& ctx, StagedChange& step,
                                                  bool move_contents);
   // Writes `steps` through one backend batch, copying `kept` for the history
   // meanwhile (write_and_spill); on a failure restores every file already
   // changed and removes `made_dirs`, and reports what `method` failed on.
   boost::asio::awaitable<Result<std::vector<Fd>>> write_batch(
-      RequestContext& ctx, std::vector<FileStep>& steps, bool move_contents,
+      RequestContext& ctx, std::vector<StagedChange>& steps, bool move_contents,
       std::vector<std::string_view> kept, const std::vector<std::string>& made_dirs,
       const std::string& method);
 

@@ -84,10 +84,10 @@ Error changed_since(const std::string& id, const std::string& shown,
 bool is_text(std::string_view bytes) { return text::check_text(bytes, "file").has_value(); }
 
 // The result entry of one step, its diff appended to `diff`.
-protocol::PatchFileResult describe(const FileStep& s, std::string& diff) {
+protocol::PatchFileResult describe(const StagedChange& s, std::string& diff) {
   protocol::PatchFileResult f;
   f.path = s.shown;
-  const bool removes = s.kind == FileStep::Kind::kRemove;
+  const bool removes = s.kind == StagedChange::Kind::kRemove;
   f.action = removes ? "delete" : s.previous ? "update" : "add";
   std::string_view from = s.previous ? std::string_view(*s.previous) : std::string_view();
   std::string_view to = removes ? std::string_view() : std::string_view(s.bytes);
@@ -108,16 +108,16 @@ protocol::PatchFileResult describe(const FileStep& s, std::string& diff) {
 
 // The steps that put `entry`'s files back, writes first, removals last;
 // `current[i]` is what entry.files[i] holds now (what its mutation left).
-Result<std::vector<FileStep>> restore_steps(const UndoEntry& entry,
-                                            std::vector<std::optional<std::string>>& current,
-                                            const FsBackend& backend) {
-  std::vector<FileStep> steps;
+Result<std::vector<StagedChange>> restore_steps(const UndoEntry& entry,
+                                                std::vector<std::optional<std::string>>& current,
+                                                const FsBackend& backend) {
+  std::vector<StagedChange> steps;
   for (int pass = 0; pass < 2; ++pass)
     for (std::size_t i = 0; i < entry.files.size(); ++i) {
       const KeptFile& f = entry.files[i];
       if ((f.before != nullptr) != (pass == 0)) continue;
-      FileStep s;
-      s.kind = f.before ? FileStep::Kind::kWrite : FileStep::Kind::kRemove;
+      StagedChange s;
+      s.kind = f.before ? StagedChange::Kind::kWrite : StagedChange::Kind::kRemove;
       s.canonical = f.canonical;
       s.shown = backend.display_path(f.canonical);
       if (f.before) {
@@ -176,16 +176,16 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
   // The bytes before (read back when spilled) and the diffs are an edit's
   // work: on the pool, like every other (docs/architecture.md), never on the
   // thread that serves the connections.
-  std::vector<FileStep> steps;
+  std::vector<StagedChange> steps;
   auto describe_all = [&]() -> Result<protocol::ApplyPatchResult> {
-    Result<std::vector<FileStep>> restored = restore_steps(*entry, current, ctx.backend);
+    Result<std::vector<StagedChange>> restored = restore_steps(*entry, current, ctx.backend);
     if (!restored) return restored.error();
     steps = std::move(*restored);
-    for (const FileStep& s : steps)
-      if (s.kind == FileStep::Kind::kRemove && !ctx.backend.can_remove())
+    for (const StagedChange& s : steps)
+      if (s.kind == StagedChange::Kind::kRemove && !ctx.backend.can_remove())
         return unsupported_removal(s.shown);
     protocol::ApplyPatchResult r;
-    for (const FileStep& s : steps) r.files.push_back(describe(s, r.diff));
+    for (const StagedChange& s : steps) r.files.push_back(describe(s, r.diff));
     return r;
   };
   Result<protocol::ApplyPatchResult> described = co_await offload(pool_, describe_all);
