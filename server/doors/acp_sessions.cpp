@@ -154,7 +154,7 @@ asio::awaitable<Result<json>> AcpSessions::run(const Method& m, const json& para
   if (delegated_) delegated = delegated_backend(*session);
   FsBackend& backend = delegated ? *delegated : local_;
   RequestContext ctx{backend, std::move(cancel), known, nullptr};
-  if (delegated) ctx.scope = "delegated:" + id_prefix_;
+  if (delegated) ctx.scope = Scope::delegated(id_prefix_);
   ctx.place = place;
   ctx.reader = reader_;
 

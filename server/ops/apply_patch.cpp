@@ -200,8 +200,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   }
   std::map<std::string, std::string> expected;  // display path -> fingerprint
   for (const auto& [key, fp] : p.expected_fingerprints) {
-    auto c = ctx.backend.resolve(key);
-    if (!c) c = co_await resolve_in_turn(ctx, key, std::move(c));
+    auto c = co_await resolve_in_turn(ctx, key);
     if (!c) co_return c.error();
     std::string shown = ctx.backend.display_path(*c);
     if (!canonical.count(shown)) co_return untouched_expectation(key);

@@ -202,7 +202,7 @@ boost::asio::awaitable<Result<Committed>> Operations::commit(RequestContext& ctx
   }
   Committed done;
   done.undo_id =
-      history_.record(ctx.scope, undo_files(steps, spilled, checked), std::move(made_dirs));
+      history_.record(ctx.scope.key(), undo_files(steps, spilled, checked), std::move(made_dirs));
 
   // Other processes need not wait for the checks, nor reads of the files:
   // only mutations, whose writes would change what the checks read.
@@ -222,7 +222,7 @@ boost::asio::awaitable<Result<Committed>> Operations::commit(RequestContext& ctx
 boost::asio::awaitable<Operations::StepChecks> Operations::checks_before(
     const RequestContext& ctx, const std::vector<StagedChange>& steps) {
   StepChecks out(steps.size());
-  if (ctx.scope != "local") co_return out;
+  if (!ctx.scope.local()) co_return out;
   for (std::size_t i = 0; i < steps.size(); ++i) {
     const Checks::Target target{steps[i].canonical, steps[i].shown};
     if (steps[i].kind == StagedChange::Kind::kWrite && checks_.covers(target))

@@ -36,6 +36,12 @@ namespace editd {
 Error read_only_error(const std::string& path);
 Error conflict_error(const std::string& shown, const std::string& expected,
                      const std::optional<std::string>& current);
+// line_out_of_range: `param` names a line past the file's `total` lines.
+Error line_out_of_range(std::uint64_t line, std::size_t total, std::string_view param);
+// no_change for an edit whose difference from the file the byte-fidelity
+// rules kept out (`before`, `after`: what the caller asked to replace, and by
+// what): which rule, and which call does what was asked.
+Error kept_unchanged(const std::string& shown, std::string_view before, std::string_view after);
 
 // A file a mutation changed, as progress reports to ACP clients show it.
 // Texts are whole files without a BOM.
@@ -52,6 +58,22 @@ ChangeReport change_report(const std::string& canonical,
                            const std::optional<std::string>& old_bytes,
                            const std::string& new_bytes, std::optional<std::uint64_t> line = {});
 
+// Where a request's files live: the local disk, or the client of a delegated
+// connection (an ACP editor's fs/* requests).
+struct Scope {
+  enum class Kind { kLocal, kDelegated };
+  Kind kind = Kind::kLocal;
+  std::string connection;  // kDelegated: the delegated connection's id
+
+  static Scope delegated(std::string connection) {
+    return Scope{Kind::kDelegated, std::move(connection)};
+  }
+  bool local() const { return kind == Kind::kLocal; }
+  // "local", or "delegated:" and the connection's id: what the undo history
+  // and the views keep a file's scope as.
+  std::string key() const { return local() ? "local" : "delegated:" + connection; }
+};
+
 struct RequestContext {
   FsBackend& backend;
   std::shared_ptr<CancelState> cancel;
@@ -63,9 +85,10 @@ struct RequestContext {
       approve{};
   // When set, each file a mutation writes is appended here. Optional.
   std::vector<ChangeReport>* changes = nullptr;
-  // Where the backend's files live, for the undo history: "local", or an id of
-  // the delegated connection. An undo runs only in the scope that recorded it.
-  std::string scope = "local";
+  // Where the backend's files live, for the checks (which run on local files
+  // only), the undo history and the views: an undo runs only in the scope
+  // that recorded it.
+  Scope scope{};
   // The request's place among its connection's: it joins the lock chains in
   // that turn (server/ops/lock_chain.h). Optional.
   Arrivals::Place* place = nullptr;
@@ -223,15 +246,14 @@ class Operations {
   static constexpr std::size_t kOffloadBytes = 64 * 1024;
   static constexpr std::size_t kInlineDiffLines = 256;
 
-  // `path` resolved again once the requests sent before this one on its
-  // connection have ended, when resolving it at once failed (`first`): a file
+  // `path` resolved, at once or, when that fails, again once the requests
+  // sent before this one on its connection have ended: a file
   // they delete or move may stand where this path needs a directory, and the
   // path must be judged as the tree will be in its turn. Resolving succeeds at
   // once in every other case, and that result holds: the backend walks the
   // path again when it opens it.
   boost::asio::awaitable<Result<std::string>> resolve_in_turn(const RequestContext& ctx,
-                                                              const std::string& path,
-                                                              Result<std::string> first);
+                                                              const std::string& path);
   // A read takes its file's chain shared (a mutation takes its files'
   // exclusive: hold_for_mutation), in the request's place among its
   // connection's (lock_chain.h).

@@ -145,7 +145,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
   if (options_.read_only) co_return read_only_undo();
   std::shared_ptr<const UndoEntry> entry = history_.find(p.undo_id);
   if (!entry) co_return unknown_undo(p.undo_id);
-  if (entry->scope != ctx.scope) co_return other_scope(p.undo_id);
+  if (entry->scope != ctx.scope.key()) co_return other_scope(p.undo_id);
 
   std::vector<std::string> keys;
   for (const KeptFile& f : entry->files) keys.push_back(f.canonical);
