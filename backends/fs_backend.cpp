@@ -26,13 +26,13 @@ boost::asio::awaitable<Result<void>> FsBackend::write_pieces(
   co_return co_await write(std::move(canonical), std::move(bytes));
 }
 
-boost::asio::awaitable<Result<void>> FsBackend::apply_batch(std::vector<BatchOp> ops,
+boost::asio::awaitable<Result<void>> FsBackend::apply_batch(std::vector<FileChange> ops,
                                                             std::vector<std::size_t>& applied) {
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    BatchOp& op = ops[i];
+    FileChange& op = ops[i];
     // No co_await inside ?: (GCC 12 destroys the temporaries twice).
     Result<void> r;
-    if (op.kind == BatchOp::Kind::kWrite)
+    if (op.kind == FileChange::Kind::kWrite)
       r = co_await write(op.canonical, std::move(op.bytes));
     else
       r = co_await remove(op.canonical);

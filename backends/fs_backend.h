@@ -46,6 +46,28 @@ inline std::uint32_t with_executable(std::uint32_t mode, bool executable) {
   return executable ? mode | ((mode & 0444) >> 2) : mode & ~std::uint32_t{0111};
 }
 
+// A change of one file, the one name for it from the operations down to the
+// backends: the file becomes `bytes` (with its mode, owner and executable bit
+// as asked), or goes. apply_batch() writes a list of them as one change; the
+// operations' commit (server/ops/commit.h) stages each with what it needs
+// around it (the file before, how it is shown).
+struct FileChange {
+  enum class Kind { kWrite, kRemove };
+  Kind kind = Kind::kWrite;
+  std::string canonical;
+  std::string bytes;  // kWrite: the new content
+  // kWrite: the mode and owner the written file gets (a moved file's, a
+  // deleted file's put back), on a medium that has them; nullopt: as
+  // write() (an existing file's own, a new file the medium's default). The
+  // mode is always given; the owner only where the medium's user may give
+  // it (the superuser; otherwise the file gets the medium's user, and a
+  // set-user-ID or set-group-ID bit is then dropped, never handed to it).
+  std::optional<FileAttributes> attributes;
+  // kWrite: then made executable or not (with_executable), on a medium
+  // with modes; nullopt: left as the rest of the change makes it.
+  std::optional<bool> executable;
+};
+
 struct FileStat {
   enum class Type { kMissing, kFile, kDirectory, kOther };
   Type type = Type::kMissing;
@@ -116,7 +138,7 @@ class FsBackend {
   virtual bool can_remove() const { return true; }
 
   // True when files have modes (and owners) that stat() reports and a batch
-  // write sets (BatchOp::attributes); false for a medium without them (an ACP
+  // write sets (FileChange::attributes); false for a medium without them (an ACP
   // client), where attributes are never reported and always ignored.
   virtual bool has_modes() const { return false; }
 
@@ -165,24 +187,6 @@ class FsBackend {
   virtual boost::asio::awaitable<Result<std::unique_ptr<Lock>>> lock(
       std::vector<std::string> canonicals);
 
-  // One step of a multi-file change.
-  struct BatchOp {
-    enum class Kind { kWrite, kRemove };
-    Kind kind = Kind::kWrite;
-    std::string canonical;
-    std::string bytes;  // kWrite: the new content
-    // kWrite: the mode and owner the written file gets (a moved file's, a
-    // deleted file's put back), on a medium that has them; nullopt: as
-    // write() (an existing file's own, a new file the medium's default). The
-    // mode is always given; the owner only where the medium's user may give
-    // it (the superuser; otherwise the file gets the medium's user, and a
-    // set-user-ID or set-group-ID bit is then dropped, never handed to it).
-    std::optional<FileAttributes> attributes;
-    // kWrite: then made executable or not (with_executable), on a medium
-    // with modes; nullopt: left as the rest of the op makes it.
-    std::optional<bool> executable;
-  };
-
   // Applies `ops` (each path at most once) as one change. On success every op
   // is applied, each write with its attributes where the medium has modes. On
   // failure the error (kinds as write() and remove()) names data.path, and
@@ -193,7 +197,7 @@ class FsBackend {
   // when a backend is next made over it. The default runs write() and remove()
   // in order, ignoring attributes (a medium without modes), and stops at the
   // first failure.
-  virtual boost::asio::awaitable<Result<void>> apply_batch(std::vector<BatchOp> ops,
+  virtual boost::asio::awaitable<Result<void>> apply_batch(std::vector<FileChange> ops,
                                                            std::vector<std::size_t>& applied);
 };
 

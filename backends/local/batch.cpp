@@ -131,10 +131,10 @@ Error LocalBackend::journal_error(int err) const {
                {{"errno", errno_name(err)}, {"path", path}});
 }
 
-Result<void> LocalBackend::batch_sync(std::vector<BatchOp>& ops,
+Result<void> LocalBackend::batch_sync(std::vector<FileChange>& ops,
                                       std::vector<std::size_t>& applied) {
   struct Item {
-    const BatchOp* op = nullptr;
+    const FileChange* op = nullptr;
     Target t;
     bool write = false;
     bool exists = false;
@@ -143,13 +143,13 @@ Result<void> LocalBackend::batch_sync(std::vector<BatchOp>& ops,
     bool renamed = false;
   };
   std::vector<Item> items;
-  for (const BatchOp& op : ops) {
+  for (const FileChange& op : ops) {
     auto t = target_of(op.canonical);
     if (!t) return t.error();
     Item& it = items.emplace_back();
     it.op = &op;
     it.t = std::move(*t);
-    it.write = op.kind == BatchOp::Kind::kWrite;
+    it.write = op.kind == FileChange::Kind::kWrite;
   }
   if (items.empty()) return {};
   if (options_.read_only)

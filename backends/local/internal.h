@@ -44,7 +44,6 @@
 namespace editd::local_backend_detail {
 
 namespace asio = boost::asio;
-using BatchOp = FsBackend::BatchOp;
 
 Error posix_error(std::string_view op, const std::string& path, int err);
 
@@ -226,7 +225,7 @@ class LocalBackend final : public FsBackend {
 
   asio::awaitable<Result<std::unique_ptr<Lock>>> lock(std::vector<std::string> canonicals) override;
 
-  asio::awaitable<Result<void>> apply_batch(std::vector<BatchOp> ops,
+  asio::awaitable<Result<void>> apply_batch(std::vector<FileChange> ops,
                                             std::vector<std::size_t>& applied) override;
 
  private:
@@ -319,7 +318,7 @@ class LocalBackend final : public FsBackend {
 
   // apply_batch: check everything, stage every write, journal, commit, apply
   // (see backends/local/journal.h for what a crash at each point leaves).
-  Result<void> batch_sync(std::vector<BatchOp>& ops, std::vector<std::size_t>& applied);
+  Result<void> batch_sync(std::vector<FileChange>& ops, std::vector<std::size_t>& applied);
 
   void recover();
 

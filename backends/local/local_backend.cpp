@@ -245,7 +245,7 @@ asio::awaitable<Result<std::unique_ptr<FsBackend::Lock>>> LocalBackend::lock(
   co_return out;
 }
 
-asio::awaitable<Result<void>> LocalBackend::apply_batch(std::vector<BatchOp> ops,
+asio::awaitable<Result<void>> LocalBackend::apply_batch(std::vector<FileChange> ops,
                                                         std::vector<std::size_t>& applied) {
   return offload(
       pool_, [this, ops = std::move(ops), &applied]() mutable { return batch_sync(ops, applied); });

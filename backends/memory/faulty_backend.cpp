@@ -99,14 +99,14 @@ boost::asio::awaitable<Result<std::unique_ptr<FsBackend::Lock>>> FaultyBackend::
   co_return r;
 }
 
-boost::asio::awaitable<Result<void>> FaultyBackend::apply_batch(std::vector<BatchOp> ops,
+boost::asio::awaitable<Result<void>> FaultyBackend::apply_batch(std::vector<FileChange> ops,
                                                                 std::vector<std::size_t>& applied) {
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    Call call = ops[i].kind == BatchOp::Kind::kWrite ? Call::kBatchWrite : Call::kBatchRemove;
+    Call call = ops[i].kind == FileChange::Kind::kWrite ? Call::kBatchWrite : Call::kBatchRemove;
     std::optional<Error> e = trip(call, ops[i].canonical);
     if (!e) continue;
     if (i > 0) {
-      std::vector<BatchOp> before(
+      std::vector<FileChange> before(
           std::make_move_iterator(ops.begin()),
           std::make_move_iterator(ops.begin() + static_cast<std::ptrdiff_t>(i)));
       Result<void> r = co_await inner_->apply_batch(std::move(before), applied);

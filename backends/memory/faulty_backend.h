@@ -77,7 +77,7 @@ class FaultyBackend final : public FsBackend {
   boost::asio::awaitable<Result<void>> remove_directory(std::string canonical) override;
   boost::asio::awaitable<Result<std::unique_ptr<Lock>>> lock(
       std::vector<std::string> canonicals) override;
-  boost::asio::awaitable<Result<void>> apply_batch(std::vector<BatchOp> ops,
+  boost::asio::awaitable<Result<void>> apply_batch(std::vector<FileChange> ops,
                                                    std::vector<std::size_t>& applied) override;
 
  private:

@@ -127,17 +127,17 @@ boost::asio::awaitable<Result<void>> MemoryBackend::remove(std::string c) {
   co_return Result<void>{};
 }
 
-boost::asio::awaitable<Result<void>> MemoryBackend::apply_batch(std::vector<BatchOp> ops,
+boost::asio::awaitable<Result<void>> MemoryBackend::apply_batch(std::vector<FileChange> ops,
                                                                 std::vector<std::size_t>& applied) {
   for (std::size_t i = 0; i < ops.size(); ++i) {
-    BatchOp& op = ops[i];
+    FileChange& op = ops[i];
     Result<void> r;
-    if (op.kind == BatchOp::Kind::kWrite)
+    if (op.kind == FileChange::Kind::kWrite)
       r = co_await write(op.canonical, std::move(op.bytes));
     else
       r = co_await remove(op.canonical);
     if (!r) co_return r;
-    if (op.kind == BatchOp::Kind::kWrite && (op.attributes || op.executable)) {
+    if (op.kind == FileChange::Kind::kWrite && (op.attributes || op.executable)) {
       FileAttributes a = (co_await stat(op.canonical))->attributes.value();
       if (op.attributes) a = *op.attributes;
       a.mode &= 07777;

@@ -33,7 +33,7 @@ class MemoryBackend : public FsBackend {
   std::vector<std::string> missing_directories(const std::string& canonical) const override;
   boost::asio::awaitable<Result<void>> remove_directory(std::string canonical) override;
   bool has_modes() const override { return true; }
-  boost::asio::awaitable<Result<void>> apply_batch(std::vector<BatchOp> ops,
+  boost::asio::awaitable<Result<void>> apply_batch(std::vector<FileChange> ops,
                                                    std::vector<std::size_t>& applied) override;
 
   // Test hooks.

@@ -44,7 +44,7 @@ Error permission_refused(const std::string& shown, std::string_view outcome, con
                std::move(data));
 }
 
-acp::Diff to_diff(const FileChange& c) {
+acp::Diff to_diff(const ChangeReport& c) {
   return acp::Diff{c.canonical, c.old_text, c.new_text, c.line};
 }
 
@@ -80,13 +80,13 @@ std::optional<std::string> failure_in(const Method& m, const json& result) {
 
 json tool_call_finished(const std::string& session, const std::string& tool_call_id,
                         const Method& m, const Result<json>& result,
-                        const std::vector<FileChange>& changes) {
+                        const std::vector<ChangeReport>& changes) {
   if (!result) return acp::tool_call_failed(session, tool_call_id, result.error());
   if (auto text = failure_in(m, *result))
     return acp::tool_call_failed(session, tool_call_id, *text, *result);
   std::vector<acp::Diff> diffs;
   diffs.reserve(changes.size());
-  for (const FileChange& c : changes) diffs.push_back(to_diff(c));
+  for (const ChangeReport& c : changes) diffs.push_back(to_diff(c));
   return acp::tool_call_completed(session, tool_call_id, *result, diffs);
 }
 
@@ -171,7 +171,7 @@ Result<std::unique_ptr<AcpCall>> AcpDoor::prepare(const Method& m, const json& p
   FsBackend& backend = call->delegated ? *call->delegated : local_;
   RequestContext& ctx =
       call->context.emplace(RequestContext{backend, std::move(cancel), known, nullptr});
-  if (call->delegated) ctx.scope = "delegated:" + id_prefix_;
+  if (call->delegated) ctx.scope = Scope::delegated(id_prefix_);
   ctx.place = place;
   ctx.reader = reader_;
 

@@ -45,7 +45,7 @@ struct AcpCall {
   std::string tool_call_id;
   bool announce = false;
   std::unique_ptr<FsBackend> delegated;  // the request's backend, when files are the client's
-  std::vector<FileChange> changes;
+  std::vector<ChangeReport> changes;
   std::optional<RequestContext> context;  // the method runs with this
 };
 

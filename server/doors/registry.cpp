@@ -1,7 +1,10 @@
 #include "server/doors/registry.h"
 
 #include <algorithm>
+#include <functional>
 
+#include "server/doors/anthropic_text_editor.h"
+#include "server/doors/openai_apply_patch.h"
 #include "server/doors/tool_text.h"
 
 namespace editd {
@@ -137,22 +140,19 @@ bool Method::writes_nothing(const json& params) const {
   return command != params.end() && *command == "view";
 }
 
-template <class Params, class R>
-boost::asio::awaitable<Result<json>> Registry::invoke(
-    Result<Params> (*decode)(const json&),
-    boost::asio::awaitable<Result<R>> (Operations::*op)(RequestContext&, Params),
-    RequestContext& ctx, const json& raw) {
+template <class Params, class Op>
+boost::asio::awaitable<Result<json>> Registry::invoke(Result<Params> (*decode)(const json&), Op op,
+                                                      RequestContext& ctx, const json& raw) {
   auto params = decode(raw);
   if (!params) co_return params.error();
-  Result<R> result = co_await (ops_.*op)(ctx, std::move(*params));
+  auto result = co_await std::invoke(op, ops_, ctx, std::move(*params));
   if (!result) co_return result.error();
   co_return protocol::to_json(std::move(*result));
 }
 
 // The handler itself is not a coroutine: GCC 12 miscompiles lambda coroutines.
-template <class Params, class R>
-void Registry::add(Method m, Result<Params> (*decode)(const json&),
-                   boost::asio::awaitable<Result<R>> (Operations::*op)(RequestContext&, Params)) {
+template <class Params, class Op>
+void Registry::add(Method m, Result<Params> (*decode)(const json&), Op op) {
   m.run = [this, decode, op](RequestContext& ctx, const json& raw) {
     return invoke(decode, op, ctx, raw);
   };
@@ -490,7 +490,7 @@ Registry::Registry(Operations& ops) : ops_(ops) {
        .destructive = true,
        .provider_native = true,
        .render = &render_text_editor},
-      &protocol::decode_text_editor, &Operations::text_editor);
+      &protocol::decode_text_editor, &anthropic_text_editor);
 
   add({.name = "openai_apply_patch",
        .title = "OpenAI's apply_patch tool",
@@ -526,7 +526,7 @@ Registry::Registry(Operations& ops) : ops_(ops) {
        .destructive = true,
        .provider_native = true,
        .render = &render_openai_patch},
-      &protocol::decode_openai_patch, &Operations::openai_apply_patch);
+      &protocol::decode_openai_patch, &openai_apply_patch);
 
   add({.name = "fingerprint",
        .title = "Fingerprint a file",

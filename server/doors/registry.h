@@ -70,15 +70,16 @@ class Registry {
   static std::string_view bare_method(std::string_view method);
 
  private:
-  template <class Params, class R>
-  void add(Method m, Result<Params> (*decode)(const nlohmann::json&),
-           boost::asio::awaitable<Result<R>> (Operations::*op)(RequestContext&, Params));
+  // `op` runs the method over the operations: a member of Operations taking
+  // (RequestContext&, Params), or an adapter taking (Operations&,
+  // RequestContext&, Params) (the provider tools).
+  template <class Params, class Op>
+  void add(Method m, Result<Params> (*decode)(const nlohmann::json&), Op op);
 
-  template <class Params, class R>
+  template <class Params, class Op>
   boost::asio::awaitable<Result<nlohmann::json>> invoke(
-      Result<Params> (*decode)(const nlohmann::json&),
-      boost::asio::awaitable<Result<R>> (Operations::*op)(RequestContext&, Params),
-      RequestContext& ctx, const nlohmann::json& raw);
+      Result<Params> (*decode)(const nlohmann::json&), Op op, RequestContext& ctx,
+      const nlohmann::json& raw);
 
   Operations& ops_;
   std::vector<Method> methods_;

@@ -34,7 +34,7 @@ namespace {
 
 using text::without_bom;
 
-using Step = FileStep;
+using Step = StagedChange;
 
 Error read_only_patch() {
   return Error(ErrorKind::kDenied,
@@ -60,29 +60,7 @@ bool changes(const patch::FileOutcome& o) {
 }
 
 Error untouched_expectation(const std::string& key) {
-  return invalid_param("expectedFingerprints",
-                       "names " + key + ", which the patch does not touch");
-}
-
-// The error of a failed step, after the rollback: what failed, and what (if
-// anything) could not be put back.
-Error step_failed(Error e, const Step& step, const std::vector<std::string>& not_restored,
-                  const std::string& method) {
-  if (!e.data.is_object()) e.data = nlohmann::json::object();
-  e.data["path"] = step.shown;
-  e.data["rolledBack"] = not_restored.empty();
-  std::string what = (step.kind == Step::Kind::kWrite ? "writing " : "deleting ") + step.shown +
-                     " failed: " + e.message;
-  if (not_restored.empty()) {
-    e.message = method + " changed nothing: " + what +
-                "; every file it had already changed was restored";
-  } else {
-    e.data["notRestored"] = not_restored;
-    std::string list;
-    for (const std::string& p : not_restored) list += (list.empty() ? "" : ", ") + p;
-    e.message = method + " failed part-way: " + what + "; these could not be restored: " + list;
-  }
-  return e;
+  return invalid_param("expectedFingerprints", "names " + key + ", which the patch does not touch");
 }
 
 // The patch with every path rewritten to its display form, so that two
@@ -179,68 +157,6 @@ std::vector<Step> plan_steps(std::vector<patch::FileOutcome>& outcomes,
   return steps;
 }
 
-// Whether a failed batch's data.path is one of `steps`.
-bool names_a_step(const std::vector<Step>& steps, const Error& e, const FsBackend& backend) {
-  if (!e.data.is_object() || !e.data.contains("path") || !e.data["path"].is_string()) return false;
-  const std::string path = e.data["path"].get<std::string>();
-  for (const Step& s : steps)
-    if (s.shown == path || s.canonical == path || backend.display_path(s.canonical) == path)
-      return true;
-  return false;
-}
-
-// The step a failed batch names (data.path), else the first one that did not
-// take effect.
-const Step& failed_step(const std::vector<Step>& steps, const std::vector<std::size_t>& applied,
-                        const Error& e, const FsBackend& backend) {
-  auto was_applied = [&](std::size_t i) {
-    return std::find(applied.begin(), applied.end(), i) != applied.end();
-  };
-  if (e.data.is_object() && e.data.contains("path") && e.data["path"].is_string()) {
-    const std::string path = e.data["path"].get<std::string>();
-    for (std::size_t i = 0; i < steps.size(); ++i)
-      if (!was_applied(i) && (steps[i].shown == path || steps[i].canonical == path ||
-                              backend.display_path(steps[i].canonical) == path))
-        return steps[i];
-  }
-  for (std::size_t i = 0; i < steps.size(); ++i)
-    if (!was_applied(i)) return steps[i];
-  return steps.back();
-}
-
-// What the undo history keeps of `steps`, given the fingerprints of what they
-// wrote and the restores kept instead of whole contents before (with the
-// fingerprints of those contents); the contents before move into it unless `keep`.
-std::vector<UndoFile> undo_files(
-    std::vector<Step>& steps, const std::vector<std::string>& written_fingerprints,
-    std::vector<std::optional<std::vector<restore::Restore>>>& restores,
-    const std::vector<std::string>& before_fingerprints, std::vector<Fd>& spilled, bool keep) {
-  std::vector<UndoFile> files;
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    Step& s = steps[i];
-    UndoFile f;
-    f.canonical = s.canonical;
-    f.shown = s.shown;
-    if (restores[i]) {
-      f.restores = std::move(restores[i]);
-      f.before_size = s.previous->size();
-      f.before_fingerprint = before_fingerprints[i];
-    } else {
-      f.before = keep ? s.previous : std::move(s.previous);
-    }
-    f.spilled = std::move(spilled[i]);
-    if (s.kind == Step::Kind::kWrite) f.after_fingerprint = written_fingerprints[i];
-    f.before_attributes = s.previous_attributes;
-    if (s.kind == Step::Kind::kWrite && s.previous_attributes) {
-      std::uint32_t mode = s.attributes ? s.attributes->mode : s.previous_attributes->mode;
-      if (s.executable) mode = with_executable(mode, *s.executable);
-      f.attributes_changed = mode != s.previous_attributes->mode;
-    }
-    files.push_back(std::move(f));
-  }
-  return files;
-}
-
 // A moved file keeps its mode, and its owner where editd may give it: the
 // write of its destination carries the source's (which the source's removal
 // keeps for the history).
@@ -259,11 +175,6 @@ boost::asio::awaitable<Result<void>> carry_modes(
     }
   }
   co_return Result<void>();
-}
-
-// The ACP diff of one step: whole-file texts, the new text empty for a deletion.
-FileChange change_of(const Step& s) {
-  return file_change(s.canonical, s.previous, s.kind == Step::Kind::kWrite ? s.bytes : "");
 }
 
 }  // namespace
@@ -290,8 +201,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   }
   std::map<std::string, std::string> expected;  // display path -> fingerprint
   for (const auto& [key, fp] : p.expected_fingerprints) {
-    auto c = ctx.backend.resolve(key);
-    if (!c) c = co_await resolve_in_turn(ctx, key, std::move(c));
+    auto c = co_await resolve_in_turn(ctx, key);
     if (!c) co_return c.error();
     std::string shown = ctx.backend.display_path(*c);
     if (!canonical.count(shown)) co_return untouched_expectation(key);
@@ -335,170 +245,11 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   if (auto r = co_await carry_modes(ctx.backend, *outcomes, canonical, steps); !r)
     co_return r.error();
 
-  if (ctx.approve) {
-    for (const Step& s : steps) {
-      FileChange c = change_of(s);
-      auto ok = co_await ctx.approve(s.shown, c.old_text, c.new_text);
-      if (!ok) co_return ok.error();
-    }
-  }
-  if (auto c = check_cancel(ctx); !c) co_return c.error();
-  if (ctx.cancel) ctx.cancel->committed = true;
-
-  StepChecks checks = co_await checks_before(ctx, steps);
-  const bool checked = std::any_of(checks.begin(), checks.end(),
-                                   [](const auto& c) { return c.has_value(); });
-  auto undo_id = co_await commit_steps(ctx, steps, "apply_patch", checked);
-  if (!undo_id) co_return undo_id.error();
-  result.undo_id = std::move(*undo_id);
-  files->processes.reset();  // other processes need not wait for the checks
-  files->chains.downgrade();  // nor reads: only mutations, which would change what they read
-  co_await checks_after(steps, std::move(checks), result);
+  auto committed = co_await commit(ctx, *files, steps, Writes::kBatch, "apply_patch");
+  if (!committed) co_return committed.error();
+  result.undo_id = std::move(committed->undo_id);
+  attach_reports(steps, *committed, result);
   co_return result;
-}
-
-boost::asio::awaitable<Operations::StepChecks> Operations::checks_before(
-    const RequestContext& ctx, const std::vector<FileStep>& steps) {
-  StepChecks out(steps.size());
-  if (ctx.scope != "local") co_return out;
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const Checks::Target target{steps[i].canonical, steps[i].shown};
-    if (steps[i].kind == FileStep::Kind::kWrite && checks_.covers(target))
-      out[i] = co_await checks_.before(target, steps[i].previous);
-  }
-  co_return out;
-}
-
-boost::asio::awaitable<void> Operations::checks_after(const std::vector<FileStep>& steps,
-                                                      StepChecks before,
-                                                      protocol::ApplyPatchResult& result) {
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    if (!before[i]) continue;
-    const FileStep& s = steps[i];
-    // Named, not a temporary in the co_await expression (GCC 12 coroutines).
-    const Checks::Target target{s.canonical, s.shown};
-    protocol::DiagnosticsReport report =
-        co_await checks_.after(target, std::move(*before[i]), s.previous, s.bytes);
-    for (protocol::PatchFileResult& f : result.files)
-      if (f.moved_to.value_or(f.path) == s.shown && f.action != "delete") f.diagnostics = report;
-  }
-}
-
-boost::asio::awaitable<Result<std::optional<std::string>>> Operations::commit_steps(
-    RequestContext& ctx, std::vector<FileStep>& steps, std::string method, bool keep_contents) {
-  // The mode and owner of each file a step may cost them (removes it, or
-  // sets its attributes), for the rollback and the history to give back.
-  if (ctx.backend.has_modes()) {
-    for (Step& s : steps) {
-      if (!s.previous || s.previous_attributes) continue;
-      if (s.kind != Step::Kind::kRemove && !s.attributes && !s.executable) continue;
-      Result<FileStat> st = co_await ctx.backend.stat(s.canonical);
-      if (!st) co_return st.error();
-      s.previous_attributes = st->attributes;
-    }
-  }
-  // Directories that writes will create, for the rollback to remove.
-  std::vector<std::string> made_dirs;
-  for (const Step& s : steps)
-    if (s.kind == Step::Kind::kWrite && !s.previous)
-      for (std::string& d : ctx.backend.missing_directories(s.canonical))
-        if (std::find(made_dirs.begin(), made_dirs.end(), d) == made_dirs.end())
-          made_dirs.push_back(std::move(d));
-
-  // While the new contents are at hand: what the connection will know of each
-  // written file, and what changed in each existing one for the history.
-  std::vector<std::string> written_fingerprints(steps.size());
-  std::vector<std::optional<std::vector<restore::Restore>>> restores(steps.size());
-  std::vector<std::string> before_fingerprints(steps.size());
-  const bool undoable = options_.undo_history_entries > 0;
-  auto survey = [&, undoable]() -> Result<void> {
-    for (std::size_t i = 0; i < steps.size(); ++i) {
-      const Step& s = steps[i];
-      if (s.kind != Step::Kind::kWrite) continue;
-      written_fingerprints[i] = editd::fingerprint(s.bytes);
-      if (undoable && s.previous)
-        restores[i] = window_restores(restore::window(*s.previous, s.bytes), s.previous->size());
-      if (restores[i]) before_fingerprints[i] = editd::fingerprint(*s.previous);
-    }
-    return {};
-  };
-  std::size_t bytes = 0;
-  for (const Step& s : steps) bytes += s.bytes.size() + (s.previous ? s.previous->size() : 0);
-  if (bytes <= kOffloadBytes) {
-    survey();
-  } else if (Result<void> surveyed = co_await offload(pool_, survey); !surveyed) {
-    co_return surveyed.error();  // passes over large files: on the pool
-  }
-  // The new contents move into the batch unless an ACP session or the caller
-  // reads them afterwards.
-  const bool move_contents = !keep_contents && !ctx.changes;
-  std::vector<FsBackend::BatchOp> ops;
-  for (Step& s : steps) {
-    FsBackend::BatchOp op;
-    op.kind = s.kind == Step::Kind::kWrite ? FsBackend::BatchOp::Kind::kWrite
-                                           : FsBackend::BatchOp::Kind::kRemove;
-    op.canonical = s.canonical;
-    if (s.kind == Step::Kind::kWrite) op.bytes = move_contents ? std::move(s.bytes) : s.bytes;
-    op.attributes = s.attributes;
-    op.executable = s.executable;
-    ops.push_back(std::move(op));
-  }
-  // Large files as they were are copied for the history while the batch lands.
-  std::vector<std::string_view> kept;
-  for (std::size_t i = 0; i < steps.size(); ++i)
-    kept.push_back(steps[i].previous && !restores[i] ? std::string_view(*steps[i].previous) : "");
-  std::vector<std::size_t> applied;
-  auto batch = ctx.backend.apply_batch(std::move(ops), applied);
-  auto written = co_await write_and_spill(std::move(batch), std::move(kept));
-  Result<void>& status = written.first;
-  if (!status && applied.empty() && !names_a_step(steps, status.error(), ctx.backend)) {
-    // Refused before any file changed, for the batch as a whole (its
-    // journal could not be made): the error names what failed.
-    Error e = status.error();
-    e.message = method + " changed nothing: " + e.message;
-    co_return e;
-  }
-  if (!status) {
-    // Undo what took effect, newest first.
-    std::vector<std::string> not_restored;
-    for (auto i = applied.rbegin(); i != applied.rend(); ++i) {
-      const Step& s = steps[*i];
-      Result<void> undo;
-      if (s.previous) {
-        // A batch of one: the file gets its mode back too (a removed one).
-        std::vector<FsBackend::BatchOp> back(1);
-        back[0].canonical = s.canonical;
-        back[0].bytes = *s.previous;
-        back[0].attributes = s.previous_attributes;
-        std::vector<std::size_t> done;
-        undo = co_await ctx.backend.apply_batch(std::move(back), done);
-      } else {
-        undo = co_await ctx.backend.remove(s.canonical);
-      }
-      if (!undo) not_restored.push_back(s.shown);
-    }
-    for (auto d = made_dirs.rbegin(); d != made_dirs.rend(); ++d) {
-      Result<void> undo = co_await ctx.backend.remove_directory(*d);
-      if (!undo && undo.error().kind != ErrorKind::kNotFound)
-        not_restored.push_back(ctx.backend.display_path(*d) + "/");
-    }
-    co_return step_failed(status.error(), failed_step(steps, applied, status.error(), ctx.backend),
-                          not_restored, method);
-  }
-
-  for (std::size_t i = 0; i < steps.size(); ++i) {
-    const Step& s = steps[i];
-    if (ctx.changes) ctx.changes->push_back(change_of(s));
-    if (!ctx.known) continue;
-    if (s.kind == Step::Kind::kWrite)
-      ctx.known->set(s.canonical, written_fingerprints[i]);
-    else
-      ctx.known->erase(s.canonical);
-  }
-  co_return history_.record(ctx.scope,
-                            undo_files(steps, written_fingerprints, restores, before_fingerprints,
-                                       written.second, keep_contents),
-                            std::move(made_dirs));
 }
 
 }  // namespace editd

@@ -19,12 +19,14 @@
 #include "edit/change/splice.h"
 #include "edit/change/unified_diff.h"
 #include "protocol/methods.h"
-#include "server/ops/byte_budget.h"
 #include "server/checks/checks.h"
+#include "server/ops/byte_budget.h"
+#include "server/ops/cancel.h"
+#include "server/ops/commit.h"
+#include "server/ops/known_fingerprints.h"
 #include "server/ops/lock_chain.h"
 #include "server/ops/server_options.h"
 #include "server/ops/undo_history.h"
-#include "server/ops/known_fingerprints.h"
 #include "server/ops/views.h"
 
 namespace editd {
@@ -34,20 +36,16 @@ namespace editd {
 Error read_only_error(const std::string& path);
 Error conflict_error(const std::string& shown, const std::string& expected,
                      const std::optional<std::string>& current);
+// line_out_of_range: `param` names a line past the file's `total` lines.
+Error line_out_of_range(std::uint64_t line, std::size_t total, std::string_view param);
+// no_change for an edit whose difference from the file the byte-fidelity
+// rules kept out (`before`, `after`: what the caller asked to replace, and by
+// what): which rule, and which call does what was asked.
+Error kept_unchanged(const std::string& shown, std::string_view before, std::string_view after);
 
-// Cancellation state of one request, shared with the connection that can
-// cancel it ($/cancel_request).
-struct CancelState {
-  bool cancelled = false;
-  bool committed = false;  // the write has begun: too late to cancel
-  // Cancelled by the client (MCP's notifications/cancelled), not by shutdown:
-  // on MCP such a request gets no answer.
-  bool by_client = false;
-};
-
-// A file a mutation changed, for progress reports to ACP clients. Texts are
-// whole files without a BOM.
-struct FileChange {
+// A file a mutation changed, as progress reports to ACP clients show it.
+// Texts are whole files without a BOM.
+struct ChangeReport {
   std::string canonical;
   std::optional<std::string> old_text;  // nullopt: the file is new
   std::string new_text;
@@ -56,8 +54,25 @@ struct FileChange {
 
 // The change from old_bytes (nullopt: a new file) to new_bytes, BOMs dropped;
 // `line` defaults to the first line where they differ.
-FileChange file_change(const std::string& canonical, const std::optional<std::string>& old_bytes,
-                       const std::string& new_bytes, std::optional<std::uint64_t> line = {});
+ChangeReport change_report(const std::string& canonical,
+                           const std::optional<std::string>& old_bytes,
+                           const std::string& new_bytes, std::optional<std::uint64_t> line = {});
+
+// Where a request's files live: the local disk, or the client of a delegated
+// connection (an ACP editor's fs/* requests).
+struct Scope {
+  enum class Kind { kLocal, kDelegated };
+  Kind kind = Kind::kLocal;
+  std::string connection;  // kDelegated: the delegated connection's id
+
+  static Scope delegated(std::string connection) {
+    return Scope{Kind::kDelegated, std::move(connection)};
+  }
+  bool local() const { return kind == Kind::kLocal; }
+  // "local", or "delegated:" and the connection's id: what the undo history
+  // and the views keep a file's scope as.
+  std::string key() const { return local() ? "local" : "delegated:" + connection; }
+};
 
 struct RequestContext {
   FsBackend& backend;
@@ -69,34 +84,17 @@ struct RequestContext {
       const std::string&, const std::optional<std::string>&, const std::string&)>
       approve{};
   // When set, each file a mutation writes is appended here. Optional.
-  std::vector<FileChange>* changes = nullptr;
-  // Where the backend's files live, for the undo history: "local", or an id of
-  // the delegated connection. An undo runs only in the scope that recorded it.
-  std::string scope = "local";
+  std::vector<ChangeReport>* changes = nullptr;
+  // Where the backend's files live, for the checks (which run on local files
+  // only), the undo history and the views: an undo runs only in the scope
+  // that recorded it.
+  Scope scope{};
   // The request's place among its connection's: it joins the lock chains in
   // that turn (server/ops/lock_chain.h). Optional.
   Arrivals::Place* place = nullptr;
   // The connection's id in the view store (server/ops/views.h): read_text records
   // what it shows under it, edit_lines maps anchors from there. 0: no views.
   std::uint64_t reader = 0;
-};
-
-// One file of a multi-file write (apply_patch, undo), with what undoing it needs.
-struct FileStep {
-  enum class Kind { kWrite, kRemove };
-  Kind kind = Kind::kWrite;
-  std::string canonical;
-  std::string shown;
-  std::string bytes;                    // kWrite: the new content
-  std::optional<std::string> previous;  // the content before; nullopt: the file did not exist
-  // kWrite: the mode and owner the file gets (BatchOp::attributes): a moved
-  // file's, or those an undo gives back. nullopt: it keeps its own.
-  std::optional<FileAttributes> attributes;
-  // kWrite: then executable or not (BatchOp::executable): a git mode change.
-  std::optional<bool> executable;
-  // The file's own before the step, where the step may cost them (it removes
-  // the file or sets its mode); commit_steps fills it for the history.
-  std::optional<FileAttributes> previous_attributes;
 };
 
 // A step removes a file where the backend cannot (an ACP client): denied,
@@ -138,16 +136,25 @@ class Operations {
       RequestContext& ctx, protocol::FingerprintParams p);
   boost::asio::awaitable<Result<protocol::ApplyPatchResult>> apply_patch(
       RequestContext& ctx, protocol::ApplyPatchParams p);
-  // Anthropic's text editor tool (server/doors/provider_tools.cpp): its input as
-  // the model wrote it; every failure is an is_error result.
-  boost::asio::awaitable<Result<protocol::ToolResultBlock>> text_editor(
-      RequestContext& ctx, protocol::TextEditorParams p);
-  // OpenAI's apply_patch tool: one operation; a failure is status "failed".
-  boost::asio::awaitable<Result<protocol::ApplyPatchCallOutput>> openai_apply_patch(
-      RequestContext& ctx, protocol::OpenAiPatchParams p);
   // Puts back every file a mutation changed, if each is still what it wrote.
   boost::asio::awaitable<Result<protocol::ApplyPatchResult>> undo(RequestContext& ctx,
                                                                   protocol::UndoParams p);
+
+  // What stands at a path, for a listing of a directory (the text editor's
+  // view). The path is resolved and its stat taken once the requests its
+  // connection sent before have ended (a file created just before is there);
+  // no lock chain is held. Fails as FsBackend::resolve and stat.
+  struct Located {
+    std::string canonical;
+    std::string shown;
+    FileStat stat;
+  };
+  boost::asio::awaitable<Result<Located>> locate(RequestContext& ctx, const std::string& path);
+  // The entries of directory `canonical` (as located), as FsBackend::list.
+  boost::asio::awaitable<Result<FsBackend::Listing>> list_directory(RequestContext& ctx,
+                                                                    const std::string& canonical,
+                                                                    unsigned depth,
+                                                                    std::size_t limit);
 
  private:
   // The current state of a file as a mutation sees it.
@@ -165,7 +172,7 @@ class Operations {
     bool lean = false;
   };
   // What a transform produces: the new bytes and the method's own result fields.
-  struct Change {
+  struct Transformed {
     std::string bytes;  // empty while `splices` holds the change
     protocol::MutationResult result;
     // Where the bodies (after `bom` bytes of BOM in both) differ, when the
@@ -189,16 +196,14 @@ class Operations {
     // removed shows as a change of line 1, as git shows it (set_format).
     bool diff_bom = false;
   };
-  using Transform = std::function<Result<Change>(const Current&)>;
+  using Transform = std::function<Result<Transformed>(const Current&)>;
   // `change` as `splices` of `doc`'s body (made into bytes by compute() when
   // needed).
-  static Result<Change> spliced(const text::Document& doc, std::vector<splice::Splice> splices,
-                                Change change);
+  static Result<Transformed> spliced(const text::Document& doc, std::vector<splice::Splice> splices,
+                                     Transformed change);
   // The new bytes of a spliced `change` of `current`, as pieces (views of both).
-  static std::vector<std::string_view> pieces(const std::string& current, const Change& change);
-  // Writes `change` over `cur`: its splices between the untouched bytes, or its new bytes.
-  boost::asio::awaitable<Result<void>> write_change(RequestContext& ctx, const Current& cur,
-                                                    Change& change);
+  static std::vector<std::string_view> pieces(const std::string& current,
+                                              const Transformed& change);
   // Runs `write`, and beside it on the pool copies each of `before` that the
   // undo history keeps on disk (UndoHistory::spills) to a file of its own:
   // one Fd for each of `before`, invalid where nothing was copied. The copy
@@ -226,7 +231,7 @@ class Operations {
   Awaitable mutate(RequestContext& ctx, const protocol::MutationParams& p, bool may_be_missing,
                    RunsHere runs_here, const Transform& transform);
   // Runs the transform and describes the change (diff, counts, fingerprint).
-  static Result<Change> compute(const Current& cur, const Transform& transform);
+  static Result<Transformed> compute(const Current& cur, const Transform& transform);
   // read_text decodes files above this size on the thread pool; smaller ones
   // on the I/O thread (one linear pass). Every mutation's transform, and
   // apply_patch's apply, run on the pool whatever the size: their cost
@@ -241,38 +246,14 @@ class Operations {
   static constexpr std::size_t kOffloadBytes = 64 * 1024;
   static constexpr std::size_t kInlineDiffLines = 256;
 
-  // Writes `steps` (new contents first, removals last) through one backend
-  // batch; on a failure restores every file already changed and reports what
-  // `method` failed on. On success, reports the changes to ctx and records them
-  // in the undo history: the entry's id, if it was kept. The steps' contents
-  // move into the batch and the history unless `keep_contents` (the caller
-  // reads them after: the checks) or an ACP session needs them.
-  boost::asio::awaitable<Result<std::optional<std::string>>> commit_steps(
-      RequestContext& ctx, std::vector<FileStep>& steps, std::string method, bool keep_contents);
-
-  // The checks of each step that writes a file a check covers (nullopt for
-  // the others), run before commit_steps with the lock chains held.
-  using StepChecks = std::vector<std::optional<Checks::Before>>;
-  boost::asio::awaitable<StepChecks> checks_before(const RequestContext& ctx,
-                                                   const std::vector<FileStep>& steps);
-  // After commit_steps: each checked file's report, in the entry of `result`
-  // that names the file written.
-  boost::asio::awaitable<void> checks_after(const std::vector<FileStep>& steps, StepChecks before,
-                                            protocol::ApplyPatchResult& result);
-
-  // The text editor's view: a file's numbered lines, or a directory's listing.
-  boost::asio::awaitable<protocol::ToolResultBlock> editor_view(
-      RequestContext& ctx, const protocol::TextEditorParams& p);
-
-  // `path` resolved again once the requests sent before this one on its
-  // connection have ended, when resolving it at once failed (`first`): a file
+  // `path` resolved, at once or, when that fails, again once the requests
+  // sent before this one on its connection have ended: a file
   // they delete or move may stand where this path needs a directory, and the
   // path must be judged as the tree will be in its turn. Resolving succeeds at
   // once in every other case, and that result holds: the backend walks the
   // path again when it opens it.
   boost::asio::awaitable<Result<std::string>> resolve_in_turn(const RequestContext& ctx,
-                                                              const std::string& path,
-                                                              Result<std::string> first);
+                                                              const std::string& path);
   // A read takes its file's chain shared (a mutation takes its files'
   // exclusive: hold_for_mutation), in the request's place among its
   // connection's (lock_chain.h).
@@ -297,8 +278,7 @@ class Operations {
   // files held by all requests in flight stay within
   // --max-file-bytes-in-flight. too_large when it could never fit.
   boost::asio::awaitable<Result<ByteBudget::Hold>> hold_files(
-      const RequestContext& ctx, const std::vector<std::string>& canonicals,
-      std::uint64_t factor);
+      const RequestContext& ctx, const std::vector<std::string>& canonicals, std::uint64_t factor);
   // What a mutation holds of its files while it reads and writes them: their
   // lock chains (exclusive), its bytes in the budget, and the backend's lock
   // against other processes, taken in that order (so that a request holding
@@ -311,6 +291,35 @@ class Operations {
   };
   boost::asio::awaitable<Result<FilesHeld>> hold_for_mutation(const RequestContext& ctx,
                                                               std::vector<std::string> keys);
+
+  // The commit pipeline (server/ops/commit.h) of `steps`, planned with
+  // `files` held: approval, checks before, the last cancellation check, the
+  // write as `writes` says, the ACP report and what the connection knows,
+  // the undo record, then (with `files` let go to other processes and
+  // readers) the checks after. `method` names the call in a batch's errors.
+  // The steps' contents move into the write and the history unless the
+  // checks or an ACP session read them after.
+  boost::asio::awaitable<Result<Committed>> commit(RequestContext& ctx, FilesHeld& files,
+                                                   std::vector<StagedChange>& steps, Writes writes,
+                                                   const std::string& method);
+  // The checks of each step that writes a file a check covers (nullopt for
+  // the others), run with the lock chains held, before the write.
+  using StepChecks = std::vector<std::optional<Checks::Before>>;
+  boost::asio::awaitable<StepChecks> checks_before(const RequestContext& ctx,
+                                                   const std::vector<StagedChange>& steps);
+  // Fills what the steps do not know yet: the new contents' fingerprints, and
+  // what the history keeps of each file changed (on the pool when large).
+  boost::asio::awaitable<Result<void>> survey(std::vector<StagedChange>& steps);
+  // Writes a one-file step: its splices between the untouched bytes, or its new bytes.
+  boost::asio::awaitable<Result<void>> write_one(RequestContext& ctx, StagedChange& step,
+                                                 bool move_contents);
+  // Writes `steps` through one backend batch, copying `kept` for the history
+  // meanwhile (write_and_spill); on a failure restores every file already
+  // changed and removes `made_dirs`, and reports what `method` failed on.
+  boost::asio::awaitable<Result<std::vector<Fd>>> write_batch(
+      RequestContext& ctx, std::vector<StagedChange>& steps, bool move_contents,
+      std::vector<std::string_view> kept, const std::vector<std::string>& made_dirs,
+      const std::string& method);
 
   // Where the undo history keeps large files: /tmp/editd-EUID, else the root,
   // whichever is usable and not a tmpfs first.

@@ -8,7 +8,7 @@
 // removed. Any difference refuses the whole undo with `conflict`
 // naming the file, and nothing is touched. Then previous contents are written
 // back first and files the mutation created are removed last, through the same
-// batch and rollback as apply_patch (commit_steps). An undo is a mutation of
+// batch and rollback as apply_patch (Operations::commit). An undo is a mutation of
 // its own: it gets an undoId, and undoing it redoes.
 #include <spdlog/spdlog.h>
 
@@ -84,10 +84,10 @@ Error changed_since(const std::string& id, const std::string& shown,
 bool is_text(std::string_view bytes) { return text::check_text(bytes, "file").has_value(); }
 
 // The result entry of one step, its diff appended to `diff`.
-protocol::PatchFileResult describe(const FileStep& s, std::string& diff) {
+protocol::PatchFileResult describe(const StagedChange& s, std::string& diff) {
   protocol::PatchFileResult f;
   f.path = s.shown;
-  const bool removes = s.kind == FileStep::Kind::kRemove;
+  const bool removes = s.kind == StagedChange::Kind::kRemove;
   f.action = removes ? "delete" : s.previous ? "update" : "add";
   std::string_view from = s.previous ? std::string_view(*s.previous) : std::string_view();
   std::string_view to = removes ? std::string_view() : std::string_view(s.bytes);
@@ -108,16 +108,16 @@ protocol::PatchFileResult describe(const FileStep& s, std::string& diff) {
 
 // The steps that put `entry`'s files back, writes first, removals last;
 // `current[i]` is what entry.files[i] holds now (what its mutation left).
-Result<std::vector<FileStep>> restore_steps(const UndoEntry& entry,
-                                            std::vector<std::optional<std::string>>& current,
-                                            const FsBackend& backend) {
-  std::vector<FileStep> steps;
+Result<std::vector<StagedChange>> restore_steps(const UndoEntry& entry,
+                                                std::vector<std::optional<std::string>>& current,
+                                                const FsBackend& backend) {
+  std::vector<StagedChange> steps;
   for (int pass = 0; pass < 2; ++pass)
     for (std::size_t i = 0; i < entry.files.size(); ++i) {
       const KeptFile& f = entry.files[i];
       if ((f.before != nullptr) != (pass == 0)) continue;
-      FileStep s;
-      s.kind = f.before ? FileStep::Kind::kWrite : FileStep::Kind::kRemove;
+      StagedChange s;
+      s.kind = f.before ? StagedChange::Kind::kWrite : StagedChange::Kind::kRemove;
       s.canonical = f.canonical;
       s.shown = backend.display_path(f.canonical);
       if (f.before) {
@@ -145,7 +145,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
   if (options_.read_only) co_return read_only_undo();
   std::shared_ptr<const UndoEntry> entry = history_.find(p.undo_id);
   if (!entry) co_return unknown_undo(p.undo_id);
-  if (entry->scope != ctx.scope) co_return other_scope(p.undo_id);
+  if (entry->scope != ctx.scope.key()) co_return other_scope(p.undo_id);
 
   std::vector<std::string> keys;
   for (const KeptFile& f : entry->files) keys.push_back(f.canonical);
@@ -176,16 +176,16 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
   // The bytes before (read back when spilled) and the diffs are an edit's
   // work: on the pool, like every other (docs/architecture.md), never on the
   // thread that serves the connections.
-  std::vector<FileStep> steps;
+  std::vector<StagedChange> steps;
   auto describe_all = [&]() -> Result<protocol::ApplyPatchResult> {
-    Result<std::vector<FileStep>> restored = restore_steps(*entry, current, ctx.backend);
+    Result<std::vector<StagedChange>> restored = restore_steps(*entry, current, ctx.backend);
     if (!restored) return restored.error();
     steps = std::move(*restored);
-    for (const FileStep& s : steps)
-      if (s.kind == FileStep::Kind::kRemove && !ctx.backend.can_remove())
+    for (const StagedChange& s : steps)
+      if (s.kind == StagedChange::Kind::kRemove && !ctx.backend.can_remove())
         return unsupported_removal(s.shown);
     protocol::ApplyPatchResult r;
-    for (const FileStep& s : steps) r.files.push_back(describe(s, r.diff));
+    for (const StagedChange& s : steps) r.files.push_back(describe(s, r.diff));
     return r;
   };
   Result<protocol::ApplyPatchResult> described = co_await offload(pool_, describe_all);
@@ -193,24 +193,9 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
   protocol::ApplyPatchResult result = std::move(*described);
   if (p.dry_run) co_return result;
 
-  if (ctx.approve) {
-    for (const FileStep& s : steps) {
-      FileChange c =
-          file_change(s.canonical, s.previous, s.kind == FileStep::Kind::kWrite ? s.bytes : "");
-      auto ok = co_await ctx.approve(s.shown, c.old_text, c.new_text);
-      if (!ok) co_return ok.error();
-    }
-  }
-  if (auto c = check_cancel(ctx); !c) co_return c.error();
-  if (ctx.cancel) ctx.cancel->committed = true;
-  StepChecks checks = co_await checks_before(ctx, steps);
-  const bool checked =
-      std::any_of(checks.begin(), checks.end(), [](const auto& c) { return c.has_value(); });
-  auto undo_id = co_await commit_steps(ctx, steps, "undo", checked);
-  if (!undo_id) co_return undo_id.error();
-  files->processes.reset();  // other processes need not wait for the checks
-  files->chains.downgrade();  // nor reads: only mutations, which would change what they read
-  co_await checks_after(steps, std::move(checks), result);
+  auto committed = co_await commit(ctx, *files, steps, Writes::kBatch, "undo");
+  if (!committed) co_return committed.error();
+  attach_reports(steps, *committed, result);
   // Directories made for files now removed go too, innermost first, when empty.
   for (auto d = entry->made_directories.rbegin(); d != entry->made_directories.rend(); ++d) {
     Result<void> removed = co_await ctx.backend.remove_directory(*d);
@@ -218,7 +203,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
       spdlog::debug("undo {}: {} stays: {}", p.undo_id, ctx.backend.display_path(*d),
                     removed.error().message);
   }
-  result.undo_id = std::move(*undo_id);
+  result.undo_id = std::move(committed->undo_id);
   co_return result;
 }
 

@@ -260,7 +260,7 @@ TEST_CASE_TEMPLATE("a backend applies a batch whole, and says which ops took eff
   F f;
   boost::asio::io_context io;
   FsBackend& b = *f.backend;
-  using Op = FsBackend::BatchOp;
+  using Op = FileChange;
   const std::string a = *b.resolve("a.txt"), c = *b.resolve("new/c.txt"),
                     gone = *b.resolve("gone.txt");
   REQUIRE(run(io, b.write(a, "a")).has_value());
@@ -295,7 +295,7 @@ TEST_CASE_TEMPLATE(
   F f;
   boost::asio::io_context io;
   FsBackend& b = *f.backend;
-  using Op = FsBackend::BatchOp;
+  using Op = FileChange;
   const std::string a = *b.resolve("a.txt"), moved = *b.resolve("sub/moved.txt");
   REQUIRE(run(io, b.write(a, "a")).has_value());
   auto st = run(io, b.stat(a));

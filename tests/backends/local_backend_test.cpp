@@ -34,7 +34,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Op = FsBackend::BatchOp;
+using Op = FileChange;
 
 // A local backend over a fresh root, with its own state directory, whose
 // system calls a test can make fail through `inject`.

@@ -434,7 +434,7 @@ TEST_CASE("an edit written as pieces lands, diffs and fingerprints as one writte
     {
       Fixture f;
       f.backend.put("f.txt", k.file);
-      std::vector<FileChange> changes;
+      std::vector<ChangeReport> changes;
       auto c = f.ctx();
       c.changes = &changes;
       spawn_into(f.io, k.call(f.ops, c), whole);

@@ -1,0 +1,364 @@
+// The commit pipeline (commit.h): approval, checks, the write, the reports,
+// the undo record.
+#include "server/ops/commit.h"
+
+#include <algorithm>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+
+#include "backends/offload.h"
+#include "edit/text/fingerprint.h"
+#include "edit/text/text.h"
+#include "server/ops/operations.h"
+
+namespace editd {
+
+namespace {
+
+using Step = StagedChange;
+
+// The first line where `a` and `b` differ, 1-based.
+std::uint64_t first_changed_line(std::string_view a, std::string_view b) {
+  std::size_t n = std::min(a.size(), b.size()), i = 0;
+  while (i < n && a[i] == b[i]) ++i;
+  return 1 + static_cast<std::uint64_t>(
+                 std::count(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(i), '\n'));
+}
+
+// The ACP diff of one step: whole-file texts, the new text empty for a deletion.
+ChangeReport change_of(const Step& s) {
+  return change_report(s.canonical, s.previous, s.kind == Step::Kind::kWrite ? s.bytes : "",
+                       s.line);
+}
+
+// The error of a failed step, after the rollback: what failed, and what (if
+// anything) could not be put back.
+Error step_failed(Error e, const Step& step, const std::vector<std::string>& not_restored,
+                  const std::string& method) {
+  if (!e.data.is_object()) e.data = nlohmann::json::object();
+  e.data["path"] = step.shown;
+  e.data["rolledBack"] = not_restored.empty();
+  std::string what = (step.kind == Step::Kind::kWrite ? "writing " : "deleting ") + step.shown +
+                     " failed: " + e.message;
+  if (not_restored.empty()) {
+    e.message =
+        method + " changed nothing: " + what + "; every file it had already changed was restored";
+  } else {
+    e.data["notRestored"] = not_restored;
+    std::string list;
+    for (const std::string& p : not_restored) list += (list.empty() ? "" : ", ") + p;
+    e.message = method + " failed part-way: " + what + "; these could not be restored: " + list;
+  }
+  return e;
+}
+
+// Whether `path` (a failed batch's data.path) names `s`.
+bool names(const Step& s, const std::string& path, const FsBackend& backend) {
+  return s.shown == path || s.canonical == path || backend.display_path(s.canonical) == path;
+}
+
+// Whether a failed batch's data.path is one of `steps`.
+bool names_a_step(const std::vector<Step>& steps, const Error& e, const FsBackend& backend) {
+  if (!e.data.is_object() || !e.data.contains("path") || !e.data["path"].is_string()) return false;
+  const std::string path = e.data["path"].get<std::string>();
+  return std::any_of(steps.begin(), steps.end(),
+                     [&](const Step& s) { return names(s, path, backend); });
+}
+
+// The step a failed batch names (data.path), else the first one that did not
+// take effect.
+const Step& failed_step(const std::vector<Step>& steps, const std::vector<std::size_t>& applied,
+                        const Error& e, const FsBackend& backend) {
+  auto was_applied = [&](std::size_t i) {
+    return std::find(applied.begin(), applied.end(), i) != applied.end();
+  };
+  if (e.data.is_object() && e.data.contains("path") && e.data["path"].is_string()) {
+    const std::string path = e.data["path"].get<std::string>();
+    for (std::size_t i = 0; i < steps.size(); ++i)
+      if (!was_applied(i) && names(steps[i], path, backend)) return steps[i];
+  }
+  for (std::size_t i = 0; i < steps.size(); ++i)
+    if (!was_applied(i)) return steps[i];
+  return steps.back();
+}
+
+// What the undo history keeps of `steps`, with the copies of large contents
+// before made while they were written; the contents before move into it
+// unless `keep`.
+std::vector<UndoFile> undo_files(std::vector<Step>& steps, std::vector<Fd>& spilled, bool keep) {
+  std::vector<UndoFile> files;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    Step& s = steps[i];
+    UndoFile f;
+    f.canonical = s.canonical;
+    f.shown = s.shown;
+    f.before_fingerprint = s.previous_fingerprint;
+    if (s.restores) {
+      f.restores = std::move(s.restores);
+      f.before_size = s.previous->size();
+    } else {
+      f.before = keep ? s.previous : std::move(s.previous);
+    }
+    f.spilled = std::move(spilled[i]);
+    if (s.kind == Step::Kind::kWrite) f.after_fingerprint = s.fingerprint;
+    f.before_attributes = s.previous_attributes;
+    if (s.kind == Step::Kind::kWrite && s.previous_attributes) {
+      std::uint32_t mode = s.attributes ? s.attributes->mode : s.previous_attributes->mode;
+      if (s.executable) mode = with_executable(mode, *s.executable);
+      f.attributes_changed = mode != s.previous_attributes->mode;
+    }
+    files.push_back(std::move(f));
+  }
+  return files;
+}
+
+}  // namespace
+
+ChangeReport change_report(const std::string& canonical,
+                           const std::optional<std::string>& old_bytes, const std::string& bytes,
+                           std::optional<std::uint64_t> line) {
+  ChangeReport fc;
+  fc.canonical = canonical;
+  if (old_bytes) fc.old_text = std::string(text::without_bom(*old_bytes));
+  fc.new_text = std::string(text::without_bom(bytes));
+  fc.line = line ? line : first_changed_line(fc.old_text.value_or(""), fc.new_text);
+  return fc;
+}
+
+void attach_reports(const std::vector<StagedChange>& steps, Committed& committed,
+                    protocol::ApplyPatchResult& result) {
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (!committed.reports[i]) continue;
+    for (protocol::PatchFileResult& f : result.files)
+      if (f.moved_to.value_or(f.path) == steps[i].shown && f.action != "delete")
+        f.diagnostics = *committed.reports[i];
+  }
+}
+
+boost::asio::awaitable<Result<Committed>> Operations::commit(RequestContext& ctx, FilesHeld& files,
+                                                             std::vector<StagedChange>& steps,
+                                                             Writes writes,
+                                                             const std::string& method) {
+  if (ctx.approve) {
+    for (const Step& s : steps) {
+      ChangeReport c = change_of(s);
+      auto ok = co_await ctx.approve(s.shown, c.old_text, c.new_text);
+      if (!ok) co_return ok.error();
+    }
+  }
+  // The checks see each file before the write, under the lock chains.
+  StepChecks checks = co_await checks_before(ctx, steps);
+  const bool checked =
+      std::any_of(checks.begin(), checks.end(), [](const auto& c) { return c.has_value(); });
+  if (auto c = check_cancel(ctx); !c) co_return c.error();
+  if (ctx.cancel) ctx.cancel->committed = true;
+
+  // The mode and owner of each file a step may cost them (removes it, or
+  // sets its attributes), for the rollback and the history to give back.
+  if (ctx.backend.has_modes()) {
+    for (Step& s : steps) {
+      if (!s.previous || s.previous_attributes) continue;
+      if (s.kind != Step::Kind::kRemove && !s.attributes && !s.executable) continue;
+      Result<FileStat> st = co_await ctx.backend.stat(s.canonical);
+      if (!st) co_return st.error();
+      s.previous_attributes = st->attributes;
+    }
+  }
+  // Directories that writes will create, for the rollback and the history to remove.
+  std::vector<std::string> made_dirs;
+  for (const Step& s : steps)
+    if (s.kind == Step::Kind::kWrite && !s.previous)
+      for (std::string& d : ctx.backend.missing_directories(s.canonical))
+        if (std::find(made_dirs.begin(), made_dirs.end(), d) == made_dirs.end())
+          made_dirs.push_back(std::move(d));
+  if (auto surveyed = co_await survey(steps); !surveyed) co_return surveyed.error();
+
+  // Large files as they were are copied for the history while they are written.
+  const bool undoable = options_.undo_history_entries > 0;
+  std::vector<std::string_view> kept;
+  for (const Step& s : steps)
+    kept.push_back(undoable && s.previous && !s.restores ? std::string_view(*s.previous) : "");
+  // The new contents move into the write unless an ACP session or the checks
+  // read them afterwards.
+  const bool move_contents = !checked && !ctx.changes;
+  std::vector<Fd> spilled;
+  if (writes == Writes::kOneFile) {
+    auto written = co_await write_and_spill(write_one(ctx, steps.front(), move_contents), kept);
+    if (!written.first) co_return written.first.error();
+    spilled = std::move(written.second);
+  } else {
+    auto written =
+        co_await write_batch(ctx, steps, move_contents, std::move(kept), made_dirs, method);
+    if (!written) co_return written.error();
+    spilled = std::move(*written);
+  }
+
+  for (const Step& s : steps) {
+    if (ctx.changes) ctx.changes->push_back(change_of(s));
+    if (!ctx.known) continue;
+    if (s.kind == Step::Kind::kWrite)
+      ctx.known->set(s.canonical, *s.fingerprint);
+    else
+      ctx.known->erase(s.canonical);
+  }
+  Committed done;
+  done.undo_id =
+      history_.record(ctx.scope.key(), undo_files(steps, spilled, checked), std::move(made_dirs));
+
+  // Other processes need not wait for the checks, nor reads of the files:
+  // only mutations, whose writes would change what the checks read.
+  files.processes.reset();
+  files.chains.downgrade();
+  done.reports.resize(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    if (!checks[i]) continue;
+    const Step& s = steps[i];
+    // Named, not a temporary in the co_await expression (GCC 12 coroutines).
+    const Checks::Target target{s.canonical, s.shown};
+    done.reports[i] = co_await checks_.after(target, std::move(*checks[i]), s.previous, s.bytes);
+  }
+  co_return done;
+}
+
+boost::asio::awaitable<Operations::StepChecks> Operations::checks_before(
+    const RequestContext& ctx, const std::vector<StagedChange>& steps) {
+  StepChecks out(steps.size());
+  if (!ctx.scope.local()) co_return out;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Checks::Target target{steps[i].canonical, steps[i].shown};
+    if (steps[i].kind == StagedChange::Kind::kWrite && checks_.covers(target))
+      out[i] = co_await checks_.before(target, steps[i].previous);
+  }
+  co_return out;
+}
+
+boost::asio::awaitable<Result<void>> Operations::survey(std::vector<StagedChange>& steps) {
+  // While the new contents are at hand: what the connection will know of each
+  // written file, and what changed in each existing one for the history.
+  const bool undoable = options_.undo_history_entries > 0;
+  auto run = [&, undoable]() -> Result<void> {
+    for (Step& s : steps) {
+      if (s.kind != Step::Kind::kWrite) continue;
+      if (!s.fingerprint) s.fingerprint = editd::fingerprint(s.bytes);
+      if (s.surveyed) continue;
+      if (undoable && s.previous)
+        s.restores = window_restores(restore::window(*s.previous, s.bytes), s.previous->size());
+      if (s.restores && s.previous_fingerprint.empty())
+        s.previous_fingerprint = editd::fingerprint(*s.previous);
+      s.surveyed = true;
+    }
+    return {};
+  };
+  std::size_t bytes = 0;
+  for (const Step& s : steps)
+    if (!s.surveyed || !s.fingerprint)
+      bytes += s.bytes.size() + (s.previous ? s.previous->size() : 0);
+  if (bytes <= kOffloadBytes) co_return run();
+  co_return co_await offload(pool_, run);  // passes over large files: on the pool
+}
+
+boost::asio::awaitable<Result<void>> Operations::write_one(RequestContext& ctx, StagedChange& s,
+                                                           bool move_contents) {
+  if (s.splices) {
+    const std::string_view bytes = *s.previous;
+    co_return co_await ctx.backend.write_pieces(
+        s.canonical, splice::pieces(bytes.substr(0, s.bom), bytes.substr(s.bom), *s.splices));
+  }
+  // Named, not a conditional in the co_await expression (GCC 12 coroutines
+  // destroy such a temporary twice).
+  std::string bytes = move_contents ? std::move(s.bytes) : s.bytes;
+  co_return co_await ctx.backend.write(s.canonical, std::move(bytes));
+}
+
+boost::asio::awaitable<Result<std::vector<Fd>>> Operations::write_batch(
+    RequestContext& ctx, std::vector<StagedChange>& steps, bool move_contents,
+    std::vector<std::string_view> kept, const std::vector<std::string>& made_dirs,
+    const std::string& method) {
+  std::vector<FileChange> ops;
+  for (Step& s : steps) {
+    // The FileChange the step stages, its contents moved in when nothing
+    // reads them after (its path stays: the rollback and the reports need it).
+    FileChange& op = ops.emplace_back();
+    op.kind = s.kind;
+    op.canonical = s.canonical;
+    op.bytes = move_contents ? std::move(s.bytes) : s.bytes;
+    op.attributes = s.attributes;
+    op.executable = s.executable;
+  }
+  std::vector<std::size_t> applied;
+  auto batch = ctx.backend.apply_batch(std::move(ops), applied);
+  auto written = co_await write_and_spill(std::move(batch), std::move(kept));
+  Result<void>& status = written.first;
+  if (status) co_return std::move(written.second);
+  if (applied.empty() && !names_a_step(steps, status.error(), ctx.backend)) {
+    // Refused before any file changed, for the batch as a whole (its
+    // journal could not be made): the error names what failed.
+    Error e = status.error();
+    e.message = method + " changed nothing: " + e.message;
+    co_return e;
+  }
+  // Undo what took effect, newest first.
+  std::vector<std::string> not_restored;
+  for (auto i = applied.rbegin(); i != applied.rend(); ++i) {
+    const Step& s = steps[*i];
+    Result<void> undo;
+    if (s.previous) {
+      // A batch of one: the file gets its mode back too (a removed one).
+      std::vector<FileChange> back(1);
+      back[0].canonical = s.canonical;
+      back[0].bytes = *s.previous;
+      back[0].attributes = s.previous_attributes;
+      std::vector<std::size_t> done;
+      undo = co_await ctx.backend.apply_batch(std::move(back), done);
+    } else {
+      undo = co_await ctx.backend.remove(s.canonical);
+    }
+    if (!undo) not_restored.push_back(s.shown);
+  }
+  for (auto d = made_dirs.rbegin(); d != made_dirs.rend(); ++d) {
+    Result<void> undo = co_await ctx.backend.remove_directory(*d);
+    if (!undo && undo.error().kind != ErrorKind::kNotFound)
+      not_restored.push_back(ctx.backend.display_path(*d) + "/");
+  }
+  co_return step_failed(status.error(), failed_step(steps, applied, status.error(), ctx.backend),
+                        not_restored, method);
+}
+
+boost::asio::awaitable<std::pair<Result<void>, std::vector<Fd>>> Operations::write_and_spill(
+    boost::asio::awaitable<Result<void>> write, std::vector<std::string_view> before) {
+  std::vector<Fd> files(before.size());
+  std::vector<std::size_t> large;
+  for (std::size_t i = 0; i < before.size(); ++i)
+    if (!before[i].empty() && history_.spills(before[i].size())) large.push_back(i);
+  if (large.empty()) {
+    Result<void> w = co_await std::move(write);
+    co_return std::pair(std::move(w), std::move(files));
+  }
+  auto copy = [this, &files, &large, &before]() -> Result<void> {
+    for (std::size_t i : large) files[i] = history_.spill(before[i]);
+    return {};
+  };
+  using namespace boost::asio::experimental::awaitable_operators;
+  auto copied = offload(pool_, copy);
+  auto both = std::move(write) && std::move(copied);
+  auto [w, ignored] = co_await std::move(both);
+  co_return std::pair(std::move(w), std::move(files));
+}
+
+std::optional<std::vector<restore::Restore>> Operations::worth_keeping(
+    std::optional<std::vector<restore::Restore>> restores, std::uint64_t size) const {
+  if (!restores) return restores;
+  const std::uint64_t held = restore::held_by(*restores);
+  // As large as what goes to disk: the whole file goes there instead.
+  if (held > size / 2 || history_.spills(held)) return std::nullopt;
+  return restores;
+}
+
+std::optional<std::vector<restore::Restore>> Operations::window_restores(
+    std::optional<restore::Restore> window, std::uint64_t size) const {
+  if (!window) return std::nullopt;
+  std::vector<restore::Restore> one;
+  one.push_back(std::move(*window));
+  return worth_keeping(std::move(one), size);
+}
+
+}  // namespace editd

@@ -1,0 +1,201 @@
+// The one-file mutation: resolve, hold, read and check the file, run the
+// method's transform (on the pool unless it costs little), describe the change
+// (diff, counts, fingerprint) and hand it to the commit (commit.h) as a batch
+// of one.
+#include <algorithm>
+
+#include "backends/offload.h"
+#include "edit/change/diff.h"
+#include "edit/text/fingerprint.h"
+#include "edit/text/format.h"
+#include "edit/anchors/hashline.h"
+#include "edit/match/replace.h"
+#include "edit/match/occurrences.h"
+#include "edit/change/splice.h"
+#include "edit/text/text.h"
+#include "server/ops/operations.h"
+
+namespace editd {
+
+using protocol::MutationResult;
+using text::without_bom;
+
+namespace {
+
+// Where a mutation's own result says its change starts, if it says.
+std::optional<std::uint64_t> first_line(const MutationResult& result) {
+  if (result.lines && !result.lines->empty()) return result.lines->front().start_line;
+  return std::nullopt;
+}
+
+}  // namespace
+
+Result<Operations::Transformed> Operations::spliced(const text::Document& doc,
+                                                    std::vector<splice::Splice> splices,
+                                                    Transformed change) {
+  change.bom = doc.bom() ? text::kBom.size() : 0;
+  change.splices = std::move(splices);
+  return change;
+}
+
+std::vector<std::string_view> Operations::pieces(const std::string& current,
+                                                 const Transformed& change) {
+  const std::string_view bytes = current;
+  return splice::pieces(bytes.substr(0, change.bom), bytes.substr(change.bom), *change.splices);
+}
+
+Result<Operations::Transformed> Operations::compute(const Current& cur,
+                                                    const Transform& transform) {
+  auto change = transform(cur);
+  if (!change) return change;
+  std::string_view before = cur.bytes ? std::string_view(*cur.bytes) : std::string_view();
+  const std::string old_label = cur.bytes ? "a/" + cur.shown : std::string("/dev/null");
+  const std::string new_label = "b/" + cur.shown;
+  if (change->splices && cur.lean) {
+    // The new file is never made whole: the diff is made around the splices,
+    // the fingerprint from the pieces, and the write takes the pieces.
+    diff::UnifiedDiff d =
+        splice::diff(before.substr(change->bom), *change->splices, old_label, new_label);
+    change->result.diff = std::move(d.text);
+    change->result.added = d.added;
+    change->result.removed = d.removed;
+    change->result.fingerprint = editd::fingerprint(pieces(*cur.bytes, *change));
+    return change;
+  }
+  if (change->splices) {
+    std::size_t size = 0;
+    const std::vector<std::string_view> parts = pieces(*cur.bytes, *change);
+    for (std::string_view p : parts) size += p.size();
+    change->bytes.reserve(size);
+    for (std::string_view p : parts) change->bytes.append(p);
+    change->windows = splice::windows(*change->splices);
+    change->splices.reset();
+  }
+  std::string_view after = change->bytes;
+  diff::UnifiedDiff d;
+  if (change->windows) {
+    d = diff::unified_windows(before.substr(change->bom), after.substr(change->bom),
+                              *change->windows, old_label, new_label);
+  } else {
+    d = change->diff_bom
+            ? diff::unified_texts(before, after, old_label, new_label)
+            : diff::unified_texts(without_bom(before), without_bom(after), old_label, new_label);
+  }
+  change->result.diff = std::move(d.text);
+  change->result.added = d.added;
+  change->result.removed = d.removed;
+  change->result.fingerprint = editd::fingerprint(change->bytes);
+  return change;
+}
+
+Operations::RunsHere Operations::new_file_runs_here(const std::string& content) {
+  return [&content](const Current& cur) {
+    return !cur.bytes && !cur.is_directory && content.size() <= kOffloadBytes;
+  };
+}
+
+Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::MutationParams& p,
+                                         bool may_be_missing, RunsHere runs_here,
+                                         const Transform& transform) {
+  if (options_.read_only) co_return read_only_error(p.path);
+  auto canonical = co_await resolve_in_turn(ctx, p.path);
+  if (!canonical) co_return canonical.error();
+  // Other processes on the same file wait from here until the write is done.
+  auto files = co_await hold_for_mutation(ctx, std::vector<std::string>(1, *canonical));
+  if (!files) co_return files.error();
+
+  Current cur;
+  cur.canonical = *canonical;
+  cur.shown = ctx.backend.display_path(*canonical);
+  auto bytes = co_await ctx.backend.read(*canonical);
+  if (bytes) {
+    files->bytes.grow_to(kMutationHold * bytes->size());
+    cur.bytes = std::move(*bytes);
+  } else if (may_be_missing && bytes.error().kind == ErrorKind::kNotFound) {
+  } else if (may_be_missing && bytes.error().kind == ErrorKind::kIsDirectory) {
+    cur.is_directory = true;
+  } else {
+    co_return bytes.error();
+  }
+
+  std::string current_fp = cur.bytes ? editd::fingerprint(*cur.bytes) : std::string();
+  cur.fingerprint = current_fp;
+  if (ctx.known && cur.bytes)
+    if (const std::string* known = ctx.known->find(cur.canonical); known && *known != current_fp)
+      cur.outdated_fingerprint = *known;
+  if (p.expected_fingerprint && *p.expected_fingerprint != current_fp)
+    co_return conflict_error(cur.shown, *p.expected_fingerprint,
+                             cur.bytes ? std::optional(current_fp) : std::nullopt);
+  if (!p.expected_fingerprint)
+    if (auto k = check_known(ctx, cur.canonical, cur.shown, cur.bytes.has_value(), current_fp); !k)
+      co_return k.error();
+
+  cur.lean = !ctx.approve && !ctx.changes &&
+             !(ctx.scope.local() && checks_.covers(Checks::Target{cur.canonical, cur.shown}));
+
+  // On the pool unless its cost is known small: a small file with a
+  // pathological oldText must not hold up the other connections
+  // (docs/architecture.md, Threads).
+  // A change made whole: where it differs from the file, in the same pass
+  // (whether it changes anything, and what the undo history keeps).
+  std::optional<restore::Restore> window;
+  auto run = [&cur, &transform, &window] {
+    Result<Transformed> c = compute(cur, transform);
+    if (c && !c->splices && cur.bytes) window = restore::window(*cur.bytes, c->bytes);
+    return c;
+  };
+  Result<Transformed> change = Error();
+  if (runs_here && runs_here(cur))
+    change = run();
+  else
+    change = co_await offload(pool_, run);
+  if (!change) co_return change.error();
+  files->bytes.grow_to((cur.bytes ? cur.bytes->size() : 0) + 2 * change->bytes.size());
+
+  bool unchanged = false;
+  if (change->splices) {
+    const std::string_view body = std::string_view(*cur.bytes).substr(change->bom);
+    unchanged = std::all_of(change->splices->begin(), change->splices->end(),
+                            [body](const splice::Splice& s) {
+                              return body.substr(s.begin, s.end - s.begin) == s.bytes;
+                            });
+  } else {
+    unchanged = cur.bytes && !window;
+  }
+  if (unchanged && cur.bytes && change->asked)
+    co_return kept_unchanged(cur.shown, change->asked->first, change->asked->second);
+  if (unchanged && cur.bytes && !change->if_unchanged.empty())
+    co_return Error(ErrorKind::kNoChange, cur.shown + " is unchanged: " + change->if_unchanged,
+                    {{"path", cur.shown}});
+  if (!p.dry_run && !unchanged) {
+    // A batch of one.
+    std::vector<StagedChange> steps(1);
+    StagedChange& step = steps[0];
+    step.canonical = cur.canonical;
+    step.shown = cur.shown;
+    step.bytes = std::move(change->bytes);
+    step.fingerprint = change->result.fingerprint;
+    step.line = first_line(change->result);
+    step.splices = std::move(change->splices);
+    step.bom = change->bom;
+    // An edit of a few regions keeps what they held; otherwise the whole
+    // file as it was (copied to disk while it is written when large).
+    step.surveyed = true;
+    if (options_.undo_history_entries > 0 && cur.bytes && step.splices)
+      step.restores = worth_keeping(
+          restore::of_splices(*cur.bytes, step.bom, *step.splices, cur.bytes->size() / 2),
+          cur.bytes->size());
+    else if (options_.undo_history_entries > 0 && cur.bytes)
+      step.restores = window_restores(std::move(window), cur.bytes->size());
+    if (cur.bytes) step.previous_fingerprint = current_fp;
+    step.previous = std::move(cur.bytes);
+    auto committed = co_await commit(ctx, *files, steps, Writes::kOneFile, "");
+    if (!committed) co_return committed.error();
+    change->result.undo_id = std::move(committed->undo_id);
+    change->result.diagnostics = std::move(committed->reports[0]);
+  }
+  if (!p.dry_run && ctx.known) ctx.known->set(cur.canonical, change->result.fingerprint);
+  co_return std::move(change->result);
+}
+
+}  // namespace editd

@@ -1,0 +1,138 @@
+// The reads: read_text, fingerprint, and what stands at a path (a directory's
+// listing for the text editor's view).
+#include <algorithm>
+
+#include "backends/offload.h"
+#include "edit/change/diff.h"
+#include "edit/text/fingerprint.h"
+#include "edit/text/format.h"
+#include "edit/anchors/hashline.h"
+#include "edit/match/replace.h"
+#include "edit/match/occurrences.h"
+#include "edit/change/splice.h"
+#include "edit/text/text.h"
+#include "server/ops/operations.h"
+
+namespace editd {
+
+boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
+    RequestContext& ctx, protocol::ReadTextParams p) {
+  auto canonical = co_await resolve_in_turn(ctx, p.path);
+  if (!canonical) co_return canonical.error();
+  LockChains::Guard guard = co_await lock_one(ctx, *canonical, LockChains::Mode::kShared);
+  if (auto c = check_cancel(ctx); !c) co_return c.error();
+  auto hold = co_await hold_files(ctx, std::vector<std::string>(1, *canonical), kReadHold);
+  if (!hold) co_return hold.error();
+  auto bytes = co_await ctx.backend.read(*canonical);
+  if (!bytes) co_return bytes.error();
+  hold->grow_to(kReadHold * bytes->size());
+  const std::uint64_t bytes_read = bytes->size();
+  // The chain is held until the read is recorded as known (--require-read):
+  // an edit sent after it must find it there, and not have its own record
+  // overwritten by this one's.
+
+  const Views::Where where{ctx.reader, ctx.scope.key(), *canonical};
+  auto run = [&]() -> Result<protocol::ReadTextResult> {
+    protocol::ReadTextResult r;
+    r.fingerprint = editd::fingerprint(*bytes);
+    auto doc = text::Document::decode(*bytes);
+    if (!doc) {
+      Error e = doc.error();
+      e.data["path"] = ctx.backend.display_path(*canonical);
+      return e;
+    }
+    std::size_t total = doc->line_count();
+    std::uint64_t start = p.line.value_or(1);
+    if (start > std::max<std::size_t>(total, 1)) return line_out_of_range(start, total, "line");
+    std::size_t end = total;
+    if (p.limit && start - 1 + *p.limit < total) end = start - 1 + *p.limit;
+    std::size_t from = doc->line_offset(start - 1), to = doc->line_offset(end);
+    const std::string_view body = doc->body();
+    // The view is remembered for edit_lines: its lines' hashes, made once a
+    // version and connection (server/ops/views.h). A file whose snapshot
+    // could never fit the store is not snapshotted.
+    if (ctx.reader != 0 && options_.view_memory > 0 && end >= start &&
+        total * hashline::kSnapshotBytesPerLine <= views_.budget() &&
+        !views_.add_lines(where, r.fingerprint, {start, end})) {
+      text::Normalized norm(*doc);
+      views_.remember(where, r.fingerprint, {start, end},
+                      std::make_shared<const hashline::Snapshot>(hashline::snapshot(norm.view())));
+    }
+    if (from == 0 && to == body.size() &&
+        body.data() + body.size() == bytes->data() + bytes->size()) {
+      // The whole file: its buffer becomes the content (after its BOM), no copy.
+      bytes->erase(0, static_cast<std::size_t>(body.data() - bytes->data()));
+      r.content = std::move(*bytes);
+    } else {
+      r.content = std::string(body.substr(from, to - from));
+    }
+    if (p.format == "hashline") {
+      // The view is counted before it is made: it has its own bytes per line
+      // (a file of empty lines shows ten times its size), so it is bounded as
+      // content is, and held in the budget beside the file and its reply.
+      std::string normalized;
+      if (r.content.find('\r') != std::string::npos) normalized = text::normalize_eol(r.content);
+      const std::string_view text = normalized.empty() ? r.content : normalized;
+      const std::size_t size = hashline::rendered_size(text, start);
+      if (size > options_.max_file_bytes) {
+        const std::string shown = ctx.backend.display_path(*canonical);
+        return Error(ErrorKind::kTooLarge,
+                     "the hashline view of " + shown + " from line " + std::to_string(start) +
+                         " would be " + std::to_string(size) +
+                         " bytes, over --max-file-bytes: read fewer lines at once (line, limit)",
+                     {{"path", shown}, {"size", size}, {"limit", options_.max_file_bytes}});
+      }
+      hold->grow_to(kReadHold * bytes_read + 2 * size);
+      r.content = hashline::render_text(text, start);
+      r.format = "hashline";
+    }
+    r.total_lines = total;
+    r.line = start;
+    r.line_count = end >= start ? end - start + 1 : 0;
+    return r;
+  };
+  Result<protocol::ReadTextResult> result = Error();
+  if (bytes->size() > kOffloadBytes)
+    result = co_await offload(pool_, run);
+  else
+    result = run();
+  if (result && ctx.known) ctx.known->set(*canonical, result->fingerprint);
+  guard.release();
+  co_return result;
+}
+
+boost::asio::awaitable<Result<protocol::FingerprintResult>> Operations::fingerprint(
+    RequestContext& ctx, protocol::FingerprintParams p) {
+  auto canonical = co_await resolve_in_turn(ctx, p.path);
+  if (!canonical) co_return canonical.error();
+  LockChains::Guard guard = co_await lock_one(ctx, *canonical, LockChains::Mode::kShared);
+  auto hold = co_await hold_files(ctx, std::vector<std::string>(1, *canonical), 1);
+  if (!hold) co_return hold.error();
+  auto bytes = co_await ctx.backend.read(*canonical);
+  if (!bytes) co_return bytes.error();
+  co_return protocol::FingerprintResult{editd::fingerprint(*bytes), bytes->size()};
+}
+
+boost::asio::awaitable<Result<Operations::Located>> Operations::locate(RequestContext& ctx,
+                                                                       const std::string& path) {
+  if (ctx.place) {
+    auto earlier = ctx.place->after_earlier();
+    co_await std::move(earlier);
+  }
+  auto canonical = ctx.backend.resolve(path);
+  if (!canonical) co_return canonical.error();
+  auto st = co_await ctx.backend.stat(*canonical);
+  if (!st) co_return st.error();
+  Located where;
+  where.shown = ctx.backend.display_path(*canonical);
+  where.canonical = std::move(*canonical);
+  where.stat = std::move(*st);
+  co_return where;
+}
+
+boost::asio::awaitable<Result<FsBackend::Listing>> Operations::list_directory(
+    RequestContext& ctx, const std::string& canonical, unsigned depth, std::size_t limit) {
+  co_return co_await ctx.backend.list(canonical, depth, limit);
+}
+
+}  // namespace editd
