@@ -34,10 +34,6 @@ Error oversize_error(std::size_t limit, bool authenticated) {
                {{"limit", limit}});
 }
 
-Error internal_error(const std::string& what) {
-  return Error(ErrorKind::kInternal, "internal error: " + what);
-}
-
 Error shutting_down() {
   return Error(ErrorKind::kCancelled,
                "editd is shutting down: the request was not started and changed nothing",

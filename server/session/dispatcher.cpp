@@ -62,6 +62,10 @@ asio::awaitable<Result<json>> wait_answer(OutgoingCall* call) {
 
 }  // namespace
 
+Error internal_error(const std::string& what) {
+  return Error(ErrorKind::kInternal, "internal error: " + what);
+}
+
 Error connection_closed() {
   return Error(ErrorKind::kDelegateFailed, "the client connection closed");
 }

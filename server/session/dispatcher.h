@@ -142,6 +142,9 @@ class OutgoingCalls {
   std::int64_t next_id_ = 1;
 };
 
+// A fault of editd's own (an exception where none was expected): internal.
+Error internal_error(const std::string& what);
+
 // What a call to the client, or a request that needs one, gets once the
 // client's connection is closed: delegate_failed.
 Error connection_closed();

@@ -1,5 +1,7 @@
 #include "server/session/transport.h"
 
+#include "server/session/dispatcher.h"
+
 #include <spdlog/spdlog.h>
 
 #include <boost/asio/as_tuple.hpp>
@@ -20,10 +22,6 @@ using nlohmann::json;
 using protocol::Incoming;
 
 namespace {
-
-Error internal_error(const std::string& what) {
-  return Error(ErrorKind::kInternal, "internal error: " + what);
-}
 
 // What goes out instead of a message that could not be encoded (memory ran
 // out): for a reply, an internal error with its id; else nothing.

@@ -65,7 +65,7 @@ TEST_CASE("without a session nothing is announced, and an unknown session is not
                              std::make_shared<CancelState>(), nullptr, nullptr);
   REQUIRE(call.has_value());
   CHECK_FALSE((*call)->announce);
-  CHECK((*call)->context->scope == "local");
+  CHECK((*call)->context->scope.local());
   f.acp->report(**call, write, json::object());
   CHECK(f.notified.empty());
   REQUIRE(f.acp->new_session({{"cwd", f.root.string()}}).has_value());
