@@ -70,7 +70,7 @@ int run_apply_patch(const CommandLine& cl) {
   // The listing is of the patch as written (parsed again by apply_patch).
   Result<patch::Patch> listed = patch::parse(params.patch, protocol::path_problem);
   LockChains locks;
-  Operations ops(options, locks, pool);
+  Operations ops(options.ops, locks, pool);
   RequestContext ctx{**backend, nullptr};
   auto done = boost::asio::co_spawn(io, ops.apply_patch(ctx, std::move(params)),
                                     boost::asio::use_future);

@@ -135,11 +135,11 @@ Result<CommandLine> parse_codex_apply_patch(int argc, char** argv, std::string_v
 
 LocalBackendOptions local_backend_options(const ServerOptions& options) {
   LocalBackendOptions local;
-  local.root = options.root;
-  local.read_only = options.read_only;
-  local.durable = options.durable;
+  local.root = options.ops.root;
+  local.read_only = options.ops.read_only;
+  local.durable = options.durability == Durability::kFull;
   local.state_dir = options.state_dir;
-  local.max_file_bytes = options.max_file_bytes;
+  local.max_file_bytes = options.ops.max_file_bytes;
   return local;
 }
 
@@ -236,18 +236,20 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       EDITD_NEED(v);
       if (v != "mcp" && v != "anthropic" && v != "openai")
         return usage_error("--format must be mcp, anthropic or openai");
-      cl.tools_format = v;
+      cl.tools_format = v == "anthropic" ? ToolsFormat::kAnthropic
+                        : v == "openai"  ? ToolsFormat::kOpenAi
+                                         : ToolsFormat::kMcp;
     } else if (flag == "--help" || flag == "-h") {
       cl.mode = CommandLine::Mode::kHelp;
     } else if (flag == "--version") {
       cl.mode = CommandLine::Mode::kVersion;
     } else if (flag == "--root") {
       EDITD_NEED(v);
-      o.root = v;
+      o.ops.root = v;
     } else if (flag == "--read-only") {
-      o.read_only = true;
+      o.ops.read_only = true;
     } else if (flag == "--require-read") {
-      o.require_read = true;
+      o.ops.require_read = true;
     } else if (flag == "--log-level") {
       EDITD_NEED(v);
       static const char* levels[] = {"trace", "debug", "info", "warn", "error", "critical", "off"};
@@ -265,14 +267,14 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       auto n = parse_number(flag, v);
       if (!n) return n.error();
       if (*n == 0) return usage_error(std::string(flag) + " must be at least 1");
-      if (flag == "--max-message-bytes") o.max_message_bytes = *n;
-      if (flag == "--max-file-bytes") o.max_file_bytes = *n;
-      if (flag == "--max-file-bytes-in-flight") o.max_file_bytes_in_flight = *n;
-      if (flag == "--max-message-bytes-in-flight") o.max_message_bytes_in_flight = *n;
-      if (flag == "--max-inflight") o.max_inflight = *n;
-      if (flag == "--max-queued-bytes") o.max_queued_bytes = *n;
-      if (flag == "--max-queued-bytes-total") o.max_queued_bytes_total = *n;
-      if (flag == "--max-unauthenticated") o.max_unauthenticated = *n;
+      if (flag == "--max-message-bytes") o.session.max_message_bytes = *n;
+      if (flag == "--max-file-bytes") o.ops.max_file_bytes = *n;
+      if (flag == "--max-file-bytes-in-flight") o.ops.max_file_bytes_in_flight = *n;
+      if (flag == "--max-message-bytes-in-flight") o.session.max_message_bytes_in_flight = *n;
+      if (flag == "--max-inflight") o.session.max_inflight = *n;
+      if (flag == "--max-queued-bytes") o.session.max_queued_bytes = *n;
+      if (flag == "--max-queued-bytes-total") o.session.max_queued_bytes_total = *n;
+      if (flag == "--max-unauthenticated") o.session.max_unauthenticated = *n;
       if (flag == "--threads") o.threads = static_cast<unsigned>(std::min<std::uint64_t>(*n, 256));
       if (flag == "--io-threads")
         o.io_threads = static_cast<unsigned>(std::min<std::uint64_t>(*n, 256));
@@ -280,18 +282,18 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       EDITD_NEED(v);
       auto n = parse_number(flag, v);
       if (!n) return n.error();
-      o.view_memory = *n;
+      o.ops.view_memory = *n;
     } else if (flag == "--undo-history-entries" || flag == "--undo-history-bytes") {
       EDITD_NEED(v);
       auto n = parse_number(flag, v);
       if (!n) return n.error();
-      if (flag == "--undo-history-entries") o.undo_history_entries = *n;
-      if (flag == "--undo-history-bytes") o.undo_history_bytes = *n;
+      if (flag == "--undo-history-entries") o.ops.undo_history_entries = *n;
+      if (flag == "--undo-history-bytes") o.ops.undo_history_bytes = *n;
     } else if (flag == "--matching") {
       EDITD_NEED(v);
       auto m = match::parse_mode(v);
       if (!m) return usage_error("--matching must be exact, standard or fuzzy");
-      o.matching = *m;
+      o.ops.matching = *m;
     } else if (flag == "--listen") {
       EDITD_NEED(v);
       if (!v.starts_with("unix:") && !v.starts_with("tcp:"))
@@ -304,22 +306,22 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       EDITD_NEED(v);
       if (v != "auto" && v != "local" && v != "delegated")
         return usage_error("--backend must be auto, local or delegated");
-      o.backend = v;
+      o.doors.backend = v == "local" ? BackendChoice::kLocal : v == "delegated" ? BackendChoice::kDelegated : BackendChoice::kAuto;
     } else if (flag == "--auth-timeout") {
       EDITD_NEED(v);
       auto timeout = parse_seconds(flag, v);
       if (!timeout) return timeout.error();
-      o.auth_timeout = *timeout;
+      o.session.auth_timeout = *timeout;
     } else if (flag == "--reply-stall-timeout") {
       EDITD_NEED(v);
       auto timeout = parse_seconds(flag, v);
       if (!timeout) return timeout.error();
-      o.reply_stall_timeout = *timeout;
+      o.session.reply_stall_timeout = *timeout;
     } else if (flag == "--delegate-timeout") {
       EDITD_NEED(v);
       auto timeout = parse_seconds(flag, v);
       if (!timeout) return timeout.error();
-      o.delegate_timeout = *timeout;
+      o.doors.delegate_timeout = *timeout;
     } else if (flag == "--shutdown-grace") {
       EDITD_NEED(v);
       char* end = nullptr;
@@ -331,16 +333,16 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       EDITD_NEED(v);
       auto spec = diagnostics::parse_spec(v, flag == "--lsp");
       if (!spec) return spec.error();
-      o.checks.push_back(std::move(*spec));
+      o.ops.checks.specs.push_back(std::move(*spec));
     } else if (flag == "--check-timeout") {
       EDITD_NEED(v);
       auto timeout = parse_seconds(flag, v);
       if (!timeout) return timeout.error();
-      o.check_timeout = *timeout;
+      o.ops.checks.timeout = *timeout;
     } else if (flag == "--durability") {
       EDITD_NEED(v);
       if (v != "full" && v != "none") return usage_error("--durability must be full or none");
-      o.durable = v == "full";
+      o.durability = v == "full" ? Durability::kFull : Durability::kNone;
     } else if (flag == "--state-dir") {
       EDITD_NEED(v);
       if (v.empty() || v.front() != '/')
@@ -349,11 +351,11 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
     } else if (flag == "--mcp-tools") {
       EDITD_NEED(v);
       if (v != "models" && v != "all") return usage_error("--mcp-tools must be models or all");
-      o.mcp_tools = v;
+      o.doors.mcp_tools = v == "all" ? McpTools::kAll : McpTools::kModels;
     } else if (flag == "--approve") {
       EDITD_NEED(v);
       if (v != "never" && v != "ask") return usage_error("--approve must be never or ask");
-      o.approve = v;
+      o.doors.approve = v == "ask" ? Approval::kAsk : Approval::kNever;
     } else if (cl.mode == CommandLine::Mode::kProbe && flag == "--timeout") {
       EDITD_NEED(v);
       auto timeout = parse_seconds(flag, v);
@@ -367,7 +369,7 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
     }
 #undef EDITD_NEED
   }
-  if (apply_patch && !o.checks.empty())
+  if (apply_patch && !o.ops.checks.specs.empty())
     return usage_error("apply-patch runs no checks: --check and --lsp are options of the server");
   if (cl.mode == CommandLine::Mode::kProbe) {
     if (cl.probe.address.empty())

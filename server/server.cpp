@@ -164,8 +164,9 @@ class Server {
  public:
   enum class Cause { kEndOfInput, kSignal };
 
-  explicit Server(ServerContext& ctx)
+  Server(ServerContext& ctx, const ServerOptions& options)
       : ctx_(ctx),
+        options_(options),
         signals_(ctx.io(), SIGINT, SIGTERM, SIGHUP),
         children_(ctx.io(), SIGCHLD),
         drained_(ctx.io()),
@@ -174,11 +175,11 @@ class Server {
   Result<void> start() {
     wait_signal();
     wait_children();
-    if (ctx_.options().listen.empty()) {
+    if (options_.listen.empty()) {
       serve(0, make_stdio_stream(ctx_.io().get_executor()), {}, /*last=*/true);
       return {};
     }
-    for (const std::string& spec : ctx_.options().listen) {
+    for (const std::string& spec : options_.listen) {
       auto r = spec.starts_with("unix:") ? listen_unix(spec.substr(5)) : listen_tcp(spec.substr(4));
       if (!r) {
         close_listeners();
@@ -204,7 +205,7 @@ class Server {
     if (cause == Cause::kSignal && !signalled_) {
       signalled_ = true;
       on_each_connection([](Connection& c) { c.limit_stall(kFlushStall); });
-      grace_.expires_after(ctx_.options().shutdown_grace);
+      grace_.expires_after(options_.shutdown_grace);
       grace_.async_wait([this](boost::system::error_code ec) {
         if (ec || !ctx_.serving()) return;
         spdlog::info("shutdown grace over: cancelling the requests that have not begun writing");
@@ -450,6 +451,7 @@ class Server {
   }
 
   ServerContext& ctx_;
+  const ServerOptions& options_;
   asio::signal_set signals_;
   asio::signal_set children_;   // SIGCHLD
   asio::steady_timer drained_;  // woken when a connection ends
@@ -526,7 +528,7 @@ int run_server(const ServerOptions& options) {
     spdlog::critical("{}", backend.error().message);
     return 2;
   }
-  ServerContext ctx(options, served, pool, std::move(*backend));
+  ServerContext ctx(options.session, options.doors, options.ops, served, pool, std::move(*backend));
   if (options.token_file) {
     auto token = read_token(*options.token_file);
     if (!token) {
@@ -536,13 +538,13 @@ int run_server(const ServerOptions& options) {
     ctx.set_token(*token);
   }
   {
-    Server server(ctx);
+    Server server(ctx, options);
     if (auto r = server.start(); !r) {
       spdlog::critical("{}", r.error().message);
       return 2;
     }
     spdlog::info("editd {} serving root {} ({} I/O thread{}, {} file thread{})", EDITD_VERSION,
-                 options.root, io_threads, io_threads == 1 ? "" : "s", threads,
+                 options.ops.root, io_threads, io_threads == 1 ? "" : "s", threads,
                  threads == 1 ? "" : "s");
     // The other I/O threads run until shutdown has drained every connection
     // (their work guards go then) and their contexts hold no more work.

@@ -5,21 +5,21 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "server/options.h"
 #include "server/doors/registry.h"
+#include "server/options.h"
 
 namespace editd {
 
 // The registry's methods as tool definitions in `format`, each name once:
-// - "mcp": what tools/list answers with --mcp-tools `mcp_tools`, {"tools":
+// - kMcp: what tools/list answers with --mcp-tools `mcp_tools`, {"tools":
 //   [{name, title, description, inputSchema, outputSchema, annotations}]};
-// - "anthropic": the Messages API's `tools`, [{name, description, input_schema}],
+// - kAnthropic: the Messages API's `tools`, [{name, description, input_schema}],
 //   with Anthropic's text editor tool for anthropic_text_editor;
-// - "openai": the Responses API's function tools, [{type: "function", name,
+// - kOpenAi: the Responses API's function tools, [{type: "function", name,
 //   description, parameters, strict: false}], with OpenAI's own apply_patch
 //   tool for openai_apply_patch in place of the apply_patch function.
-nlohmann::json tool_definitions(const Registry& registry, std::string_view format,
-                                std::string_view mcp_tools = "models");
+nlohmann::json tool_definitions(const Registry& registry, ToolsFormat format,
+                                McpTools mcp_tools = McpTools::kModels);
 
 // Prints tool_definitions for cl.tools_format on stdout; returns the exit code.
 int run_tools(const CommandLine& cl);

@@ -94,7 +94,7 @@ Result<void> allowed() { return {}; }
 
 }  // namespace
 
-AcpDoor::AcpDoor(const ServerOptions& options, Operations& operations, FsBackend& local,
+AcpDoor::AcpDoor(const DoorOptions& options, Operations& operations, FsBackend& local,
                  const Registry& registry, ClientChannel& client, Notify notify)
     : options_(options),
       operations_(operations),
@@ -112,7 +112,7 @@ AcpDoor::AcpDoor(const ServerOptions& options, Operations& operations, FsBackend
 AcpDoor::~AcpDoor() { operations_.views().close_reader(reader_); }
 
 Result<json> AcpDoor::initialize(const json& client_capabilities) {
-  delegated_ = options_.backend != "local" && acp::offers_fs(client_capabilities);
+  delegated_ = options_.backend != BackendChoice::kLocal && acp::offers_fs(client_capabilities);
   if (delegated_ && root_.empty()) {
     auto root = local_.resolve(".");
     if (!root) return root.error();
@@ -149,13 +149,13 @@ Result<std::string> AcpDoor::session_for(const json& params) {
 }
 
 std::unique_ptr<FsBackend> AcpDoor::delegated_backend(const std::string& session_id) {
-  const ServerOptions& o = options_;
+  const DoorOptions& o = options_;
   DelegatedBackendOptions options;
   options.root = root_;
   options.session_id = session_id;
   options.timeout = o.delegate_timeout;
-  options.max_file_bytes = o.max_file_bytes;
-  options.read_only = o.read_only;
+  options.max_file_bytes = operations_.options().max_file_bytes;
+  options.read_only = operations_.options().read_only;
   return make_delegated_backend(std::move(options), client_);
 }
 
@@ -182,7 +182,7 @@ Result<std::unique_ptr<AcpCall>> AcpDoor::prepare(const Method& m, const json& p
     notify_(std::string(acp::kSessionUpdate),
             tool_call_started(call->session, call->tool_call_id, m.name, params, backend));
   }
-  if (options_.approve == "ask") ctx.approve = approver(call->session, call->tool_call_id, backend);
+  if (options_.approve == Approval::kAsk) ctx.approve = approver(call->session, call->tool_call_id, backend);
   return call;
 }
 

@@ -34,6 +34,7 @@
 
 #include "backends/delegated/delegated_backend.h"
 #include "protocol/error.h"
+#include "server/doors/door_options.h"
 #include "server/doors/registry.h"
 #include "server/ops/operations.h"
 
@@ -57,7 +58,7 @@ class AcpDoor {
   // the server's, shared by every connection; `client` makes calls to the
   // client and `notify` sends it notifications, both the connection's. All
   // must outlive this.
-  AcpDoor(const ServerOptions& options, Operations& operations, FsBackend& local,
+  AcpDoor(const DoorOptions& options, Operations& operations, FsBackend& local,
           const Registry& registry, ClientChannel& client, Notify notify);
   // Forgets the views this connection read (server/ops/views.h).
   ~AcpDoor();
@@ -94,7 +95,7 @@ class AcpDoor {
   Result<void> permission_outcome(const std::string& session_id, const std::string& shown,
                                   const Result<nlohmann::json>& answer);
 
-  const ServerOptions& options_;
+  const DoorOptions& options_;
   Operations& operations_;
   FsBackend& local_;
   const Registry& registry_;

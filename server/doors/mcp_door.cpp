@@ -8,7 +8,7 @@ namespace editd {
 namespace asio = boost::asio;
 using nlohmann::json;
 
-McpDoor::McpDoor(const ServerOptions& options, const Registry& registry, AcpDoor& acp,
+McpDoor::McpDoor(const DoorOptions& options, const Registry& registry, AcpDoor& acp,
                  KnownFingerprints& known)
     : options_(options), registry_(registry), acp_(acp), known_(known) {}
 
@@ -16,7 +16,7 @@ asio::awaitable<Result<json>> McpDoor::dispatch(const protocol::Incoming& in,
                                                 std::shared_ptr<CancelState> cancel,
                                                 Arrivals::Place& place) {
   if (in.method == "ping") co_return json::object();
-  if (in.method == "tools/list") co_return mcp::tools_list(registry_, options_.mcp_tools == "all");
+  if (in.method == "tools/list") co_return mcp::tools_list(registry_, options_.mcp_tools == McpTools::kAll);
   if (in.method == "tools/call") co_return co_await call_tool(in.params, std::move(cancel), place);
   co_return method_not_found(in.method);
 }

@@ -18,7 +18,7 @@ namespace editd {
 class McpDoor : public Door {
  public:
   // All must outlive this; `known` is the connection's.
-  McpDoor(const ServerOptions& options, const Registry& registry, AcpDoor& acp,
+  McpDoor(const DoorOptions& options, const Registry& registry, AcpDoor& acp,
           KnownFingerprints& known);
 
   boost::asio::awaitable<Result<nlohmann::json>> dispatch(const protocol::Incoming& in,
@@ -35,7 +35,7 @@ class McpDoor : public Door {
                                                            std::shared_ptr<CancelState> cancel,
                                                            Arrivals::Place& place);
 
-  const ServerOptions& options_;
+  const DoorOptions& options_;
   const Registry& registry_;
   AcpDoor& acp_;
   KnownFingerprints& known_;

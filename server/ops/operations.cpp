@@ -64,7 +64,7 @@ Error kept_unchanged(const std::string& shown, std::string_view before, std::str
                {{"path", shown}});
 }
 
-UndoSpill Operations::undo_spill(const ServerOptions& options) {
+UndoSpill Operations::undo_spill(const OpsOptions& options) {
   std::string why;
   // /tmp/editd-EUID, else the root: an unnamed file leaves nothing in the tree.
   UndoSpill spill = UndoSpill::first_of({"", options.root}, why);

@@ -25,7 +25,7 @@
 #include "server/ops/commit.h"
 #include "server/ops/known_fingerprints.h"
 #include "server/ops/lock_chain.h"
-#include "server/ops/server_options.h"
+#include "server/ops/ops_options.h"
 #include "server/ops/undo_history.h"
 #include "server/ops/views.h"
 
@@ -103,15 +103,16 @@ Error unsupported_removal(const std::string& shown);
 
 class Operations {
  public:
-  Operations(const ServerOptions& options, LockChains& locks, boost::asio::thread_pool& pool)
+  Operations(const OpsOptions& options, LockChains& locks, boost::asio::thread_pool& pool)
       : options_(options),
         locks_(locks),
         pool_(pool),
         history_(options.undo_history_entries, options.undo_history_bytes, undo_spill(options)),
-        checks_(options.checks, options.root, options.check_timeout),
+        checks_(options.checks.specs, options.root, options.checks.timeout),
         budget_(options.max_file_bytes_in_flight),
         views_(options.view_memory) {}
 
+  const OpsOptions& options() const { return options_; }
   // The views read_text served, for edit_lines' anchors.
   Views& views() { return views_; }
 
@@ -323,9 +324,9 @@ class Operations {
 
   // Where the undo history keeps large files: /tmp/editd-EUID, else the root,
   // whichever is usable and not a tmpfs first.
-  static UndoSpill undo_spill(const ServerOptions& options);
+  static UndoSpill undo_spill(const OpsOptions& options);
 
-  const ServerOptions& options_;
+  const OpsOptions& options_;
   LockChains& locks_;
   boost::asio::thread_pool& pool_;
   UndoHistory history_;

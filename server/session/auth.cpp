@@ -52,7 +52,7 @@ std::uint64_t Auth::line_limit(std::uint64_t max_message_bytes) const {
 }
 
 asio::awaitable<bool> Auth::deadline_passed() {
-  timer_.expires_after(server_.options().auth_timeout);
+  timer_.expires_after(server_.session_options().auth_timeout);
   co_await timer_.async_wait(asio::as_tuple(asio::use_awaitable));
   co_return !authenticated_;
 }

@@ -55,18 +55,18 @@ Connection::Connection(ServerContext& server, asio::io_context& io, std::unique_
       io_(io),
       transport_(server, io, std::move(stream), *this),
       auth_(server, io, settings.needs_auth),
-      calls_(io, ConnectionLimits::from(server.options()).max_outgoing_calls,
+      calls_(io, ConnectionLimits::from(server.session_options()).max_outgoing_calls,
              [this](const json& request) {
                transport_.send(request);
                // A reader held back by parked requests may read on (the answer).
                transport_.wake_reader();
              }),
-      acp_(server.options(), server.operations(), server.local_backend(), server.registry(), *this,
+      acp_(server.door_options(), server.operations(), server.local_backend(), server.registry(), *this,
            [this](std::string method, json params) {
              notify(std::move(method), std::move(params));
            }),
       plain_door_(server.registry(), acp_, known_),
-      mcp_door_(server.options(), server.registry(), acp_, known_) {}
+      mcp_door_(server.door_options(), server.registry(), acp_, known_) {}
 
 Connection::~Connection() { auth_.release_admission(); }
 
@@ -91,7 +91,7 @@ asio::awaitable<void> Connection::watch_auth() {
   const bool passed = co_await auth_.deadline_passed();
   if (!passed || transport_.finished()) co_return;
   spdlog::warn("connection {}: closed: not authenticated within {} ms (--auth-timeout)",
-               transport_.peer(), server_.options().auth_timeout.count());
+               transport_.peer(), server_.session_options().auth_timeout.count());
   transport_.fail_output("not authenticated in time");
   transport_.abort();
 }
@@ -106,7 +106,7 @@ void Connection::count_unauthenticated_line() {
 }
 
 std::uint64_t Connection::line_limit() const {
-  return auth_.line_limit(server_.options().max_message_bytes);
+  return auth_.line_limit(server_.session_options().max_message_bytes);
 }
 
 bool Connection::is_answer(const Incoming& in) const {

@@ -29,7 +29,7 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "server/ops/server_options.h"
+#include "server/session/session_options.h"
 
 namespace editd {
 
@@ -63,7 +63,7 @@ struct ConnectionLimits {
   std::chrono::milliseconds reply_stall_timeout{30'000};
   std::chrono::milliseconds auth_timeout{5'000};
 
-  static ConnectionLimits from(const ServerOptions& o) {
+  static ConnectionLimits from(const SessionOptions& o) {
     ConnectionLimits l;
     l.max_message_bytes = o.max_message_bytes;
     l.max_inflight = o.max_inflight;

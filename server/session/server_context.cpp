@@ -1,25 +1,27 @@
 #include "server/session/server_context.h"
 
+#include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdint>
 
-#include <spdlog/spdlog.h>
-
 namespace editd {
 
 namespace asio = boost::asio;
 
-ServerContext::ServerContext(ServerOptions options, std::vector<asio::io_context*> served,
-                             asio::thread_pool& pool, std::unique_ptr<FsBackend> local)
-    : options_(std::move(options)),
+ServerContext::ServerContext(SessionOptions session, DoorOptions doors, OpsOptions ops,
+                             std::vector<asio::io_context*> served, asio::thread_pool& pool,
+                             std::unique_ptr<FsBackend> local)
+    : session_(std::move(session)),
+      doors_(std::move(doors)),
+      ops_options_(std::move(ops)),
       served_(std::move(served)),
       pool_(pool),
       local_(std::move(local)),
-      ops_(options_, locks_, pool_),
-      messages_(options_.max_message_bytes_in_flight),
-      replies_(options_.max_queued_bytes_total),
+      ops_(ops_options_, locks_, pool_),
+      messages_(session_.max_message_bytes_in_flight),
+      replies_(session_.max_queued_bytes_total),
       registry_(ops_),
       load_(served_.size(), 0) {
   // Language servers are processes with pipes: they stay on one context.
@@ -44,7 +46,7 @@ std::size_t ServerContext::unauthenticated_cap() const {
   if (::getrlimit(RLIMIT_NOFILE, &limit) == 0 && limit.rlim_cur != RLIM_INFINITY)
     quarter = limit.rlim_cur / 4;
   return static_cast<std::size_t>(
-      std::max<std::uint64_t>(1, std::min<std::uint64_t>(options_.max_unauthenticated, quarter)));
+      std::max<std::uint64_t>(1, std::min<std::uint64_t>(session_.max_unauthenticated, quarter)));
 }
 
 bool ServerContext::admit_unauthenticated() {

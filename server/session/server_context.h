@@ -6,9 +6,9 @@
 // accepts; the connection and its doors read it from any of the I/O threads.
 #pragma once
 
+#include <atomic>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
-#include <atomic>
 #include <exception>
 #include <map>
 #include <memory>
@@ -18,11 +18,13 @@
 #include <vector>
 
 #include "backends/fs_backend.h"
+#include "server/doors/door_options.h"
 #include "server/doors/registry.h"
 #include "server/ops/byte_budget.h"
 #include "server/ops/lock_chain.h"
 #include "server/ops/operations.h"
-#include "server/ops/server_options.h"
+#include "server/ops/ops_options.h"
+#include "server/session/session_options.h"
 
 namespace editd {
 
@@ -31,10 +33,13 @@ class Connection;
 class ServerContext {
  public:
   // `served`: the contexts that serve connections, `io` (the main one) first.
-  ServerContext(ServerOptions options, std::vector<boost::asio::io_context*> served,
-                boost::asio::thread_pool& pool, std::unique_ptr<FsBackend> local);
+  // Each part's options: the session's, the doors' and the operations'.
+  ServerContext(SessionOptions session, DoorOptions doors, OpsOptions ops,
+                std::vector<boost::asio::io_context*> served, boost::asio::thread_pool& pool,
+                std::unique_ptr<FsBackend> local);
 
-  const ServerOptions& options() const { return options_; }
+  const SessionOptions& session_options() const { return session_; }
+  const DoorOptions& door_options() const { return doors_; }
   // The main context: listeners, signals, shutdown, checks.
   boost::asio::io_context& io() { return *served_.front(); }
   // I/O thread `i`'s context; 0 is the main one.
@@ -79,7 +84,9 @@ class ServerContext {
   }
 
  private:
-  ServerOptions options_;
+  SessionOptions session_;
+  DoorOptions doors_;
+  OpsOptions ops_options_;
   std::vector<boost::asio::io_context*> served_;
   std::size_t next_ = 0;  // pick_io's turn among equals
   boost::asio::thread_pool& pool_;

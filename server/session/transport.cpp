@@ -54,7 +54,7 @@ Transport::Transport(ServerContext& server, asio::io_context& io, std::unique_pt
       io_(io),
       stream_(std::move(stream)),
       receiver_(receiver),
-      limits_(ConnectionLimits::from(server.options())),
+      limits_(ConnectionLimits::from(server.session_options())),
       queued_hold_(server.replies().take(0)),
       reply_estimate_(limits_.max_queued_bytes),
       last_progress_(std::chrono::steady_clock::now()),

@@ -34,7 +34,7 @@ struct AcpFixture {
     auto made = make_local_backend(o, pool);
     REQUIRE(made.has_value());
     local = std::move(*made);
-    acp.emplace(options, ops, *local, registry, client, [this](std::string method, json params) {
+    acp.emplace(doors, ops, *local, registry, client, [this](std::string method, json params) {
       notified.push_back({{"method", method}, {"params", params}});
     });
   }
@@ -45,7 +45,8 @@ struct AcpFixture {
   }
 
   boost::asio::thread_pool pool{1};
-  ServerOptions options;
+  OpsOptions options;
+  DoorOptions doors;
   LockChains locks;
   Operations ops{options, locks, pool};
   Registry registry{ops};

@@ -18,7 +18,7 @@ namespace {
 struct RegistryFixture {
   boost::asio::io_context io;
   boost::asio::thread_pool pool{1};
-  ServerOptions options;
+  OpsOptions options;
   LockChains locks;
   Operations ops{options, locks, pool};
   Registry registry{ops};

@@ -585,7 +585,7 @@ std::optional<std::string> apply_diff(std::string_view old, const FileDiff& fd,
 struct Server {
   asio::io_context io;
   asio::thread_pool pool{1};
-  ServerOptions options;
+  OpsOptions options;
   LockChains locks;
   Operations ops{options, locks, pool};
   MemoryBackend backend;

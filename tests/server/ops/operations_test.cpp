@@ -25,7 +25,7 @@ namespace {
 struct Fixture {
   asio::io_context io;
   asio::thread_pool pool{2};
-  ServerOptions options;
+  OpsOptions options;
   LockChains locks;
   Operations ops{options, locks, pool};
   MemoryBackend backend;

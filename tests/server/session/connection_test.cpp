@@ -40,7 +40,7 @@ json mcp_initialize(json id = 0) {
 }
 
 struct Served {
-  explicit Served(ServerOptions options = {}, bool needs_auth = false) {
+  explicit Served(DoorOptions doors = {}, bool needs_auth = false) {
     char dir[] = "/tmp/editd-session-test-XXXXXX";
     REQUIRE(mkdtemp(dir) != nullptr);
     root = dir;
@@ -51,8 +51,9 @@ struct Served {
     local.durable = false;
     auto backend = make_local_backend(local, pool);
     REQUIRE(backend.has_value());
-    options.root = root.string();
-    server.emplace(std::move(options), std::vector<asio::io_context*>{&io}, pool,
+    OpsOptions ops;
+    ops.root = root.string();
+    server.emplace(SessionOptions{}, doors, ops, std::vector<asio::io_context*>{&io}, pool,
                    std::move(*backend));
     if (needs_auth) {
       server->set_token("secret");
@@ -141,9 +142,9 @@ TEST_CASE("every request gets exactly one reply: a result, a failed handler, an 
 }
 
 TEST_CASE("$/cancel_request cancels a request waiting for the client: one reply, cancelled") {
-  ServerOptions options;
-  options.approve = "ask";
-  Served s(options);
+  DoorOptions doors;
+  doors.approve = Approval::kAsk;
+  Served s(doors);
   s.exchange(request(1, "initialize", {{"protocolVersion", 1}}));
   // The write asks the client for permission: editd's call waits.
   s.pipe->feed(request(2, "write_text", {{"path", "a.txt"}, {"content", "two\n"}}));
@@ -158,9 +159,9 @@ TEST_CASE("$/cancel_request cancels a request waiting for the client: one reply,
 }
 
 TEST_CASE("MCP: a request the client cancelled gets no answer, and the connection goes on") {
-  ServerOptions options;
-  options.approve = "ask";
-  Served s(options);
+  DoorOptions doors;
+  doors.approve = Approval::kAsk;
+  Served s(doors);
   s.exchange(mcp_initialize());
   s.pipe->feed(
       request(2, "tools/call",
@@ -209,7 +210,7 @@ TEST_CASE("MCP's error shapes: standard codes, data.kind kept, failed tools as i
 }
 
 TEST_CASE("TCP: three lines without authenticating close the connection") {
-  Served s(ServerOptions{}, true);
+  Served s(DoorOptions{}, true);
   s.exchange(request(1, "read_text", {{"path", "a.txt"}}));
   CHECK(s.reply(1)["error"]["data"]["kind"] == "unauthenticated");
   CHECK(s.reply(1)["error"]["data"]["failures"] == 1);
@@ -227,7 +228,7 @@ TEST_CASE("TCP: three lines without authenticating close the connection") {
 }
 
 TEST_CASE("TCP: the token authenticates, and lines are no longer limited as before") {
-  Served s(ServerOptions{}, true);
+  Served s(DoorOptions{}, true);
   s.exchange(request(1, "initialize", {{"protocolVersion", 1}, {"authToken", "secret"}}));
   CHECK(s.reply(1).contains("result"));
   const std::string big(100 * 1024, 'x');
