@@ -8,33 +8,25 @@
 #include <string>
 
 #include "edit/match/replace.h"
+#include "support/replace.h"
 #include "edit/text/text.h"
 
 using namespace editd;
 using namespace editd::match;
+using editd::test::standard_plan;
 
 namespace {
 
-Result<Plan> reindent_plan(std::string_view text, std::string_view old_text,
-                           std::string_view new_text) {
-  return plan_replace(Request{text, old_text, new_text, Mode::kStandard, false, std::nullopt});
-}
-
-// The file after the edit; a refusal fails the test.
+// The file after the edit; a refusal fails the test. Each case exercises
+// re-indentation: no exact match.
 std::string reindented(std::string_view text, std::string_view old_text,
                        std::string_view new_text) {
-  auto p = reindent_plan(text, old_text, new_text);
-  if (!p) {
-    FAIL_CHECK("refused: " << p.error().message);
-    return "";
-  }
-  CHECK(p->tier != "exact");  // each case exercises re-indentation
-  return splice::apply_edits(text, p->edits);
+  return editd::test::edited_by(text, old_text, new_text, "exact", /*not_tier=*/true);
 }
 
 // The refusal; an applied edit fails the test.
 Error refusal(std::string_view text, std::string_view old_text, std::string_view new_text) {
-  auto p = reindent_plan(text, old_text, new_text);
+  auto p = standard_plan(text, old_text, new_text);
   if (p) {
     FAIL_CHECK("applied, giving " << splice::apply_edits(text, p->edits));
     return Error();
@@ -380,7 +372,7 @@ TEST_CASE("python indented with no-break spaces keeps them on the lines the edit
   const std::string nbsp4 = "\u00a0\u00a0\u00a0\u00a0";
   const std::string file = "def f():\n" + nbsp4 + "a = 1\n" + nbsp4 + "return a\n";
   auto p =
-      reindent_plan(file, "def f():\n    a = 1\n    return a", "def f():\n    a = 2\n    return a");
+      standard_plan(file, "def f():\n    a = 1\n    return a", "def f():\n    a = 2\n    return a");
   REQUIRE(p.has_value());
   CHECK(p->tier == "unicode");
   CHECK(splice::apply_edits(file, p->edits) ==
@@ -435,10 +427,10 @@ TEST_CASE("tabs and spaces mixed near the match: a depth no line has is refused"
 
 TEST_CASE("an indentation refusal comes after ambiguity") {
   const std::string file = "- a\n  - b\n- c\n  - d\n";
-  auto p = reindent_plan(file, "- a\n- b\n- c\n- d", "- a\n- b\n- x\n- c\n- d");
+  auto p = standard_plan(file, "- a\n- b\n- c\n- d", "- a\n- b\n- x\n- c\n- d");
   REQUIRE(p.has_error());
   check_refused_for_indentation(p.error());
-  auto twice = reindent_plan(file + "\n" + file, "- a\n- b\n- c\n- d", "- a\n- b\n- x\n- c\n- d");
+  auto twice = standard_plan(file + "\n" + file, "- a\n- b\n- c\n- d", "- a\n- b\n- x\n- c\n- d");
   REQUIRE(twice.has_error());
   CHECK(twice.error().kind == ErrorKind::kAmbiguous);
 }

@@ -7,32 +7,23 @@
 #include <string>
 
 #include "edit/match/replace.h"
+#include "support/replace.h"
 
 using namespace editd;
 using namespace editd::match;
+using editd::test::standard_plan;
 
 namespace {
-
-Result<Plan> numbers_plan(std::string_view text, std::string_view old_text,
-                          std::string_view new_text) {
-  return plan_replace(Request{text, old_text, new_text, Mode::kStandard, false, std::nullopt});
-}
 
 // The file after an edit found through stripped line numbers.
 std::string edited_through_numbers(std::string_view text, std::string_view old_text,
                                    std::string_view new_text) {
-  auto p = numbers_plan(text, old_text, new_text);
-  if (!p) {
-    FAIL_CHECK("refused: " << p.error().message);
-    return "";
-  }
-  CHECK(p->tier == "line_numbers");
-  return splice::apply_edits(text, p->edits);
+  return editd::test::edited_by(text, old_text, new_text, "line_numbers");
 }
 
 // A miss that writes nothing, with its hint.
 std::string miss_hint(std::string_view text, std::string_view old_text, std::string_view new_text) {
-  auto p = numbers_plan(text, old_text, new_text);
+  auto p = standard_plan(text, old_text, new_text);
   if (p) {
     FAIL_CHECK("applied, giving " << splice::apply_edits(text, p->edits));
     return "";
