@@ -40,7 +40,11 @@ const project = path.join(top, "project");
 const home = path.join(top, "home");
 const binDir = path.join(top, "bin");
 for (const d of [project, home, binDir]) fs.mkdirSync(d, { recursive: true });
-fs.symlinkSync(EDITD, path.join(binDir, "editd"));
+// `editd` on the PATH starts 2 s late: a host set up as the README says must wait for its MCP
+// servers (a cold start on a busy machine), not send the first request before editd's tools are
+// listed. Claude Code 2.1.332's print mode and Codex 0.169 do not wait by default.
+fs.writeFileSync(path.join(binDir, "editd"),
+  `#!/bin/sh\nsleep 2\nexec '${EDITD.replaceAll("'", "'\\''")}' "$@"\n`, { mode: 0o755 });
 const big = Array.from({ length: BIG_LINES }, (_, i) => bigLine(i + 1) + "\n").join("");
 const files = {
   "big.txt": big,
@@ -205,8 +209,13 @@ if (HOST === "claude") {
   // README: `claude mcp add editd -- editd --root .` in the project.
   const add = await run(CLAUDE, ["mcp", "add", "editd", "--", "editd", "--root", "."], claudeEnv);
   if (add.code !== 0) fail(`claude mcp add failed (${add.code}):\n${add.stdout}\n${add.stderr}`);
-  // README: `claude -p` with the server's tools allowed.
-  result = await run(CLAUDE, ["-p", PROMPT, "--allowedTools", "mcp__editd"], claudeEnv);
+  // README: `MCP_CONNECTION_NONBLOCKING=0 claude -p` with the server's tools allowed. Without the
+  // variable, print mode sends its first request without waiting for MCP servers to connect.
+  const readmeLine = "MCP_CONNECTION_NONBLOCKING=0 claude -p \"...\" --allowedTools mcp__editd";
+  if (!fs.readFileSync(path.join(HERE, "..", "..", "..", "README.md"), "utf8").includes(readmeLine))
+    fail(`the README no longer says: ${readmeLine}`);
+  result = await run(CLAUDE, ["-p", PROMPT, "--allowedTools", "mcp__editd"],
+    { ...claudeEnv, MCP_CONNECTION_NONBLOCKING: "0" });
 } else if (HOST === "codex") {
   // The user's own ~/.codex/config.toml: the model provider (here the scripted one) and the
   // switches that keep Codex from reaching anything else.
