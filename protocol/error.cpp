@@ -103,6 +103,8 @@ std::string_view param_name(Input input) {
       return "bom";
     case Input::kFinalNewline:
       return "finalNewline";
+    case Input::kSymbol:
+      return "symbol";
   }
   return "";
 }
