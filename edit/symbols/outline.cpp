@@ -102,7 +102,7 @@ struct Builder {
       if (count[r->name] > 1) s.overload = seen[r->name]++;
       s.name_path = (parent ? out[*parent].name_path + "/" : std::string()) + r->name;
       if (s.overload) s.name_path += "[" + std::to_string(*s.overload) + "]";
-      s.first_line = index.editd_line(begin);
+      s.first_line = s.range_line = index.editd_line(begin);
       // A range that ends at the very start of a line (after its break) does
       // not touch that line.
       const bool ends_at_line_start = end > begin && index.text()[end - 1] == '\n';
@@ -123,8 +123,67 @@ bool overlap(const Symbol& a, const Symbol& b) {
 
 }  // namespace
 
+std::vector<std::string_view> leading_markers(std::string_view path) {
+  const std::size_t slash = path.rfind('/');
+  const std::string_view name = slash == std::string_view::npos ? path : path.substr(slash + 1);
+  const std::size_t dot = name.rfind('.');
+  const std::string_view ext = dot == std::string_view::npos ? "" : name.substr(dot + 1);
+  auto any = [&](std::initializer_list<std::string_view> list) {
+    return std::find(list.begin(), list.end(), ext) != list.end();
+  };
+  if (any({"py", "pyi"})) return {"@", "#"};
+  if (any({"c", "h", "cc", "cpp", "cxx", "hh", "hpp", "hxx", "m", "mm"}))
+    return {"//", "/*", "*", "template", "[[", "__attribute__"};
+  if (any({"js", "mjs", "cjs", "jsx", "ts", "mts", "cts", "tsx"})) return {"@", "//", "/*", "*"};
+  return {"//", "/*", "*", "@", "#[", "[[", "--"};
+}
+
+namespace {
+
+std::string_view line_text(const LineIndex& index, std::size_t line) {
+  const std::size_t b = index.editd_line_start(line);
+  return index.text().substr(b, index.editd_line_end(line) - b);
+}
+
+std::size_t indent_width(std::string_view line) {
+  std::size_t n = 0;
+  while (n < line.size() && (line[n] == ' ' || line[n] == '\t')) ++n;
+  return n;
+}
+
+// The first line of the leading block above `s` (outline()'s rule): `floor`
+// is the last line it may not take (a symbol before it, or its parent's first
+// line; 0 for none).
+std::size_t leading_start(const LineIndex& index, const Symbol& s, std::size_t floor,
+                          const std::vector<std::string_view>& markers) {
+  const std::string_view first = line_text(index, s.range_line);
+  const std::size_t indent = indent_width(first);
+  const std::string_view own = first.substr(0, indent);
+  std::size_t top = s.range_line;  // the highest line taken that starts with a marker
+  for (std::size_t l = s.range_line; l > floor + 1;) {
+    --l;
+    const std::string_view t = line_text(index, l);
+    const std::size_t w = indent_width(t);
+    if (w == t.size() || w < indent) break;  // blank, or less indented
+    if (w == indent) {
+      if (t.substr(0, w) != own) break;  // indented with other characters
+      const std::string_view content = t.substr(w);
+      // The closing line of a decorator's argument list goes on up.
+      if (content.starts_with(')') || content.starts_with(']')) continue;
+      if (std::none_of(markers.begin(), markers.end(),
+                       [&](std::string_view m) { return content.starts_with(m); }))
+        break;
+      top = l;
+    }
+  }
+  return top;
+}
+
+}  // namespace
+
 std::vector<Symbol> outline(std::string_view text, const std::vector<Reported>& roots,
-                            Encoding encoding, std::size_t max_symbols) {
+                            Encoding encoding, std::size_t max_symbols,
+                            const std::vector<std::string_view>& markers) {
   const LineIndex index(text);
   Builder b{index, encoding, max_symbols, {}};
   b.add(roots, std::nullopt, 0);
@@ -143,6 +202,14 @@ std::vector<Symbol> outline(std::string_view text, const std::vector<Reported>& 
       const Symbol& p = out[*s.parent];
       if (s.first_line == p.first_line || s.last_line == p.last_line) s.shares_lines = true;
     }
+  if (!markers.empty())
+    for (auto& [parent, ids] : children)
+      for (std::size_t k = 0; k < ids.size(); ++k) {
+        Symbol& s = out[ids[k]];
+        std::size_t floor = parent ? out[*parent].range_line : 0;
+        if (k > 0) floor = std::max(floor, out[ids[k - 1]].last_line);
+        if (!s.shares_lines) s.first_line = leading_start(index, s, floor, markers);
+      }
   return out;
 }
 

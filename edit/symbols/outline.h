@@ -63,10 +63,12 @@ struct Symbol {
   std::size_t depth = 0;  // 0: top level
   std::optional<std::size_t> parent;    // index in the outline
   std::optional<std::size_t> overload;  // index among same-named siblings, when there are several
-  // The whole lines the symbol's range touches, 1-based and inclusive, as
-  // editd counts lines.
+  // The symbol's lines, 1-based and inclusive, as editd counts lines: the
+  // whole lines its range touches, from its leading block's first line (see
+  // outline()). What read_text's `symbol` returns and edit_symbol replaces.
   std::size_t first_line = 0;
   std::size_t last_line = 0;
+  std::size_t range_line = 0;  // the first line of the server's own range
   std::size_t name_line = 0;  // the line of its name (the selection range's start)
   // Another symbol that is neither its ancestor nor its descendant has code on
   // one of its lines (`int a; int b;` on one line): its whole lines are not its
@@ -74,14 +76,33 @@ struct Symbol {
   bool shares_lines = false;
 };
 
+// The line starts that open a symbol's leading block in the language of a file
+// named `path` (by its extension): decorators, attributes, template headers
+// and comments. Python: `@`, `#`; C and C++: `//`, `/*`, `*`, `template`,
+// `[[`, `__attribute__`; JavaScript and TypeScript: `@`, `//`, `/*`, `*`;
+// any other: `//`, `/*`, `*`, `@`, `#[`, `[[`, `--`.
+std::vector<std::string_view> leading_markers(std::string_view path);
+
 // Every symbol of `roots` in document order (a parent before its children,
 // siblings by where they start), with ranges mapped onto `text`, the exact
 // bytes the server was given (no BOM). Positions past a line's end or the
 // text's end are clamped as LSP says; a range that ends before it starts is
 // read as empty at its start. A symbol whose name is empty is dropped with its
 // children. At most `max_symbols` are kept (the first in document order).
+//
+// Language servers leave out of a symbol's range what is written above it
+// and belongs to it: pylsp starts a function at `def`, below its decorators;
+// clangd starts a template below its `template <...>` line; neither takes its
+// comments. So a symbol's lines begin at its leading block: the lines right
+// above its range, each neither blank nor in a symbol before it nor its
+// parent's first line, indented at least as the symbol's first line, topped
+// by a line at its indentation that starts with one of `markers` (a line
+// indented deeper, as inside a decorator's argument list, or one at its
+// indentation that starts with `)` or `]`, belongs only below such a line). Then inserting before a symbol never lands between a
+// decorator and its function, and a replacement sees the whole of it.
 std::vector<Symbol> outline(std::string_view text, const std::vector<Reported>& roots,
-                            Encoding encoding, std::size_t max_symbols);
+                            Encoding encoding, std::size_t max_symbols,
+                            const std::vector<std::string_view>& markers = {});
 
 // A parsed name path query.
 struct Query {

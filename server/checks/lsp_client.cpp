@@ -182,6 +182,13 @@ struct LspClient::State {
   std::string failure;
   std::int64_t next_id = 1;
   std::int64_t init_id = 0;
+  // What initialize's result said: the position encoding of every range the
+  // server sends, and whether it answers documentSymbol.
+  symbols::Encoding encoding = symbols::Encoding::kUtf16;
+  bool document_symbols = false;
+  // Requests of editd's waiting for their answer, by id: empty until it
+  // comes. One entry per waiting call; a call that gives up erases its own.
+  std::map<std::int64_t, std::optional<json>> answers;
   std::map<std::string, Doc> docs;  // by URI
   std::uint64_t clock = 0;
   std::vector<asio::steady_timer*> waiters;
@@ -210,6 +217,8 @@ struct LspClient::State {
 namespace {
 
 using StatePtr = std::shared_ptr<LspClient::State>;
+
+void close_least_used(const StatePtr& s, const std::string& keep);
 
 asio::awaitable<void> write_loop(StatePtr s) {
   while (s->alive && !s->out.empty()) {
@@ -318,11 +327,25 @@ void handle(const StatePtr& s, const json& msg) {
     s->notify();
     return;
   }
+  if (id != msg.end() && id->is_number_integer()) {
+    if (auto a = s->answers.find(id->get<std::int64_t>()); a != s->answers.end() && !a->second) {
+      a->second = msg;
+      s->notify();
+      return;
+    }
+  }
   if (id != msg.end() && id->is_number_integer() && id->get<std::int64_t>() == s->init_id &&
       !s->initialized) {
     if (auto err = msg.find("error"); err != msg.end()) {
       s->fail("the language server refused initialize: " + err->dump());
       return;
+    }
+    const json caps = msg.value("/result/capabilities"_json_pointer, json::object());
+    if (caps.is_object()) {
+      if (auto e = caps.find("positionEncoding"); e != caps.end() && e->is_string())
+        s->encoding = symbols::encoding_named(e->get<std::string>());
+      if (auto d = caps.find("documentSymbolProvider"); d != caps.end())
+        s->document_symbols = d->is_object() || (d->is_boolean() && d->get<bool>());
     }
     s->initialized = true;
     send(s, json{{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", json::object()}});
@@ -414,7 +437,8 @@ asio::awaitable<std::shared_ptr<LspClient::State>> LspClient::start(
     json caps = {
         {"textDocument",
          {{"publishDiagnostics", {{"versionSupport", true}, {"relatedInformation", true}}},
-          {"synchronization", {{"didSave", false}, {"dynamicRegistration", false}}}}},
+          {"synchronization", {{"didSave", false}, {"dynamicRegistration", false}}},
+          {"documentSymbol", {{"hierarchicalDocumentSymbolSupport", true}}}}},
         {"workspace", {{"configuration", true}}}};
     send(s, json{{"jsonrpc", "2.0"},
                  {"id", s->init_id},
@@ -454,31 +478,12 @@ asio::awaitable<LspClient::Outcome> LspClient::diagnose(
     co_return outcome;
   }
   const std::string uri = file_uri(path);
-  const std::string fp = fingerprint(text);
   State::Doc& doc = s->docs[uri];
   doc.last_used = ++s->clock;
-  if (!(doc.open && doc.fingerprint == fp && doc.current)) {
+  if (!(doc.open && doc.fingerprint == fingerprint(text) && doc.current)) {
     doc.current = false;
-    doc.fingerprint = fp;
-    doc.sent_at = doc.publishes;
-    const auto version = static_cast<std::int64_t>(++doc.version);
-    if (!doc.open) {
-      doc.open = true;
-      send(s, json{{"jsonrpc", "2.0"},
-                   {"method", "textDocument/didOpen"},
-                   {"params",
-                    {{"textDocument",
-                      {{"uri", uri},
-                       {"languageId", language_id(path)},
-                       {"version", version},
-                       {"text", text}}}}}});
-    } else {
-      send(s, json{{"jsonrpc", "2.0"},
-                   {"method", "textDocument/didChange"},
-                   {"params",
-                    {{"textDocument", {{"uri", uri}, {"version", version}}},
-                     {"contentChanges", json::array({{{"text", text}}})}}}});
-    }
+    sync(s, path, text);
+    const auto version = static_cast<std::int64_t>(doc.version);
     doc.busy = true;
     // A publish after the send, for this version when the server says which.
     std::function<bool()> published = [&doc, version] {
@@ -510,8 +515,17 @@ asio::awaitable<LspClient::Outcome> LspClient::diagnose(
   for (const std::string& n : notes)
     outcome.detail += (outcome.detail.empty() ? name_ + ": " : "; ") + n;
 
-  // Keeps the server's open documents bounded: closes the least recently used.
-  while (s->docs.size() > kMaxOpenDocuments) {
+  close_least_used(s, uri);
+  co_return outcome;
+}
+
+namespace {
+
+// Keeps the server's open documents bounded: closes the least recently used
+// (never `keep`, nor one a call is waiting on).
+void close_least_used(const StatePtr& s, const std::string& keep) {
+  const std::string& uri = keep;
+  while (s->docs.size() > LspClient::kMaxOpenDocuments) {
     auto oldest = s->docs.end();
     for (auto it = s->docs.begin(); it != s->docs.end(); ++it)
       if (!it->second.busy && it->first != uri &&
@@ -523,6 +537,163 @@ asio::awaitable<LspClient::Outcome> LspClient::diagnose(
                  {"params", {{"textDocument", {{"uri", oldest->first}}}}}});
     s->docs.erase(oldest);
   }
+}
+
+}  // namespace
+
+bool LspClient::sync(const StatePtr& s, const std::string& path, const std::string& text) {
+  const std::string uri = file_uri(path);
+  const std::string fp = fingerprint(text);
+  State::Doc& doc = s->docs[uri];
+  doc.last_used = ++s->clock;
+  if (doc.open && doc.fingerprint == fp) return false;
+  doc.current = false;
+  doc.fingerprint = fp;
+  doc.sent_at = doc.publishes;
+  const auto version = static_cast<std::int64_t>(++doc.version);
+  if (!doc.open) {
+    doc.open = true;
+    send(s, json{{"jsonrpc", "2.0"},
+                 {"method", "textDocument/didOpen"},
+                 {"params",
+                  {{"textDocument",
+                    {{"uri", uri},
+                     {"languageId", language_id(path)},
+                     {"version", version},
+                     {"text", text}}}}}});
+  } else {
+    send(s, json{{"jsonrpc", "2.0"},
+                 {"method", "textDocument/didChange"},
+                 {"params",
+                  {{"textDocument", {{"uri", uri}, {"version", version}}},
+                   {"contentChanges", json::array({{{"text", text}}})}}}});
+  }
+  return true;
+}
+
+namespace {
+
+// An LSP position, or nullopt when `j` is not one.
+std::optional<symbols::Position> position_of(const json& j) {
+  if (!j.is_object()) return std::nullopt;
+  auto line = j.find("line");
+  auto character = j.find("character");
+  if (line == j.end() || character == j.end() || !line->is_number_unsigned() ||
+      !character->is_number_unsigned())
+    return std::nullopt;
+  return symbols::Position{line->get<std::uint64_t>(), character->get<std::uint64_t>()};
+}
+
+std::optional<symbols::Span> span_of(const json& j) {
+  if (!j.is_object()) return std::nullopt;
+  auto start = j.find("start");
+  auto end = j.find("end");
+  if (start == j.end() || end == j.end()) return std::nullopt;
+  auto a = position_of(*start), b = position_of(*end);
+  if (!a || !b) return std::nullopt;
+  return symbols::Span{*a, *b};
+}
+
+// One DocumentSymbol or SymbolInformation; false for anything else (skipped).
+// A name is cut at 1 KiB: nobody names a symbol with more.
+bool reported_of(const json& j, symbols::Reported& out, bool& flat) {
+  if (!j.is_object()) return false;
+  auto name = j.find("name");
+  auto kind = j.find("kind");
+  if (name == j.end() || !name->is_string()) return false;
+  out.name = name->get<std::string>().substr(0, 1024);
+  out.kind = kind != j.end() && kind->is_number_unsigned() && kind->get<std::uint64_t>() <= 64
+                 ? static_cast<std::uint32_t>(kind->get<std::uint64_t>())
+                 : 0;
+  if (auto loc = j.find("location"); loc != j.end()) {  // SymbolInformation
+    flat = true;
+    auto range = loc->is_object() ? span_of(loc->value("range", json())) : std::nullopt;
+    if (!range) return false;
+    out.range = *range;
+    return true;
+  }
+  auto range = span_of(j.value("range", json()));
+  if (!range) return false;
+  out.range = *range;
+  if (auto sel = span_of(j.value("selectionRange", json()))) out.selection = *sel;
+  return true;
+}
+
+// The tree of `list` (DocumentSymbol[] nested by children, or a flat
+// SymbolInformation[]), at most `budget` symbols, depth-bounded.
+void reported_list(const json& list, std::vector<symbols::Reported>& out, std::size_t depth,
+                   std::size_t& budget, bool& flat) {
+  if (!list.is_array()) return;
+  for (const json& item : list) {
+    if (budget == 0) return;
+    symbols::Reported r;
+    if (!reported_of(item, r, flat)) continue;
+    --budget;
+    if (auto kids = item.find("children"); kids != item.end() && depth < symbols::kMaxDepth)
+      reported_list(*kids, r.children, depth + 1, budget, flat);
+    out.push_back(std::move(r));
+  }
+}
+
+}  // namespace
+
+asio::awaitable<LspClient::SymbolsOutcome> LspClient::document_symbols(
+    const std::string& path, const std::string& text,
+    std::chrono::steady_clock::time_point deadline) {
+  SymbolsOutcome outcome;
+  std::string error;
+  StatePtr s = co_await start(deadline, error);
+  if (!s) {
+    outcome.status = state_ && state_->alive ? "timeout" : "failed";
+    outcome.detail = name_ + ": " + error;
+    if (state_ && state_->alive) {
+      state_->fail(error);
+      outcome.detail += "; it was stopped, and the next call starts it again";
+    }
+    co_return outcome;
+  }
+  if (!s->document_symbols) {
+    outcome.status = "unsupported";
+    outcome.detail = name_ + " does not report a file's symbols (no documentSymbolProvider)";
+    co_return outcome;
+  }
+  const std::string uri = file_uri(path);
+  sync(s, path, text);
+  State::Doc& doc = s->docs[uri];
+  doc.busy = true;
+  const std::int64_t id = s->next_id++;
+  s->answers[id];
+  send(s, json{{"jsonrpc", "2.0"},
+               {"id", id},
+               {"method", "textDocument/documentSymbol"},
+               {"params", {{"textDocument", {{"uri", uri}}}}}});
+  std::function<bool()> answered = [&s, id] { return s->answers[id].has_value(); };
+  const bool ready = co_await wait_until(s, deadline, std::move(answered));
+  std::optional<json> answer = std::move(s->answers[id]);
+  s->answers.erase(id);
+  doc.busy = false;
+  if (!ready) {
+    outcome.status = s->alive ? "timeout" : "failed";
+    outcome.detail = name_ + ": " + (s->alive ? "no symbols were reported in time" : s->failure);
+    if (s->alive) {
+      s->fail("it did not report symbols in time");
+      outcome.detail += "; it was stopped, and the next call starts it again";
+    }
+    co_return outcome;
+  }
+  if (auto err = answer->find("error"); err != answer->end()) {
+    outcome.status = "failed";
+    const json message = err->is_object() ? err->value("message", json()) : json();
+    outcome.detail = name_ + " could not report the file's symbols: " +
+                     (message.is_string() ? message.get<std::string>() : err->dump());
+    co_return outcome;
+  }
+  std::size_t budget = kMaxSymbols;
+  bool flat = false;
+  reported_list(answer->value("result", json()), outcome.roots, 0, budget, flat);
+  if (flat) outcome.roots = symbols::nest(std::move(outcome.roots));
+  outcome.encoding = s->encoding;
+  close_least_used(s, uri);
   co_return outcome;
 }
 

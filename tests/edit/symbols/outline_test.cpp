@@ -304,3 +304,82 @@ TEST_CASE("symbol_edit: a last line without a final newline") {
   CHECK(run(symbols::Placement::kInsertAfter, "int g() {}\n") == "a\nint f() {}\nint g() {}");
   CHECK(run(symbols::Placement::kInsertBefore, "int g() {}") == "a\nint g() {}\nint f() {}");
 }
+
+TEST_CASE("outline: a symbol's lines begin at its decorators, template header and comments") {
+  // pylsp's ranges, as Debian 12's pylsp reports them for this file: each
+  // function starts at `def`, below its decorators and comments.
+  const std::string py =
+      "import functools\n"            // 1
+      "\n"                            // 2
+      "# A comment above f.\n"        // 3
+      "@functools.cache\n"            // 4
+      "def f(x):\n"                   // 5
+      "    return x\n"                // 6
+      "\n"                            // 7
+      "class Outer:\n"                // 8
+      "    @property\n"               // 9
+      "    def value(self):\n"        // 10
+      "        return 1\n"            // 11
+      "    x = 1\n"                   // 12
+      "    @app.route(\n"             // 13
+      "        \"/x\",\n"             // 14
+      "    )\n"                       // 15
+      "    def g(self):\n"            // 16
+      "        pass\n";               // 17
+  std::vector<Reported> flat = {
+      sym("functools", 2, span(0, 0, 0, 16)), sym("f", 12, span(4, 0, 6, 0)),
+      sym("Outer", 5, span(7, 0, 17, 0)),     sym("value", 12, span(9, 4, 11, 0)),
+      sym("x", 13, span(11, 4, 11, 9)),       sym("g", 12, span(15, 4, 17, 0))};
+  for (auto& r : flat) r.selection.reset();
+  auto o = symbols::outline(py, symbols::nest(std::move(flat)), Encoding::kUtf16, 100,
+                            symbols::leading_markers("a.py"));
+  REQUIRE(paths(o) == std::vector<std::string>{"functools", "f", "Outer", "Outer/value", "Outer/x",
+                                               "Outer/g"});
+  CHECK(o[1].first_line == 3);  // the comment and the decorator
+  CHECK(o[1].range_line == 5);
+  CHECK(o[1].last_line == 6);
+  CHECK(o[2].first_line == 8);  // nothing above the class but a blank line
+  CHECK(o[3].first_line == 9);  // the decorator, not the class's header
+  CHECK(o[5].first_line == 13);  // a decorator over three lines, not the variable above
+  CHECK(o[5].range_line == 16);
+
+  // Without markers (a caller that does not know the language), the range alone.
+  auto plain = symbols::outline(py, {sym("f", 12, span(4, 0, 6, 0))}, Encoding::kUtf16, 100);
+  CHECK(plain[0].first_line == 5);
+}
+
+TEST_CASE("outline: C++'s template header and doc comment belong to the function, an #include not") {
+  const std::string cpp =
+      "#include <string>\n"       // 1
+      "/**\n"                     // 2
+      " * Doc.\n"                 // 3
+      " */\n"                     // 4
+      "template <class T>\n"      // 5
+      "T twice(T x) { return x + x; }\n"  // 6
+      "namespace ns {\n"          // 7
+      "int f();\n"                // 8
+      "}\n";                      // 9
+  // clangd's ranges (clangd 14): the template starts at its declarator's line.
+  auto o = symbols::outline(
+      cpp, {sym("twice", 12, span(5, 0, 5, 30)), sym("ns", 3, span(6, 0, 8, 1), {sym("f", 12, span(7, 0, 7, 7))})},
+      Encoding::kUtf16, 100, symbols::leading_markers("src/a.cpp"));
+  REQUIRE(o.size() == 3);
+  CHECK(o[0].first_line == 2);
+  CHECK(o[0].last_line == 6);
+  CHECK(o[2].name_path == "ns/f");
+  CHECK(o[2].first_line == 8);  // `namespace ns {` is its parent's first line
+  CHECK(symbols::leading_markers("x.py") != symbols::leading_markers("x.ts"));
+}
+
+TEST_CASE("outline: a leading block stops at code that is no decorator or comment") {
+  const std::string py = "# about print\nprint('hi')\n# about f\ndef f():\n    pass\n";
+  auto o = symbols::outline(py, {sym("f", 12, span(3, 0, 5, 0))}, Encoding::kUtf16, 100,
+                            symbols::leading_markers("a.py"));
+  REQUIRE(o.size() == 1);
+  CHECK(o[0].first_line == 3);
+  // C's preprocessor lines are not comments.
+  const std::string c = "#define X 1\nint f(void);\n";
+  auto oc = symbols::outline(c, {sym("f", 12, span(1, 0, 1, 11))}, Encoding::kUtf16, 100,
+                             symbols::leading_markers("a.c"));
+  CHECK(oc[0].first_line == 2);
+}
