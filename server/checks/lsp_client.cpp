@@ -449,6 +449,10 @@ asio::awaitable<std::shared_ptr<LspClient::State>> LspClient::start(
                    {"rootUri", file_uri(root)},
                    {"rootPath", root},
                    {"workspaceFolders", json::array({{{"uri", file_uri(root)}, {"name", "root"}}})},
+                   // typescript-language-server would otherwise have tsserver
+                   // fetch type definitions from the npm registry (automatic
+                   // typing acquisition); other servers ignore the option.
+                   {"initializationOptions", {{"disableAutomaticTypingAcquisition", true}}},
                    {"capabilities", caps}}}});
   }
   StatePtr s = state_;

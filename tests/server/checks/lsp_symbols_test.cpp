@@ -147,3 +147,48 @@ TEST_CASE("clangd: namespaces, overloads, a nested struct, operator[], two symbo
   REQUIRE(r.has_error());
   CHECK(r.error().kind == ErrorKind::kAmbiguous);
 }
+
+TEST_CASE("typescript-language-server: a class's overloads, accessors, a nested class, order") {
+  const std::string bin = EDITD_SOURCE_DIR "/tests/clients/lsp/node_modules/.bin/";
+  INFO("its npm packages: make lsp-deps (make test does)");
+  REQUIRE(std::filesystem::exists(bin + "typescript-language-server"));
+  const std::string text =
+      "import { readFileSync } from \"fs\";\n"       // 1
+      "\n"                                           // 2
+      "// A comment above.\n"                        // 3
+      "@sealed\n"                                    // 4
+      "export class Parser {\n"                      // 5
+      "  parse(x: number): number;\n"                // 6
+      "  parse(x: string): number;\n"                // 7
+      "  parse(x: any): number { return 1; }\n"      // 8
+      "  get value(): number { return 1; }\n"        // 9
+      "  set value(v: number) {}\n"                  // 10
+      "  static Nested = class {\n"                  // 11
+      "    inner() {}\n"                             // 12
+      "  };\n"                                       // 13
+      "}\n"                                          // 14
+      "function sealed(c: any) {}\n";                // 15
+  // In a network namespace of its own where one can be made (root): nothing it
+  // runs reaches the network.
+  const bool isolated = std::system("unshare --net true 2>/dev/null") == 0;
+  auto o = symbols_of("*.ts=" + std::string(isolated ? "unshare --net -- " : "") + bin + "node " +
+                          bin + "typescript-language-server --stdio",
+                      "a.ts", text);
+  CAPTURE(paths(o));
+  auto find = [&](const std::string& q) {
+    auto query = symbols::parse_query(q);
+    REQUIRE(query.has_value());
+    auto r = symbols::resolve(o, *query);
+    REQUIRE(r.has_value());
+    return o[*r];
+  };
+  // tsserver's range of a decorated class starts at the decorator; the comment
+  // above it is the symbol's leading block.
+  CHECK(find("Parser").range_line == 4);
+  CHECK(find("Parser").first_line == 3);
+  CHECK(find("Parser").last_line == 14);
+  CHECK(find("Parser/parse[2]").first_line == 8);
+  CHECK(find("Parser/value[1]").first_line == 10);
+  CHECK(find("Parser/Nested/inner").first_line == 12);
+  CHECK(find("sealed").first_line == 15);
+}
