@@ -51,8 +51,6 @@ using detail::Norm;
 using detail::no_match;
 using detail::run_ladder;
 using detail::Runs;
-using detail::TierId;
-using detail::TierInfo;
 
 // Whether every hit starts at the start of a line and ends at the end of one.
 bool whole_lines(std::string_view text, const std::vector<Hit>& hits) {
