@@ -16,6 +16,7 @@
 #include <exception>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <string_view>
 #include <utility>
 
 namespace editd {
@@ -83,6 +84,23 @@ struct Error {
   // the codes in protocol/error.cpp: only code that links editd_protocol calls it.
   nlohmann::json wire_data() const;
 };
+
+// How engine prose speaks of an input without naming it: "copy " +
+// mention(Input::kOldText) + " exactly". The door that carries the request
+// names it (protocol/error.h, name_inputs: "oldText" for JSON-RPC and MCP,
+// "old_str" for Anthropic's text editor), and every encoding of an Error as
+// wire text applies the default names to what the door left, so no mention
+// reaches a client. The mention is kMentionMark, U+FDD0, then one ASCII letter
+// per Input ('a' + its value). U+FDD0 is a noncharacter, which Unicode reserves
+// for a program's internal use: valid UTF-8 (a forgotten mention can never make
+// JSON serialisation throw) that no client or file has reason to hold.
+inline constexpr std::string_view kMentionMark = "\xEF\xB7\x90";
+
+inline std::string mention(Input input) {
+  std::string out(kMentionMark);
+  out += static_cast<char>('a' + static_cast<int>(input));
+  return out;
+}
 
 // invalid_params about `input`: `problem` says what is wrong with it, without
 // naming it (the caller's name_input puts the param's name in front).

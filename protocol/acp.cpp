@@ -102,7 +102,9 @@ json tool_call_completed(const std::string& session_id, const std::string& tool_
 }
 
 json tool_call_failed(const std::string& session_id, const std::string& tool_call_id,
-                      const Error& error) {
+                      const Error& unnamed) {
+  Error error = unnamed;  // editd's names: ACP carries editd's own params
+  name_inputs(error);
   json text = {{"type", "content"}, {"content", {{"type", "text"}, {"text", error.message}}}};
   json raw = {
       {"code", kind_code(error.kind)}, {"message", error.message}, {"data", error.wire_data()}};

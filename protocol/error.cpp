@@ -62,12 +62,90 @@ std::optional<ErrorKind> kind_from_code(int code) {
   return std::nullopt;
 }
 
+namespace {
+
+// The Input a mention's letter stands for; nullopt for a letter no Input has.
+std::optional<Input> mentioned(char letter) {
+  const int i = letter - 'a';
+  if (i < 0 || i > static_cast<int>(Input::kSymbol)) return std::nullopt;
+  return static_cast<Input>(i);
+}
+
+void name_in(nlohmann::json& j, const InputNames& names) {
+  if (j.is_string()) {
+    name_inputs(j.get_ref<std::string&>(), names);
+  } else if (j.is_structured()) {
+    for (nlohmann::json& v : j) name_in(v, names);
+  }
+}
+
+}  // namespace
+
+std::string_view InputNames::operator()(Input input) const {
+  switch (input) {
+    case Input::kNone:
+      return "";
+    case Input::kOldText:
+      return old_text;
+    case Input::kNewText:
+      return new_text;
+    case Input::kEdits:
+      return edits;
+    case Input::kLineEndings:
+      return line_endings;
+    case Input::kBom:
+      return bom;
+    case Input::kFinalNewline:
+      return final_newline;
+    case Input::kSymbol:
+      return symbol;
+  }
+  return "";
+}
+
+const InputNames& InputNames::mentions() {
+  static const InputNames kMentions{mention(Input::kOldText), mention(Input::kNewText),
+                                    mention(Input::kEdits),   mention(Input::kLineEndings),
+                                    mention(Input::kBom),     mention(Input::kFinalNewline),
+                                    mention(Input::kSymbol)};
+  return kMentions;
+}
+
+void name_inputs(std::string& s, const InputNames& names) {
+  std::size_t at = s.find(kMentionMark);
+  if (at == std::string::npos) return;
+  std::string out;
+  out.reserve(s.size());
+  std::size_t from = 0;
+  while (at != std::string::npos) {
+    out.append(s, from, at - from);
+    const std::size_t letter = at + kMentionMark.size();
+    const std::optional<Input> input = letter < s.size() ? mentioned(s[letter]) : std::nullopt;
+    if (input) {
+      out += names(*input);
+      from = letter + 1;
+    } else {  // a U+FDD0 that is no mention: kept
+      out += kMentionMark;
+      from = letter;
+    }
+    at = s.find(kMentionMark, from);
+  }
+  out.append(s, from);
+  s = std::move(out);
+}
+
+void name_inputs(Error& e, const InputNames& names) {
+  name_inputs(e.message, names);
+  name_in(e.data, names);
+}
+
 nlohmann::json Error::wire_data() const {
   nlohmann::json out = nlohmann::json::object();
   out["kind"] = kind_name(kind);
   if (data.is_object())
     for (auto it = data.begin(); it != data.end(); ++it)
       if (it.key() != "kind") out[it.key()] = it.value();
+  name_in(out, InputNames{});
   return out;
 }
 
@@ -87,31 +165,11 @@ Error invalid_param(std::string_view param, std::string_view problem) {
   return e;
 }
 
-std::string_view param_name(Input input) {
-  switch (input) {
-    case Input::kNone:
-      return "";
-    case Input::kOldText:
-      return "oldText";
-    case Input::kNewText:
-      return "newText";
-    case Input::kEdits:
-      return "edits";
-    case Input::kLineEndings:
-      return "lineEndings";
-    case Input::kBom:
-      return "bom";
-    case Input::kFinalNewline:
-      return "finalNewline";
-    case Input::kSymbol:
-      return "symbol";
-  }
-  return "";
-}
+std::string_view param_name(Input input, const InputNames& names) { return names(input); }
 
-Error name_input(Error e) {
+Error name_input(Error e, const InputNames& names) {
   if (e.kind == ErrorKind::kInvalidParams && e.input != Input::kNone)
-    name_param(e, param_name(e.input));
+    name_param(e, param_name(e.input, names));
   return e;
 }
 

@@ -477,12 +477,14 @@ json make_result(const json& id, json result) {
 }
 
 json make_error(const json& id, const Error& error) {
+  Error named = error;  // editd's names for what the door did not name
+  name_inputs(named);
   return json{{"jsonrpc", "2.0"},
               {"id", id},
               {"error",
-               {{"code", kind_code(error.kind)},
-                {"message", error.message},
-                {"data", error.wire_data()}}}};
+               {{"code", kind_code(named.kind)},
+                {"message", std::move(named.message)},
+                {"data", named.wire_data()}}}};
 }
 
 json make_request(const json& id, std::string_view method, json params) {

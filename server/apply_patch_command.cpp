@@ -85,7 +85,9 @@ int run_apply_patch(const CommandLine& cl) {
   }
   pool.join();
   if (!result) {
-    std::cerr << result.error().message << "\n";
+    Error named = result.error();
+    name_inputs(named);
+    std::cerr << named.message << "\n";
     return 1;
   }
   if (listed) print_summary(*listed, std::cout);

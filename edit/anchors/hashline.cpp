@@ -406,8 +406,9 @@ Result<Plan> plan(std::string_view normalized, const std::vector<LineEdit>& edit
     if (!it.text.empty() && it.text.back() != '\n') it.text.push_back('\n');
     it.text_lines = static_cast<std::uint64_t>(std::count(it.text.begin(), it.text.end(), '\n'));
     if (e.kind != Kind::kReplace && it.text.empty())
-      return edit_param(
-          i, "newText must not be empty for an insertion (send \"\\n\" for a blank line)");
+      return edit_param(i,
+                        mention(Input::kNewText) +
+                            " must not be empty for an insertion (send \"\\n\" for a blank line)");
     if (e.kind == Kind::kReplace && e.end && e.end->line < e.start.line)
       return edit_param(
           i, "replace.end " + format(*e.end) + " is before replace.start " + format(e.start));

@@ -106,16 +106,17 @@ TierResult Ladder::block_tier(std::string_view old_text, std::string_view new_te
                 join_lines(lines, s, s + k),
                 round_down(similarity::lines_ratio(window, o))};
       data["closest"] = closest_json(c);
-      data["hint"] = "oldText resembles lines " + std::to_string(s + 1) + "-" +
+      data["hint"] = mention(Input::kOldText) + " resembles lines " + std::to_string(s + 1) + "-" +
                      std::to_string(s + k) + ", but line " + line_no +
                      ", which the edit changes, differs from the file: copy that line exactly "
                      "from the file (read it again) and retry";
       data["tier"] = "block";
-      r.refusal = Error(ErrorKind::kNoMatch,
-                        "oldText was not found in the file: it resembles lines " +
-                            std::to_string(s + 1) + "-" + std::to_string(s + k) + ", but line " +
-                            line_no + ", which the edit changes, differs there",
-                        std::move(data));
+      r.refusal =
+          Error(ErrorKind::kNoMatch,
+                mention(Input::kOldText) + " was not found in the file: it resembles lines " +
+                    std::to_string(s + 1) + "-" + std::to_string(s + k) + ", but line " + line_no +
+                    ", which the edit changes, differs there",
+                std::move(data));
       return r;
     }
   }

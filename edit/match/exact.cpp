@@ -11,8 +11,9 @@ namespace editd::match::detail {
 
 Error too_large_result(std::size_t replacements, std::size_t limit) {
   return Error(ErrorKind::kTooLarge,
-               "replacing the " + std::to_string(replacements) +
-                   " regions that oldText matches would make the file larger than the limit of " +
+               "replacing the " + std::to_string(replacements) + " regions that " +
+                   mention(Input::kOldText) +
+                   " matches would make the file larger than the limit of " +
                    std::to_string(limit) + " bytes (--max-file-bytes)",
                {{"replacements", replacements}, {"limit", limit}});
 }

@@ -1,14 +1,17 @@
 // Internals of str_replace's matching engine (replace.h), shared by the files
-// it is split into, one concern a file:
+// it is split into, one concern a file. The tiers themselves, in order, are
+// not here: they are THE ladder of tier_table.h (kTiers), which apply_patch's
+// seek runs too; this header is how str_replace runs them.
 // - prefilter.cpp: the file as the tiers see it (its lines, split
 //   lazily), each line's normal forms and the keys (slots, skeletons) that
 //   turn most lines away before any is compared;
 // - exact.cpp: the exact tier, verbatim occurrences;
-// - tiers.cpp: the ladder and its tiers that compare whole lines under
-//   a normal form (trailing_whitespace to blank_runs);
+// - tiers.cpp: Ladder::run, which runs one tier of kTiers, and the tiers that
+//   compare whole lines under a line form (trailing_whitespace to blank_runs);
 // - block.cpp: the fuzzy tier, block;
 // - plan.cpp: what a tier's hits become: a plan, or an ambiguity;
-// - replace.cpp: plan_replace, which runs the ladder and, on a miss, the hints.
+// - replace.cpp: plan_replace, which runs the ladder and, on a miss, the hints
+//   (miss.h, apart from the ladder).
 // Not part of the public API.
 #pragma once
 
@@ -34,6 +37,7 @@
 #include "edit/explain/closest.h"
 #include "edit/match/line_forms.h"
 #include "edit/match/replace.h"
+#include "edit/match/tier_table.h"
 #include "edit/text/chars.h"
 #include "edit/text/line_window.h"
 #include "edit/text/text.h"
@@ -60,7 +64,8 @@ inline std::uint64_t hash_of(std::string_view s) { return line_window::hash(s); 
 using text::join_lines;
 
 // How each line tier compares one line of the file with one line of oldText:
-// in one of the forms apply_patch's seek tiers compare in too (line_forms.h).
+// in the form its entry of kTiers names (line_forms.h), the form apply_patch's
+// seek compares in when it runs that tier.
 using Norm = LineForm;
 
 std::string normalized_copy(Norm norm, std::string_view line);
@@ -257,59 +262,7 @@ Readings find_readings(std::string_view text, std::string_view needle,
                        std::string_view replacement);
 
 // ---------------------------------------------------------------------------
-// Tiers.
-
-enum class TierId {
-  kExact,
-  kTrailingWhitespace,
-  kIndentation,
-  kUnicode,
-  kEscapes,
-  kBlankPadding,
-  kBlankRuns,
-  kBlock,
-};
-
-struct TierInfo {
-  TierId id;
-  std::string_view name;
-  std::string_view drift;  // for hints: what the tier forgives
-  bool loose;              // needs kMinLooseChars
-  Mode min_mode;
-  LineForm form;  // how it compares a line of the file with one of oldText
-  bool carries;   // a changed line keeps the file's own characters (carry.h)
-};
-
-// The ladder, in the order it runs (Ladder::run runs one tier).
-inline constexpr std::array<TierInfo, 8> kTiers = {{
-    {TierId::kExact, "exact", "nothing", false, Mode::kExact, LineForm::kVerbatim, false},
-    {TierId::kTrailingWhitespace, "trailing_whitespace", "trailing whitespace", false,
-     Mode::kStandard, LineForm::kTrimEnd, false},
-    {TierId::kIndentation, "indentation", "indentation", false, Mode::kStandard, LineForm::kTrim,
-     false},
-    {TierId::kUnicode, "unicode", "typographic quotes, dashes or special spaces", true,
-     Mode::kStandard, LineForm::kFolded, true},
-    {TierId::kEscapes, "escapes", "escaped newlines, tabs or quotes", true, Mode::kStandard,
-     LineForm::kTrim, true},
-    {TierId::kBlankPadding, "blank_padding", "blank lines around it", false, Mode::kStandard,
-     LineForm::kTrim, false},
-    {TierId::kBlankRuns, "blank_runs", "runs of spaces and tabs", false, Mode::kFuzzy,
-     LineForm::kBlankRuns, false},
-    {TierId::kBlock, "block", "small differences in lines between its first and last", true,
-     Mode::kFuzzy, LineForm::kBlankRuns, false},
-}};
-
-// The tier `id` in kTiers, which lists the tiers in TierId's order.
-constexpr const TierInfo& tier_info(TierId id) { return kTiers[static_cast<std::size_t>(id)]; }
-static_assert([] {
-  for (std::size_t i = 0; i < kTiers.size(); ++i)
-    if (static_cast<std::size_t>(kTiers[i].id) != i) return false;
-  return true;
-}());
-
-inline bool mode_runs(Mode mode, const TierInfo& t) {
-  return static_cast<int>(t.min_mode) <= static_cast<int>(mode);
-}
+// Running the tiers of kTiers (tier_table.h) for str_replace.
 
 struct TierResult : Readings {
   bool single_only = false;      // several hits are ambiguous even with replaceAll

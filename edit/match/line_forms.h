@@ -1,6 +1,7 @@
 // The forms in which a line of the file is compared with a line the model
-// sent, shared by both ladders: str_replace's line tiers (ladder.h, tiers.cpp)
-// and apply_patch's seek tiers (patch/seek.h) compare under these forms, so
+// sent, shared by str_replace and apply_patch: each tier of the one ladder
+// (tier_table.h) names its form, and both str_replace's line tiers (tiers.cpp)
+// and apply_patch's seek (patch/seek.h) compare lines in it, so
 // that "trailing whitespace", "indentation" and "typography" forgive exactly
 // the same in both. The folded form is the one that forgives more than
 // whitespace: it folds typographic punctuation and odd spaces to ASCII with
@@ -9,6 +10,7 @@
 // characters wherever the model did not change them (carry.h).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -21,6 +23,9 @@ enum class LineForm {
   kFolded,     // typography folded to ASCII (chars::fold_unicode), then trimmed
   kBlankRuns,  // trimmed, and each run of spaces and tabs one space
 };
+
+// How many forms there are: LineForm's values are 0 to kLineForms - 1.
+inline constexpr std::size_t kLineForms = static_cast<std::size_t>(LineForm::kBlankRuns) + 1;
 
 // `line` in `form`; the view points into `line`, `out` or `scratch`.
 std::string_view in_form(LineForm form, std::string_view line, std::string& out,

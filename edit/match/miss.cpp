@@ -42,16 +42,17 @@ Error no_match(const Request& request, File& file, Ladder& ladder, std::string_v
     // The first occurrence only: a short newText may occur on every line.
     if (const std::size_t at = occurrences::find(request.text, new_text, 0);
         at != std::string_view::npos)
-      hints.push_back("newText is already in the file at line " +
+      hints.push_back(mention(Input::kNewText) + " is already in the file at line " +
                       std::to_string(1 + count_newlines(request.text.substr(0, at))) +
                       ": was this edit already applied?");
   }
 
   if (ladder.was_cut())
-    hints.push_back(
-        "the block tier stopped at its work budget: oldText's first and last lines occur at too "
-        "many places to check every region between them, so it matched nothing; copy oldText "
-        "exactly from the file, or start and end it with lines that occur once");
+    hints.push_back("the block tier stopped at its work budget: " + mention(Input::kOldText) +
+                    "'s first and last lines occur at too "
+                    "many places to check every region between them, so it matched nothing; copy " +
+                    mention(Input::kOldText) +
+                    " exactly from the file, or start and end it with lines that occur once");
 
   // A big file's hints run on a part of it, with a File of their own: its
   // skeletons are not needed again, and closest_region's votes take their room.
@@ -96,14 +97,15 @@ Error no_match(const Request& request, File& file, Ladder& ladder, std::string_v
     const TierInfo& t = *disabled.tier;
     std::string at = "line " + std::to_string(scope_line + disabled.result.hits.front().line);
     if (!mode_runs(mode, t)) {
-      hints.push_back("oldText differs from the file at " + at + " only in " +
+      hints.push_back(mention(Input::kOldText) + " differs from the file at " + at + " only in " +
                       std::string(t.drift) + " (tier " + std::string(t.name) +
                       "), which matching \"" + std::string(mode_name(mode)) +
-                      "\" does not forgive: copy oldText exactly from the file, or retry with "
+                      "\" does not forgive: copy " + mention(Input::kOldText) +
+                      " exactly from the file, or retry with "
                       "matching \"" +
                       std::string(mode_name(t.min_mode)) + "\"");
     } else {
-      hints.push_back("oldText differs from the file at " + at + " only in " +
+      hints.push_back(mention(Input::kOldText) + " differs from the file at " + at + " only in " +
                       std::string(t.drift) + " (tier " + std::string(t.name) +
                       "), but it has fewer than " + std::to_string(kMinLooseChars) +
                       " non-blank characters, too few to match loosely: copy it exactly from the "
@@ -112,13 +114,13 @@ Error no_match(const Request& request, File& file, Ladder& ladder, std::string_v
   }
 
   nlohmann::json data = nlohmann::json::object();
-  std::string message = "oldText was not found in the file";
+  std::string message = mention(Input::kOldText) + " was not found in the file";
   if (closest) {
     char similarity[16];
     std::snprintf(similarity, sizeof similarity, "%.2f", closest->similarity);
     message += "; the most similar region is lines " + std::to_string(closest->lines.start_line) +
                "-" + std::to_string(closest->lines.end_line) + " (similarity " + similarity +
-               "): copy oldText from there exactly";
+               "): copy " + mention(Input::kOldText) + " from there exactly";
     data["closest"] = closest_json(*closest);
     if (!closest->complete) hints.push_back(kClosestIncomplete);
   }

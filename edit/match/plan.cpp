@@ -104,10 +104,12 @@ Result<Plan> decide(std::string_view text, LadderResult& found, const Request& r
   if (found.result.overlapping) {
     data["overlapping"] = true;
     return Error(ErrorKind::kAmbiguous,
-                 "oldText can be read at " + count + " overlapping regions at " + where +
+                 mention(Input::kOldText) + " can be read at " + count +
+                     " overlapping regions at " + where +
                      ": repeated lines (or characters) match in more than one way, and replaceAll "
                      "cannot replace regions that share text; add a line before or after that "
-                     "tells them apart so that oldText matches only one",
+                     "tells them apart so that " +
+                     mention(Input::kOldText) + " matches only one",
                  std::move(data));
   }
   if (request.expected_replacements && *request.expected_replacements != n) {
@@ -115,28 +117,33 @@ Result<Plan> decide(std::string_view text, LadderResult& found, const Request& r
     data["found"] = n;
     return Error(ErrorKind::kAmbiguous,
                  "expected " + std::to_string(*request.expected_replacements) +
-                     " replacements, but oldText matches " + count + " regions at " + where +
-                     "; adjust oldText or expectedReplacements",
+                     " replacements, but " + mention(Input::kOldText) + " matches " + count +
+                     " regions at " + where + "; adjust " + mention(Input::kOldText) +
+                     " or expectedReplacements",
                  std::move(data));
   }
   if (n > 1 && found.result.single_only) {
     return Error(ErrorKind::kAmbiguous,
-                 "oldText loosely matches " + count + " regions at " + where +
-                     ", and a loose match is applied only when it is the only one: copy oldText "
-                     "exactly from the file, with enough surrounding lines to pick one",
+                 mention(Input::kOldText) + " loosely matches " + count + " regions at " + where +
+                     ", and a loose match is applied only when it is the only one: copy " +
+                     mention(Input::kOldText) +
+                     " exactly from the file, with enough surrounding lines to pick one",
                  std::move(data));
   }
   if (n > 1 && !request.replace_all) {
     return Error(ErrorKind::kAmbiguous,
-                 "oldText matches " + count + " regions at " + where +
-                     "; add surrounding lines to oldText so that it matches only one, or set "
+                 mention(Input::kOldText) + " matches " + count + " regions at " + where +
+                     "; add surrounding lines to " + mention(Input::kOldText) +
+                     " so that it matches only one, or set "
                      "replaceAll to replace every one",
                  std::move(data));
   }
   if (n > kMaxRegions)
     return Error(ErrorKind::kTooLarge,
                  "replaceAll would replace " + count + " regions (tier " + std::string(tier_name) +
-                     "), more than one call replaces: use write_text, or an oldText that matches "
+                     "), more than one call replaces: use write_text, or an " +
+                     mention(Input::kOldText) +
+                     " that matches "
                      "fewer regions",
                  {{"replacements", n}, {"limit", kMaxRegions}});
   for (const Hit& h : hits)

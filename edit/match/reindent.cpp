@@ -238,7 +238,7 @@ class Reindenter {
     std::string out;
     if (mode_ == Mode::kMapped) {
       auto d = convert(w - ref_->model);
-      if (!d) return refuse(j, kUnknownStep);
+      if (!d) return refuse(j, unknown_step());
       auto indent = render(ref_->file + *d, ws, w, j);
       if (!indent) return indent.error();
       out = std::move(*indent);
@@ -257,12 +257,17 @@ class Reindenter {
   // the file (flattened, say), so a line is placed only beside lines of its depth.
   enum class Mode { kVerbatim, kMapped, kPerLine };
 
-  static constexpr std::string_view kUnknownStep =
-      "it is deeper or shallower than oldText's lines, and the indentation step there (of the "
-      "file, or of oldText and newText) cannot be told";
-  static constexpr std::string_view kUnclearDepth =
-      "oldText's lines are not indented relative to each other as the file's lines are, so the "
-      "depth of this line in the file is unclear";
+  static std::string unknown_step() {
+    return "it is deeper or shallower than " + mention(Input::kOldText) +
+           "'s lines, and the indentation step there (of the "
+           "file, or of " +
+           mention(Input::kOldText) + " and " + mention(Input::kNewText) + ") cannot be told";
+  }
+  static std::string unclear_depth() {
+    return mention(Input::kOldText) +
+           "'s lines are not indented relative to each other as the file's lines are, so the "
+           "depth of this line in the file is unclear";
+  }
   static constexpr std::string_view kMixedStyle =
       "the file mixes tabs and spaces there, and no line near the match has the depth it needs";
   static constexpr std::string_view kBeforeColumnZero = "it would start left of column 0";
@@ -352,9 +357,9 @@ class Reindenter {
       if (before != nullptr) refs.push_back(before);
       if (after != nullptr) refs.push_back(after);
     }
-    if (refs.empty()) return refuse(j, kUnclearDepth);
+    if (refs.empty()) return refuse(j, unclear_depth());
     for (const Pair* p : refs)
-      if (p->model != w || p->file != refs.front()->file) return refuse(j, kUnclearDepth);
+      if (p->model != w || p->file != refs.front()->file) return refuse(j, unclear_depth());
     return std::string(refs.front()->file_ws);
   }
 
@@ -387,16 +392,19 @@ class Reindenter {
     nlohmann::json data;
     data["startLine"] = first;
     data["endLine"] = last;
-    data["hint"] =
-        "send oldText and newText with the file's exact indentation, copied from read_text: an "
-        "exact match is replaced as written, with no re-indentation";
-    return invalid_input(
-        Input::kNewText,
-        "oldText matches lines " + std::to_string(first) + "-" + std::to_string(last) +
-            " at another indentation than the file's, and the indentation of newText's "
-            "line " +
-            std::to_string(j + 1) + " cannot be mapped onto the file's safely: " + std::string(why),
-        std::move(data));
+    data["hint"] = "send " + mention(Input::kOldText) + " and " + mention(Input::kNewText) +
+                   " with the file's exact indentation, copied from read_text: an "
+                   "exact match is replaced as written, with no re-indentation";
+    return invalid_input(Input::kNewText,
+                         mention(Input::kOldText) + " matches lines " + std::to_string(first) +
+                             "-" + std::to_string(last) +
+                             " at another indentation than the file's, and the indentation of " +
+                             mention(Input::kNewText) +
+                             "'s "
+                             "line " +
+                             std::to_string(j + 1) +
+                             " cannot be mapped onto the file's safely: " + std::string(why),
+                         std::move(data));
   }
 
   const Window& w_;

@@ -51,8 +51,6 @@ using detail::Norm;
 using detail::no_match;
 using detail::run_ladder;
 using detail::Runs;
-using detail::TierId;
-using detail::TierInfo;
 
 // Whether every hit starts at the start of a line and ends at the end of one.
 bool whole_lines(std::string_view text, const std::vector<Hit>& hits) {
@@ -95,10 +93,12 @@ std::optional<Result<Plan>> match_without_numbers(const Request& request, File& 
     const std::string& needle = stripped.emplace(strip_numbers(old_text));
     const NewTextNumbers new_numbers = new_text_numbers(new_text, *view);
     if (new_numbers == NewTextNumbers::kRefuse) {
-      hints.push_back(
-          "oldText carries line-number prefixes (\"12:\", \"12\\t\" or \"12\u2192\") on every "
-          "line, but newText carries them only on some lines, or numbered from another line: send "
-          "both without line numbers");
+      hints.push_back(mention(Input::kOldText) +
+                      " carries line-number prefixes (\"12:\", \"12\\t\" or \"12\u2192\") on every "
+                      "line, but " +
+                      mention(Input::kNewText) +
+                      " carries them only on some lines, or numbered from another line: send "
+                      "both without line numbers");
       return std::nullopt;
     }
     const std::string stripped_new =
@@ -112,20 +112,22 @@ std::optional<Result<Plan>> match_without_numbers(const Request& request, File& 
       if (again.tier != nullptr && whole_lines(request.text, again.result.hits))
         return found_plan(request, again, "line_numbers");
     }
-    hints.push_back(
-        "oldText carries line-number prefixes (\"12:\", \"12\\t\" or \"12\u2192\") on every "
-        "line; without them it was not found either");
+    hints.push_back(mention(Input::kOldText) +
+                    " carries line-number prefixes (\"12:\", \"12\\t\" or \"12\u2192\") on every "
+                    "line; without them it was not found either");
   } else if (view) {
     hints.push_back(
-        "every line of oldText starts with a line number (\"12:\", \"12\\t\" or \"12\u2192\"), "
-        "as copied from a numbered view; the file does not contain those numbers: send oldText "
-        "and newText without them");
+        "every line of " + mention(Input::kOldText) +
+        " starts with a line number (\"12:\", \"12\\t\" or \"12\u2192\"), "
+        "as copied from a numbered view; the file does not contain those numbers: send " +
+        mention(Input::kOldText) + " and " + mention(Input::kNewText) + " without them");
   } else if (some_line_numbered(old_text) && non_blank_chars(old_text) > 0) {
     Lines l = text::split_lines(old_text);
     if (l.size() > 1)
-      hints.push_back(
-          "some lines of oldText start with a line number (\"12:\", \"12\\t\" or \"12\u2192\"): "
-          "if they were copied from a numbered view, send oldText without them");
+      hints.push_back("some lines of " + mention(Input::kOldText) +
+                      " start with a line number (\"12:\", \"12\\t\" or \"12\u2192\"): "
+                      "if they were copied from a numbered view, send " +
+                      mention(Input::kOldText) + " without them");
   }
   return std::nullopt;
 }
@@ -139,7 +141,9 @@ Result<Plan> plan_replace(const Request& request) {
     return invalid_input(Input::kOldText,
                          "must not be empty (to insert text, use insert or write_text)");
   if (old_text == new_text)
-    return Error(ErrorKind::kNoChange, "oldText and newText are the same: nothing would change");
+    return Error(ErrorKind::kNoChange, mention(Input::kOldText) + " and " +
+                                           mention(Input::kNewText) +
+                                           " are the same: nothing would change");
 
   File file(request.text, request.text_ascii);
   Ladder ladder(file, old_text, new_text, request.max_result_bytes);

@@ -19,23 +19,17 @@
 #include "edit/change/splice.h"
 #include "edit/error.h"
 #include "edit/explain/closest.h"
+#include "edit/match/tier_table.h"
 #include "edit/text/chars.h"
 
 namespace editd::match {
 
-// The tiers, in the order they run (docs/protocol.md, Matching, describes each):
-// - exact: "exact";
-// - standard adds "trailing_whitespace", "indentation", "unicode", "escapes",
-//   "blank_padding";
-// - fuzzy adds "blank_runs", "block".
-// "line_numbers" names a match found (by any tier the mode runs) after
-// line-number prefixes on every line of oldText were stripped (standard and fuzzy).
-enum class Mode { kExact, kStandard, kFuzzy };
+// The tiers and the modes that run them: tier_table.h (Mode, kTiers).
 
 // Tiers that forgive more than whitespace (unicode, escapes, block) only run
 // when oldText has at least this many non-blank characters (code points):
 // shorter strings match too much by accident. Exact and whitespace tiers run
-// for any oldText. The same rule gates apply_patch's fold tier (text/chars.h).
+// for any oldText. The same rule gates the unicode tier in apply_patch (text/chars.h).
 inline constexpr std::size_t kMinLooseChars = chars::kMinLooseChars;
 
 // The block tier (fuzzy) needs oldText to span at least this many lines (after

@@ -1,6 +1,8 @@
-// The matching ladder and its tiers that compare whole lines under a normal
-// form (trailing_whitespace, indentation, unicode, escapes, blank_padding,
-// blank_runs).
+// How str_replace runs a tier of the ladder (tier_table.h's kTiers, which
+// apply_patch's seek shares): Ladder::run, and the tiers that compare whole
+// lines in their tier's line form (trailing_whitespace, indentation, unicode,
+// escapes, blank_padding, blank_runs). Which tiers a call runs, and in which
+// order, is run_ladder's (ladder.h), called by replace.cpp.
 
 #include <algorithm>
 #include <iterator>

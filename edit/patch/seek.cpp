@@ -15,36 +15,52 @@ namespace {
 using chars::rtrim;
 using chars::trim;
 
-constexpr Tier kTiers[] = {Tier::kExact, Tier::kTrimEnd, Tier::kTrim, Tier::kFold};
+using match::kTiers;
+using match::LineForm;
+using match::TierInfo;
 
-// The folding tier runs under str_replace's rule: only for a pattern of at
-// least chars::kMinLooseChars non-blank characters (its lines counted together).
-bool runs(Tier tier, const Lines& pattern) {
-  if (!match::is_loose(form_of(tier))) return true;
+// The last tier of kTiers that seek runs: the loosest, whose form is the
+// table's key (Index::occurrences), and the one folded_too_short explains.
+constexpr std::size_t loosest_index() {
+  std::size_t last = 0;
+  for (std::size_t i = 0; i < kTiers.size(); ++i)
+    if (kTiers[i].in_patch) last = i;
+  return last;
+}
+constexpr const TierInfo& kLoosest = kTiers[loosest_index()];
+static_assert(kLoosest.loose && kLoosest.form == LineForm::kFolded,
+              "the table's key, folded, must be the form of the loosest tier seek runs");
+
+// Whether seek runs the tier `t` for `pattern`: the tiers marked in_patch, and
+// a loose one under str_replace's rule, only for a pattern of at least
+// chars::kMinLooseChars non-blank characters (its lines counted together).
+bool runs(const TierInfo& t, const Lines& pattern) {
+  if (!t.in_patch) return false;
+  if (!t.loose) return true;
   std::size_t non_blank = 0;
   for (std::string_view l : pattern) non_blank += chars::non_blank_chars(l);
   return chars::loose_allowed(non_blank);
 }
 
-// A line as `tier` compares it; `buffer` and `scratch` hold a folded line.
-std::string_view normalize(std::string_view line, Tier tier, std::string& buffer,
+// A line in `form`; `buffer` and `scratch` hold a folded line.
+std::string_view normalize(std::string_view line, LineForm form, std::string& buffer,
                            std::string& scratch) {
-  return match::in_form(form_of(tier), line, buffer, scratch);
+  return match::in_form(form, line, buffer, scratch);
 }
 
 // Pairs of (window, pattern line) that the table may test for one search
 // before the search falls back to a linear pass.
 constexpr std::size_t kTableWork = std::size_t{1} << 20;
 
-// The pattern's lines under `tier`, interned; and the id of a file line under
-// the same tier (text/line_window.h), so that a search is linear in the lines it
+// The pattern's lines in `form` (a tier's), interned; and the id of a file line
+// in the same form (text/line_window.h), so that a search is linear in the lines it
 // passes, however repetitive they are. A file line's hash comes from the
 // Index; only a line whose hash some pattern line has is normalised again, to
 // compare the text.
 class TierSearch {
  public:
-  TierSearch(Index& index, const Lines& pattern, Tier tier)
-      : index_(index), tier_(tier), pattern_(normalized(pattern, tier)), source_(pattern) {}
+  TierSearch(Index& index, const Lines& pattern, LineForm form)
+      : index_(index), form_(form), pattern_(normalized(pattern, form)), source_(pattern) {}
 
   const line_window::Pattern& pattern() const { return pattern_; }
 
@@ -57,7 +73,7 @@ class TierSearch {
   }
 
   // The occurrences of the pattern's rarest line, folded (a superset of its
-  // occurrences under this tier), and that line's index in the pattern;
+  // occurrences in this form), and that line's index in the pattern;
   // nullopt when testing each of their windows would cost more than kTableWork.
   struct Rarest {
     std::span<const Index::Occurrence> lines;
@@ -68,7 +84,7 @@ class TierSearch {
     std::string buffer, scratch;
     for (std::size_t j = 0; j < pattern_.size(); ++j) {
       const auto occ = index_.occurrences(
-          line_window::hash(normalize(pattern_line(j), Tier::kFold, buffer, scratch)));
+          line_window::hash(normalize(pattern_line(j), kLoosest.form, buffer, scratch)));
       if (!best || occ.size() < best->lines.size()) best = Rarest{occ, j};
       if (best->lines.empty()) break;
     }
@@ -77,23 +93,23 @@ class TierSearch {
   }
 
   std::int32_t operator()(std::size_t i) {
-    const std::uint64_t h = index_.hash(tier_, i);
+    const std::uint64_t h = index_.hash(form_, i);
     if (!pattern_.may_hold(h)) return -1;
-    return pattern_.id(h, normalize(index_.lines()[i], tier_, buffer_, scratch_));
+    return pattern_.id(h, normalize(index_.lines()[i], form_, buffer_, scratch_));
   }
 
  private:
-  static std::vector<std::string> normalized(const Lines& pattern, Tier tier) {
+  static std::vector<std::string> normalized(const Lines& pattern, LineForm form) {
     std::vector<std::string> out;
     std::string buffer, scratch;
-    for (std::string_view l : pattern) out.emplace_back(normalize(l, tier, buffer, scratch));
+    for (std::string_view l : pattern) out.emplace_back(normalize(l, form, buffer, scratch));
     return out;
   }
 
   std::string_view pattern_line(std::size_t j) const { return source_[j]; }
 
   Index& index_;
-  Tier tier_;
+  LineForm form_;
   line_window::Pattern pattern_;
   std::string buffer_, scratch_;
   Lines source_;
@@ -151,20 +167,20 @@ std::string fold(std::string_view line) { return chars::fold(line); }
 
 Index::Index(const Lines& lines) : lines_(lines) {}
 
-std::uint64_t Index::hash(Tier tier, std::size_t line) {
+std::uint64_t Index::hash(LineForm form, std::size_t line) {
   ++asked_;
-  std::vector<std::uint64_t>& hashes = hashes_[static_cast<std::size_t>(tier)];
+  std::vector<std::uint64_t>& hashes = hashes_[static_cast<std::size_t>(form)];
   if (hashes.empty()) hashes.assign(lines_.size(), 0);
   std::uint64_t& h = hashes[line];
   // A line whose hash is 0 is hashed each time it is asked for: harmless.
-  if (h == 0) h = line_window::hash(normalize(lines_[line], tier, buffer_, scratch_));
+  if (h == 0) h = line_window::hash(normalize(lines_[line], form, buffer_, scratch_));
   return h;
 }
 
 std::span<const Index::Occurrence> Index::occurrences(std::uint64_t h) {
   if (sorted_.empty() && !lines_.empty()) {
     sorted_.reserve(lines_.size());
-    for (std::size_t i = 0; i < lines_.size(); ++i) sorted_.push_back({hash(Tier::kFold, i), i});
+    for (std::size_t i = 0; i < lines_.size(); ++i) sorted_.push_back({hash(kLoosest.form, i), i});
     std::sort(sorted_.begin(), sorted_.end(), [](const Occurrence& a, const Occurrence& b) {
       return a.hash != b.hash ? a.hash < b.hash : a.line < b.line;
     });
@@ -186,28 +202,28 @@ std::optional<Hit> forward(Index& index, const Lines& pattern, std::size_t from,
   if (pattern.empty() || pattern.size() > lines.size()) return std::nullopt;
   const std::size_t last = lines.size() - pattern.size();
   if (end_of_file) {
-    for (Tier t : kTiers) {
+    for (const TierInfo& t : kTiers) {
       if (!runs(t, pattern)) continue;
-      TierSearch search(index, pattern, t);
+      TierSearch search(index, pattern, t.form);
       if (line_window::first(search.pattern(), last, last, false, std::ref(search)))
-        return Hit{last, t};
+        return Hit{last, t.id};
     }
   }
   if (from > last) return std::nullopt;
   const std::size_t near_end =
       index.table_pays() && last - from > kLocalLines ? from + kLocalLines : last;
-  for (Tier t : kTiers) {
+  for (const TierInfo& t : kTiers) {
     if (!runs(t, pattern)) continue;
-    TierSearch search(index, pattern, t);
+    TierSearch search(index, pattern, t.form);
     if (auto at = line_window::first(search.pattern(), from, near_end, false, std::ref(search)))
-      return Hit{*at, t};
+      return Hit{*at, t.id};
     if (near_end == last) continue;
     // A rarest line too common to test its windows one by one: a linear scan.
     const auto rare = search.rarest();
     const std::optional<std::size_t> at =
         rare ? first_by_table(search, *rare, near_end + 1, last)
              : line_window::first(search.pattern(), near_end + 1, last, false, std::ref(search));
-    if (at) return Hit{*at, t};
+    if (at) return Hit{*at, t.id};
   }
   return std::nullopt;
 }
@@ -227,29 +243,29 @@ std::optional<Hit> nearest(Index& index, const Lines& pattern, std::size_t from,
   const bool local = index.table_pays();
   const std::size_t lo = local && hint - from > kLocalLines ? hint - kLocalLines : from;
   const std::size_t hi = local && last - hint > kLocalLines ? hint + kLocalLines : last;
-  for (Tier t : kTiers) {
+  for (const TierInfo& t : kTiers) {
     if (!runs(t, pattern)) continue;
-    TierSearch search(index, pattern, t);
+    TierSearch search(index, pattern, t.form);
     // Every window in [lo, hi] is nearer than any outside it.
     if (auto at = line_window::nearest(search.pattern(), lo, hi, hint, std::ref(search)))
-      return Hit{*at, t};
+      return Hit{*at, t.id};
     if (lo == from && hi == last) continue;
     const auto rare = search.rarest();
     const std::optional<std::size_t> at =
         rare ? nearest_by_table(search, *rare, from, last, lo, hi, hint)
              : line_window::nearest(search.pattern(), from, last, hint, std::ref(search));
-    if (at) return Hit{*at, t};
+    if (at) return Hit{*at, t.id};
   }
   return std::nullopt;
 }
 
 std::optional<std::size_t> folded_too_short(Index& index, const Lines& pattern, std::size_t from) {
   const Lines& lines = index.lines();
-  if (pattern.empty() || pattern.size() > lines.size() || runs(Tier::kFold, pattern))
+  if (pattern.empty() || pattern.size() > lines.size() || runs(kLoosest, pattern))
     return std::nullopt;
   const std::size_t last = lines.size() - pattern.size();
   if (from > last) return std::nullopt;
-  TierSearch search(index, pattern, Tier::kFold);
+  TierSearch search(index, pattern, kLoosest.form);
   return line_window::first(search.pattern(), from, last, false, std::ref(search));
 }
 

@@ -93,7 +93,7 @@ struct Landing {
   std::size_t at = 0;        // its first old line, or where its lines are inserted
   bool insertion = false;    // the chunk has no old lines
   bool moves_cursor = true;  // later chunks are looked for after it
-  seek::Tier tier = seek::Tier::kExact;
+  match::TierId tier = match::TierId::kExact;  // the tier of kTiers that found it
 };
 
 // A BOM is never a matching problem: in a file with a BOM, a U+FEFF that
@@ -162,7 +162,7 @@ class FileUpdate {
       return {};
     }
     Replacement r = replacement(piece, landing->at);
-    if (match::is_loose(seek::form_of(landing->tier))) carry_back(r);
+    if (match::tier_info(landing->tier).carries) carry_back(r);
     cursor_ = landing->at + piece.old_lines.size();
     end_chunk(piece, r, cursor_);
     replacements_.push_back(std::move(r));
@@ -186,7 +186,7 @@ class FileUpdate {
       from = hit->index + 1;
     }
     if (p.old_lines.empty()) return Landing{anchor_line ? from : n_, true, anchor_line.has_value()};
-    seek::Tier tier = seek::Tier::kExact;
+    match::TierId tier = match::TierId::kExact;
     auto locate = [&](const OldLines& pattern) -> std::optional<std::size_t> {
       auto hit = seek::forward(index_, pattern, from, chunk.end_of_file);
       // The anchor line may itself be the chunk's first line.
@@ -269,9 +269,9 @@ class FileUpdate {
     return r;
   }
 
-  // Found only in a loose form (typography folded): a changed line keeps the
-  // file's characters wherever the model did not change them (match/carry.h),
-  // as str_replace's unicode tier does.
+  // Found by a tier that carries (unicode: typography folded): a changed line
+  // keeps the file's characters wherever the model did not change them
+  // (match/carry.h), as it does for str_replace.
   void carry_back(Replacement& r) const {
     for (Group& g : r.groups) {
       if (g.count == 0 || g.added.empty()) continue;

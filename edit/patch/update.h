@@ -1,6 +1,7 @@
-// One file's chunks applied to its bytes: where each chunk lands (the seek
-// tiers, seek.h), what replaces the lines it names, and the bytes after, as
-// byte splices that keep what the chunks do not change (change/splice.h).
+// One file's chunks applied to its bytes: where each chunk lands (seek.h, by
+// the tiers of the one ladder), what replaces the lines it names, and the
+// bytes after, as byte splices that keep what the chunks do not change
+// (change/splice.h).
 // Internal to apply_patch: apply.cpp runs it for every updated file.
 #pragma once
 

@@ -1,8 +1,9 @@
 // Character classes and folding shared by every forgiving comparison: what
 // counts as blank, trimming, and the one table that folds typographic
-// punctuation and special spaces to ASCII. str_replace's unicode tier and
-// apply_patch's last seek tier both fold with fold_unicode(), so they forgive
-// exactly the same characters (docs/protocol.md, Matching, lists them).
+// punctuation and special spaces to ASCII. The unicode tier folds with
+// fold_unicode(), and str_replace and apply_patch's seek run that one tier
+// (match/tier_table.h), so they forgive exactly the same characters
+// (docs/protocol.md, Matching, lists them).
 #pragma once
 
 #include <algorithm>

@@ -26,10 +26,20 @@ protocol::ToolResultBlock tool_error(std::string text) {
   return r;
 }
 
+// The tool's names for the inputs editd's messages mention: its str_replace
+// takes old_str and new_str. (The others, edit_lines' edits and set_format's
+// members, are not this tool's.)
+const InputNames& editor_names() {
+  static const InputNames kNames{.old_text = "old_str", .new_text = "new_str"};
+  return kNames;
+}
+
 // editd's own account of an error (closest region, candidates, hints), after
-// the line Anthropic documents for it.
+// the line Anthropic documents for it, in the tool's names.
 std::string details(const Error& e) {
-  std::string text = render_error(e);
+  Error named = e;
+  name_inputs(named, editor_names());
+  std::string text = render_error(named);
   while (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
 }

@@ -22,12 +22,14 @@ int error_code(ErrorKind kind) {
 }
 
 json make_error(const json& id, const Error& error) {
+  Error named = error;  // editd's names for what the door did not name
+  name_inputs(named);
   return json{{"jsonrpc", "2.0"},
               {"id", id},
               {"error",
-               {{"code", error_code(error.kind)},
-                {"message", error.message},
-                {"data", error.wire_data()}}}};
+               {{"code", error_code(named.kind)},
+                {"message", std::move(named.message)},
+                {"data", named.wire_data()}}}};
 }
 
 bool cancelled_by_client(const Result<json>& result, const CancelState& cancel) {

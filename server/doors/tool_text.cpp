@@ -208,7 +208,9 @@ std::string render_fingerprint(const json& params, const json& result) {
          std::to_string(number_at(result, "size")) + " bytes";
 }
 
-std::string render_error(const Error& error) {
+std::string render_error(const Error& unnamed) {
+  Error error = unnamed;  // editd's names for what the door did not name
+  name_inputs(error);
   std::string out = "Error (" + std::string(kind_name(error.kind)) + "): " + error.message + "\n";
   json rest = json::object();
   if (error.data.is_object()) {

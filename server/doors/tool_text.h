@@ -23,6 +23,8 @@ std::string render_mutation(const nlohmann::json& params, const nlohmann::json& 
 std::string render_apply_patch(const nlohmann::json& params, const nlohmann::json& result);
 std::string render_fingerprint(const nlohmann::json& params, const nlohmann::json& result);
 
+// Inputs the error mentions (protocol/error.h, name_inputs) are named by
+// editd's params unless the door named them first.
 std::string render_error(const Error& error);
 // The provider-native tools' results read as the text their provider's model
 // expects: the tool_result's content, the apply_patch_call_output's output.

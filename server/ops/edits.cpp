@@ -48,9 +48,10 @@ void add_outdated_hint(Error& e, const std::string& known, const std::string& no
 }
 
 Error bad_anchor(std::size_t index, const std::string& where, const std::string& given) {
-  Error e = invalid_param("edits", "edit " + std::to_string(index) + ": " + where + " '" + given +
-                                       "' is not an anchor: write LINE~TAG as read_text with "
-                                       "format \"hashline\" shows it, e.g. \"12~ab\"");
+  Error e = invalid_param(mention(Input::kEdits),
+                          "edit " + std::to_string(index) + ": " + where + " '" + given +
+                              "' is not an anchor: write LINE~TAG as read_text with "
+                              "format \"hashline\" shows it, e.g. \"12~ab\"");
   e.data["edit"] = index;
   return e;
 }
@@ -121,7 +122,7 @@ Operations::Awaitable Operations::set_format(RequestContext& ctx, protocol::SetF
     auto bytes = text::reformat(*doc, format, cur.shown);
     if (!bytes) {
       Error e = std::move(bytes.error());
-      e.data["param"] = param_name(e.input);
+      e.data["param"] = param_name(e.input, InputNames::mentions());
       e.data["path"] = cur.shown;
       return e;
     }
@@ -187,7 +188,7 @@ Operations::Awaitable Operations::insert(RequestContext& ctx, protocol::InsertPa
 }
 
 Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::StrReplaceParams p) {
-  if (auto ok = check_param_text(p.new_text, "newText"); !ok) co_return ok.error();
+  if (auto ok = check_param_text(p.new_text, mention(Input::kNewText)); !ok) co_return ok.error();
   match::Mode mode = options_.matching;
   if (p.matching) {
     auto m = match::parse_mode(*p.matching);
@@ -232,7 +233,7 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
         req.text_ascii = doc->ascii();
         auto plan = match::plan_replace(req);
         if (!plan) {
-          Error e = name_input(plan.error());
+          Error e = name_input(plan.error(), InputNames::mentions());
           e.data["path"] = cur.shown;
           if (e.kind == ErrorKind::kNoMatch && cur.outdated_fingerprint)
             add_outdated_hint(e, *cur.outdated_fingerprint, cur.fingerprint);
@@ -253,7 +254,7 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::Edit
   std::vector<hashline::LineEdit> edits;
   for (std::size_t i = 0; i < p.edits.size(); ++i) {
     const protocol::LineEditParams& e = p.edits[i];
-    if (auto ok = check_param_text(e.new_text, "newText"); !ok) {
+    if (auto ok = check_param_text(e.new_text, mention(Input::kNewText)); !ok) {
       Error err = ok.error();
       err.data["edit"] = i;
       co_return err;
@@ -298,14 +299,15 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::Edit
       reads.views.push_back(hashline::View{f.file.get(), f.shown});
     auto plan = hashline::plan(norm.view(), edits, reads);
     if (!plan) {
-      Error e = name_input(plan.error());
+      Error e = name_input(plan.error(), InputNames::mentions());
       e.data["path"] = cur.shown;
       if (e.kind == ErrorKind::kStale) e.data["currentFingerprint"] = cur.fingerprint;
       return e;
     }
     Transformed c;
     c.if_unchanged =
-        "every edit's newText is the text of the lines it replaces (line endings and a copy of "
+        "every edit's " + mention(Input::kNewText) +
+        " is the text of the lines it replaces (line endings and a copy of "
         "the BOM are kept as the file has them, byte fidelity); to convert line endings or add "
         "or remove the BOM, call set_format";
     std::vector<protocol::LineRange> lines;

@@ -137,6 +137,60 @@ TEST_CASE("text editor: documented errors first, then editd's hints; nothing wri
   CHECK(root.read("primes.py") == kPrimes);
 }
 
+TEST_CASE("text editor: editd's messages name the inputs old_str and new_str, as the tool does") {
+  TempDir root;
+  root.write("primes.py", kPrimes);
+  auto p = spawn_editd(root);
+  const std::string miss = editor(p, {{"command", "str_replace"},
+                                      {"path", "primes.py"},
+                                      {"old_str", "    for num in range(3, limit)"},
+                                      {"new_str", "    primes = []"}})["content"];
+  CAPTURE(miss);
+  CHECK(miss.find("Error (no_match): old_str was not found in the file") != std::string::npos);
+  CHECK(miss.find("copy old_str from there exactly") != std::string::npos);
+  // The new text is in the file already (line 18): the hint names it too.
+  CHECK(miss.find("new_str is already in the file at line 18") != std::string::npos);
+  CHECK(miss.find("oldText") == std::string::npos);
+  CHECK(miss.find("newText") == std::string::npos);
+  CHECK(miss.find("\xef\xb7\x90") == std::string::npos);
+
+  const std::string many = editor(p, {{"command", "str_replace"},
+                                      {"path", "primes.py"},
+                                      {"old_str", "        return False\n"},
+                                      {"new_str", "        return 0\n"}})["content"];
+  CHECK(many.find("old_str matches 3 regions") != std::string::npos);
+  CHECK(many.find("oldText") == std::string::npos);
+
+  const std::string empty = editor(p, {{"command", "str_replace"},
+                                       {"path", "primes.py"},
+                                       {"old_str", ""},
+                                       {"new_str", "x"}})["content"];
+  CHECK(empty.find("invalid param 'old_str': must not be empty") != std::string::npos);
+  CHECK(empty.find("\"param\":\"old_str\"") != std::string::npos);
+  CHECK(root.read("primes.py") == kPrimes);
+}
+
+TEST_CASE("the same miss through editd's own str_replace names oldText and newText") {
+  TempDir root;
+  root.write("primes.py", kPrimes);
+  auto p = spawn_editd(root);
+  json miss = p.fails("str_replace", {{"path", "primes.py"},
+                                      {"oldText", "    for num in range(3, limit)"},
+                                      {"newText", "    primes = []"}});
+  CHECK(miss["data"]["kind"] == "no_match");
+  const std::string message = miss["message"];
+  CHECK(message.rfind("oldText was not found in the file", 0) == 0);
+  CHECK(message.find("copy oldText from there exactly") != std::string::npos);
+  CHECK(miss["data"]["hint"].get<std::string>().find(
+            "newText is already in the file at line 18") != std::string::npos);
+  CHECK(miss.dump().find("old_str") == std::string::npos);
+  CHECK(miss.dump().find("\xef\xb7\x90") == std::string::npos);
+  json empty = p.fails("str_replace", {{"path", "primes.py"}, {"oldText", ""}, {"newText", "x"}});
+  CHECK(empty["message"].get<std::string>().rfind("invalid param 'oldText': must not be empty", 0) ==
+        0);
+  CHECK(empty["data"]["param"] == "oldText");
+}
+
 TEST_CASE("text editor: create, both insert spellings, view_range and a directory view") {
   TempDir root;
   root.write("w.txt", "one\r\ntwo\r\n");

@@ -153,3 +153,13 @@ TEST_CASE("acp: permission outcomes are selected (with the option as sent), canc
         R"({"outcome":{"outcome":1}})", R"([{"outcome":{"outcome":"cancelled"}}])"})
     CHECK(acp::decode_permission_outcome(json::parse(bad)).kind == Kind::kInvalid);
 }
+
+TEST_CASE("acp: a failed mutation names the inputs the engine mentioned, as editd's params") {
+  Error e(ErrorKind::kNoMatch, mention(Input::kOldText) + " was not found",
+          {{"hint", "copy " + mention(Input::kOldText)}});
+  const json failed = acp::tool_call_failed("s", "c3", e);
+  const json& u = failed["update"];
+  CHECK(u["content"][0]["content"]["text"] == "oldText was not found");
+  CHECK(u["rawOutput"]["error"]["message"] == "oldText was not found");
+  CHECK(u["rawOutput"]["error"]["data"]["hint"] == "copy oldText");
+}

@@ -331,3 +331,12 @@ TEST_CASE("a raw number id matches the same number for a cancellation, and only 
   CHECK_FALSE(is_raw_number(parse_message(R"({"jsonrpc":"2.0","id":"1e3","method":"m"})").id));
   CHECK(serialize(parse_message(R"({"jsonrpc":"2.0","id":"1e3","method":"m"})").id) == "\"1e3\"");
 }
+
+TEST_CASE("make_error names the inputs the engine mentioned, as JSON-RPC's params") {
+  const Error e(ErrorKind::kNoMatch, mention(Input::kOldText) + " was not found",
+                {{"hint", "copy " + mention(Input::kOldText) + " exactly"}});
+  json out = make_error(3, e);
+  CHECK(out["error"]["message"] == "oldText was not found");
+  CHECK(out["error"]["data"] == json({{"kind", "no_match"}, {"hint", "copy oldText exactly"}}));
+  CHECK(serialize(out).find("\xef\xb7\x90") == std::string::npos);
+}

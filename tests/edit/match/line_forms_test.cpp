@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "edit/patch/seek.h"
+#include "edit/match/tier_table.h"
 #include "edit/text/chars.h"
 
 using namespace editd;
@@ -36,13 +36,13 @@ TEST_CASE("only the folded form is loose") {
     CHECK_FALSE(match::is_loose(f));
 }
 
-TEST_CASE("apply_patch's seek tiers compare in str_replace's forms, folding as chars::fold does") {
-  using patch::seek::form_of;
-  using patch::seek::Tier;
-  CHECK(form_of(Tier::kExact) == LineForm::kVerbatim);
-  CHECK(form_of(Tier::kTrimEnd) == LineForm::kTrimEnd);
-  CHECK(form_of(Tier::kTrim) == LineForm::kTrim);
-  CHECK(form_of(Tier::kFold) == LineForm::kFolded);
+TEST_CASE("the tiers apply_patch shares compare in these forms, folding as chars::fold does") {
+  using match::tier_info;
+  using match::TierId;
+  CHECK(tier_info(TierId::kExact).form == LineForm::kVerbatim);
+  CHECK(tier_info(TierId::kTrailingWhitespace).form == LineForm::kTrimEnd);
+  CHECK(tier_info(TierId::kIndentation).form == LineForm::kTrim);
+  CHECK(tier_info(TierId::kUnicode).form == LineForm::kFolded);
   for (std::string_view l : {"", "  a  ", "\u00A0\u201Cq\u201D \u2013 \u2019s ", "\u200Bx\u3000"})
     CHECK(form(LineForm::kFolded, l) == chars::fold(l));
 }

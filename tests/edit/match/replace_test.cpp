@@ -10,6 +10,7 @@
 
 #include "edit/explain/closest.h"
 #include "edit/text/chars.h"
+#include "protocol/error.h"  // name_inputs, for the table's hints in JSON-RPC's names
 
 using namespace editd;
 using namespace editd::match;
@@ -573,6 +574,7 @@ TEST_CASE("every refused case gives its error kind, tier, lines and hint") {
     if (!c.lines.empty()) CHECK(e.data["lines"] == nlohmann::json(c.lines));
     if (!c.hint.empty()) {
       std::string hint = e.data.value("hint", "");
+      name_inputs(hint);  // the engine mentions its inputs; JSON-RPC's names
       CAPTURE(hint);
       CHECK(hint.find(c.hint) != std::string::npos);
     }
@@ -1226,7 +1228,7 @@ TEST_CASE("a blank-padded oldText is found mid-line, and an applied newText is r
   REQUIRE(miss.has_error());
   CHECK(miss.error().kind == ErrorKind::kNoMatch);
   CHECK(miss.error().data["hint"].get<std::string>().find(
-            "newText is already in the file at line 1") != std::string::npos);
+            mention(Input::kNewText) + " is already in the file at line 1") != std::string::npos);
 }
 
 TEST_CASE("the already-applied hint names newText's first line, however often it occurs") {
@@ -1236,7 +1238,7 @@ TEST_CASE("the already-applied hint names newText's first line, however often it
   REQUIRE(miss.has_error());
   CHECK(miss.error().kind == ErrorKind::kNoMatch);
   CHECK(miss.error().data["hint"].get<std::string>().find(
-            "newText is already in the file at line 3:") != std::string::npos);
+            mention(Input::kNewText) + " is already in the file at line 3:") != std::string::npos);
 }
 
 TEST_CASE(

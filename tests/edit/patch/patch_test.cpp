@@ -482,7 +482,7 @@ TEST_CASE("apply_patch folds exactly what str_replace's unicode tier folds, by t
   CHECK(r["f"] == "before it\nX\nafter\n");
   CHECK_FALSE(seek::forward({"\u2014"}, {"-"}, 0, false));
   CHECK(seek::forward({"\u201Chello, world\u201D"}, {"\"hello, world\""}, 0, false)->tier ==
-        seek::Tier::kFold);
+        match::TierId::kUnicode);
 }
 
 TEST_CASE("a trailing empty context line is dropped when it keeps a chunk from matching") {

@@ -43,7 +43,7 @@ TEST_CASE("str_replace and apply_patch forgive exactly the same characters") {
     auto hit = patch::seek::forward(lines, pattern, 0, false);
     REQUIRE(hit.has_value());
     CHECK(hit->index == 1);
-    CHECK(hit->tier == patch::seek::Tier::kFold);
+    CHECK(hit->tier == match::TierId::kUnicode);
   }
 }
 

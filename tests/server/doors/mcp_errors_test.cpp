@@ -53,3 +53,13 @@ TEST_CASE("tools/call's own errors name the param") {
   CHECK(unknown.data["tool"] == "nope");
   CHECK(unknown.message == "unknown tool: nope (tools/list lists the tools)");
 }
+
+TEST_CASE("MCP's error shapes name the inputs the engine mentioned, as MCP's params") {
+  const Error e(ErrorKind::kNoMatch, mention(Input::kOldText) + " was not found",
+                {{"hint", mention(Input::kNewText) + " is already in the file"}});
+  const json shaped = mcp::make_error(1, e)["error"];
+  CHECK(shaped["message"] == "oldText was not found");
+  CHECK(shaped["data"]["hint"] == "newText is already in the file");
+  const std::string text = mcp::tool_error(e)["content"][0]["text"];
+  CHECK(text == "Error (no_match): oldText was not found\nHint: newText is already in the file\n");
+}
