@@ -15,7 +15,7 @@
 namespace editd {
 
 namespace asio = boost::asio;
-using protocol::Diagnostic;
+using diagnostics::Diagnostic;
 
 namespace {
 
@@ -140,7 +140,7 @@ asio::awaitable<Checks::Before> Checks::before(const Target& t,
   co_return co_await asio::co_spawn(*home_, before_here(t, bytes), asio::use_awaitable);
 }
 
-asio::awaitable<protocol::DiagnosticsReport> Checks::after(
+asio::awaitable<diagnostics::Report> Checks::after(
     const Target& t, Before before, const std::optional<std::string>& old_bytes,
     const std::string& new_bytes) {
   if (!home_) co_return co_await after_here(t, std::move(before), old_bytes, new_bytes);
@@ -165,10 +165,10 @@ asio::awaitable<Checks::Before> Checks::before_here(const Target& t,
   co_return b;
 }
 
-asio::awaitable<protocol::DiagnosticsReport> Checks::after_here(
+asio::awaitable<diagnostics::Report> Checks::after_here(
     const Target& t, Before before, const std::optional<std::string>& old_bytes,
     const std::string& new_bytes) {
-  protocol::DiagnosticsReport report;
+  diagnostics::Report report;
   std::vector<Diagnostic> all_before;
   std::vector<std::string> details;
   for (std::size_t k = 0; k < before.specs.size(); ++k) {

@@ -26,7 +26,7 @@ namespace editd {
 
 namespace asio = boost::asio;
 using json = nlohmann::json;
-using protocol::Diagnostic;
+using diagnostics::Diagnostic;
 
 namespace {
 

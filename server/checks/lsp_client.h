@@ -17,7 +17,7 @@
 #include <string_view>
 #include <vector>
 
-#include "protocol/methods.h"
+#include "server/checks/diagnostics.h"
 
 namespace editd {
 
@@ -26,7 +26,7 @@ class LspClient {
   struct Outcome {
     std::string status = "ok";  // ok | timeout | failed
     std::string detail;         // when not ok
-    std::vector<protocol::Diagnostic> diagnostics;
+    std::vector<diagnostics::Diagnostic> diagnostics;
   };
 
   // `argv` runs the server in `root`; `name` is the default diagnostic source.
