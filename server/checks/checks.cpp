@@ -105,12 +105,12 @@ asio::awaitable<Checks::Run> Checks::run(std::size_t spec, const Target& t,
   std::vector<std::string> argv = diagnostics::substitute(s.argv, t.shown);
   ProcessOutcome p = co_await run_process(std::move(argv), root_, timeout_, kMaxOutputBytes);
   if (!p.started) {
-    r.status = "failed";
+    r.status = diagnostics::Status::kFailed;
     r.detail = "--check " + s.option + ": " + p.error;
     co_return r;
   }
   if (p.timed_out) {
-    r.status = "timeout";
+    r.status = diagnostics::Status::kTimeout;
     r.detail = "--check " + s.option + ": no result within " + seconds(timeout_) +
                " (--check-timeout); the checker was killed";
     co_return r;
@@ -159,7 +159,7 @@ asio::awaitable<Checks::Before> Checks::before_here(const Target& t,
       continue;
     }
     Run r = co_await run(i, t, *bytes);
-    if (r.status != "ok") b.problems.push_back(r.detail);
+    if (r.status != diagnostics::Status::kOk) b.problems.push_back(r.detail);
     b.diagnostics.push_back(std::move(r.diagnostics));
   }
   co_return b;
@@ -173,7 +173,8 @@ asio::awaitable<diagnostics::Report> Checks::after_here(
   std::vector<std::string> details;
   for (std::size_t k = 0; k < before.specs.size(); ++k) {
     Run r = co_await run(before.specs[k], t, new_bytes);
-    if (r.status == "failed" || (r.status == "timeout" && report.status == "ok"))
+    if (r.status == diagnostics::Status::kFailed ||
+        (r.status == diagnostics::Status::kTimeout && report.status == diagnostics::Status::kOk))
       report.status = r.status;
     if (!r.detail.empty()) details.push_back(r.detail);
     for (Diagnostic& d : r.diagnostics) report.all.push_back(std::move(d));
@@ -195,7 +196,7 @@ asio::awaitable<diagnostics::Report> Checks::after_here(
     report.detail = std::move(joined);
   }
   spdlog::debug("checks of {}: {} diagnostics, {} introduced, {}", t.shown, report.all.size(),
-                report.introduced.size(), report.status);
+                report.introduced.size(), diagnostics::status_name(report.status));
   co_return report;
 }
 

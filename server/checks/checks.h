@@ -70,7 +70,7 @@ class Checks {
       const Target& t, Before before, const std::optional<std::string>& old_bytes,
       const std::string& new_bytes);
   struct Run {
-    std::string status = "ok";
+    diagnostics::Status status = diagnostics::Status::kOk;
     std::string detail;
     std::vector<diagnostics::Diagnostic> diagnostics;
   };

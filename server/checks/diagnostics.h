@@ -25,12 +25,17 @@ struct Diagnostic {
   std::string source;  // the checker's program, or the language server's own name
 };
 
+// How the checks of a file went: they ran, one did not finish in time, or
+// one could not run (the wire's "ok", "timeout", "failed": status_name).
+enum class Status { kOk, kTimeout, kFailed };
+std::string_view status_name(Status status);
+
 // The checks of one written file: every diagnostic after the write, those
 // that were not there before it, and how the checks went.
 struct Report {
   std::vector<Diagnostic> all;
   std::vector<Diagnostic> introduced;
-  std::string status = "ok";          // ok | timeout | failed
+  Status status = Status::kOk;
   std::optional<std::string> detail;  // what went wrong, when not ok
 };
 

@@ -24,7 +24,7 @@ namespace editd {
 class LspClient {
  public:
   struct Outcome {
-    std::string status = "ok";  // ok | timeout | failed
+    diagnostics::Status status = diagnostics::Status::kOk;
     std::string detail;         // when not ok
     std::vector<diagnostics::Diagnostic> diagnostics;
   };

@@ -176,7 +176,8 @@ protocol::ApplyPatchResult to_wire(ops::Patched r) {
 
 protocol::DiagnosticsReport to_wire(diagnostics::Report r) {
   return protocol::DiagnosticsReport{wire_list(std::move(r.all)),
-                                     wire_list(std::move(r.introduced)), std::move(r.status),
+                                     wire_list(std::move(r.introduced)),
+                                     std::string(diagnostics::status_name(r.status)),
                                      std::move(r.detail)};
 }
 

@@ -80,7 +80,7 @@ TEST_CASE("each outcome of the core reads on the wire as before") {
                           patch::Action::kMove})
     patched.files.push_back(ops::PatchedFile{.path = "f", .action = a});
   diagnostics::Report report;
-  report.status = "timeout";
+  report.status = diagnostics::Status::kTimeout;
   report.detail = "slow";
   report.introduced.push_back({.line = 2, .severity = "error", .message = "m", .source = "s"});
   patched.files[1].diagnostics = report;
