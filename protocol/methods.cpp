@@ -95,6 +95,9 @@ Result<StrReplaceParams> decode_str_replace(const json& p) {
   d.optional_integer("expectedReplacements", r.expected_replacements, 1);
   d.optional_string("matching", r.matching);
   if (d.ok() && r.old_text.empty()) d.fail(invalid_param("oldText", "must not be empty"));
+  if (d.ok() && r.matching && *r.matching != "exact" && *r.matching != "standard" &&
+      *r.matching != "fuzzy")
+    d.fail(invalid_param("matching", "must be \"exact\", \"standard\" or \"fuzzy\""));
   return d.finish(std::move(r));
 }
 

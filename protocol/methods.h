@@ -1,9 +1,11 @@
 // Param and result types of every method, with their JSON mapping.
 //
 // Each method has a `XxxParams` struct decoded by `decode(const json&, XxxParams&)`
-// (errors name the param) and a result struct encoded by `to_json`. The core
-// (server/ops/operations) sees only these structs, never JSON. docs/protocol.md is
-// the normative description of each field.
+// (errors name the param) and a result struct encoded by `to_json`: the wire's
+// side of the door. The core (server/ops/operations) sees only these structs'
+// translations into its own (server/ops/requests.h), made by the doors
+// (server/doors/bindings.h), never JSON. docs/protocol.md is the normative
+// description of each field.
 #pragma once
 
 #include <cstdint>
@@ -72,7 +74,7 @@ struct StrReplaceParams : MutationParams {
   std::string new_text;
   bool replace_all = false;
   std::optional<std::uint64_t> expected_replacements;
-  std::optional<std::string> matching;
+  std::optional<std::string> matching;  // "exact" | "standard" | "fuzzy"
 };
 
 // One edit of edit_lines, as sent: anchors are checked by the operation.

@@ -38,7 +38,8 @@ void print_summary(const patch::Patch& p, std::ostream& out) {
 
 int run_apply_patch(const CommandLine& cl) {
   const ServerOptions& options = cl.options;
-  protocol::ApplyPatchParams params;
+  ops::PatchRequest params;
+  params.path_rule = protocol::path_problem;
   if (cl.patch) {
     params.patch = *cl.patch;
   } else if (cl.patch_file && *cl.patch_file != "-") {
@@ -76,7 +77,7 @@ int run_apply_patch(const CommandLine& cl) {
                                     boost::asio::use_future);
   io.run();
   // An exception is a bug; it is reported like any failure instead of aborting.
-  Result<protocol::ApplyPatchResult> result = Error();
+  Result<ops::Patched> result = Error();
   try {
     result = done.get();
   } catch (const std::exception& e) {

@@ -16,7 +16,7 @@
 namespace editd {
 
 namespace asio = boost::asio;
-using protocol::Diagnostic;
+using diagnostics::Diagnostic;
 
 namespace {
 
@@ -139,12 +139,12 @@ asio::awaitable<Checks::Run> Checks::run(std::size_t spec, const Target& t,
   std::vector<std::string> argv = diagnostics::substitute(s.argv, t.shown);
   ProcessOutcome p = co_await run_process(std::move(argv), root_, timeout_, kMaxOutputBytes);
   if (!p.started) {
-    r.status = "failed";
+    r.status = diagnostics::Status::kFailed;
     r.detail = "--check " + s.option + ": " + p.error;
     co_return r;
   }
   if (p.timed_out) {
-    r.status = "timeout";
+    r.status = diagnostics::Status::kTimeout;
     r.detail = "--check " + s.option + ": no result within " + seconds(timeout_) +
                " (--check-timeout); the checker was killed";
     co_return r;
@@ -174,7 +174,7 @@ asio::awaitable<Checks::Before> Checks::before(const Target& t,
   co_return co_await asio::co_spawn(*home_, before_here(t, bytes), asio::use_awaitable);
 }
 
-asio::awaitable<protocol::DiagnosticsReport> Checks::after(
+asio::awaitable<diagnostics::Report> Checks::after(
     const Target& t, Before before, const std::optional<std::string>& old_bytes,
     const std::string& new_bytes) {
   if (!home_) co_return co_await after_here(t, std::move(before), old_bytes, new_bytes);
@@ -193,21 +193,22 @@ asio::awaitable<Checks::Before> Checks::before_here(const Target& t,
       continue;
     }
     Run r = co_await run(i, t, *bytes);
-    if (r.status != "ok") b.problems.push_back(r.detail);
+    if (r.status != diagnostics::Status::kOk) b.problems.push_back(r.detail);
     b.diagnostics.push_back(std::move(r.diagnostics));
   }
   co_return b;
 }
 
-asio::awaitable<protocol::DiagnosticsReport> Checks::after_here(
+asio::awaitable<diagnostics::Report> Checks::after_here(
     const Target& t, Before before, const std::optional<std::string>& old_bytes,
     const std::string& new_bytes) {
-  protocol::DiagnosticsReport report;
+  diagnostics::Report report;
   std::vector<Diagnostic> all_before;
   std::vector<std::string> details;
   for (std::size_t k = 0; k < before.specs.size(); ++k) {
     Run r = co_await run(before.specs[k], t, new_bytes);
-    if (r.status == "failed" || (r.status == "timeout" && report.status == "ok"))
+    if (r.status == diagnostics::Status::kFailed ||
+        (r.status == diagnostics::Status::kTimeout && report.status == diagnostics::Status::kOk))
       report.status = r.status;
     if (!r.detail.empty()) details.push_back(r.detail);
     for (Diagnostic& d : r.diagnostics) report.all.push_back(std::move(d));
@@ -229,7 +230,7 @@ asio::awaitable<protocol::DiagnosticsReport> Checks::after_here(
     report.detail = std::move(joined);
   }
   spdlog::debug("checks of {}: {} diagnostics, {} introduced, {}", t.shown, report.all.size(),
-                report.introduced.size(), report.status);
+                report.introduced.size(), diagnostics::status_name(report.status));
   co_return report;
 }
 

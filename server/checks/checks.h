@@ -26,7 +26,6 @@
 #include <string>
 #include <vector>
 
-#include "protocol/methods.h"
 #include "server/checks/diagnostics.h"
 #include "server/checks/lsp_client.h"
 
@@ -45,7 +44,7 @@ class Checks {
   // What the checks said before the write.
   struct Before {
     std::vector<std::size_t> specs;                              // the specs that cover the file
-    std::vector<std::vector<protocol::Diagnostic>> diagnostics;  // one list per spec
+    std::vector<std::vector<diagnostics::Diagnostic>> diagnostics;  // one list per spec
     std::vector<std::string> problems;                           // runs that failed or timed out
   };
 
@@ -55,7 +54,7 @@ class Checks {
   // does not exist yet). Call with the file's lock chain held, before writing.
   boost::asio::awaitable<Before> before(const Target& t, const std::optional<std::string>& bytes);
   // Runs the checks on the bytes just written and compares with `before`.
-  boost::asio::awaitable<protocol::DiagnosticsReport> after(
+  boost::asio::awaitable<diagnostics::Report> after(
       const Target& t, Before before, const std::optional<std::string>& old_bytes,
       const std::string& new_bytes);
   // The symbols of the file holding `bytes`, from the first --lsp server that
@@ -76,13 +75,13 @@ class Checks {
  private:
   boost::asio::awaitable<Before> before_here(const Target& t,
                                              const std::optional<std::string>& bytes);
-  boost::asio::awaitable<protocol::DiagnosticsReport> after_here(
+  boost::asio::awaitable<diagnostics::Report> after_here(
       const Target& t, Before before, const std::optional<std::string>& old_bytes,
       const std::string& new_bytes);
   struct Run {
-    std::string status = "ok";
+    diagnostics::Status status = diagnostics::Status::kOk;
     std::string detail;
-    std::vector<protocol::Diagnostic> diagnostics;
+    std::vector<diagnostics::Diagnostic> diagnostics;
   };
   boost::asio::awaitable<Run> run(std::size_t spec, const Target& t, const std::string& bytes);
   boost::asio::awaitable<LspClient::SymbolsOutcome> symbols_here(const Target& t,
@@ -97,7 +96,7 @@ class Checks {
   // The last successful --check run per (spec, canonical path): the
   // fingerprint it saw and what it said. Bounded by kCacheEntries.
   std::map<std::pair<std::size_t, std::string>,
-           std::pair<std::string, std::vector<protocol::Diagnostic>>>
+           std::pair<std::string, std::vector<diagnostics::Diagnostic>>>
       cache_;
   static constexpr std::size_t kCacheEntries = 4096;
   // Captured output of one --check run.

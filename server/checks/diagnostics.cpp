@@ -8,6 +8,18 @@
 
 namespace editd::diagnostics {
 
+std::string_view status_name(Status status) {
+  switch (status) {
+    case Status::kOk:
+      return "ok";
+    case Status::kTimeout:
+      return "timeout";
+    case Status::kFailed:
+      return "failed";
+  }
+  return "failed";
+}
+
 namespace {
 
 constexpr std::string_view kFileWord = "{file}";

@@ -3,17 +3,41 @@
 // edit introduced. No processes and no I/O here (server/checks/checks.h runs them).
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "protocol/error.h"
-#include "protocol/methods.h"
 
 namespace editd::diagnostics {
 
-using protocol::Diagnostic;
+// A problem a checker (--check) or a language server (--lsp) reported in a
+// file after a mutation wrote it. The doors give it its wire form
+// (protocol::Diagnostic, docs/protocol.md).
+struct Diagnostic {
+  std::optional<std::string> file;      // set when it is in another file than the one written
+  std::optional<std::uint64_t> line;    // 1-based; absent for output nothing could parse
+  std::optional<std::uint64_t> column;  // 1-based
+  std::string severity;                 // error | warning | info | hint
+  std::string message;
+  std::string source;  // the checker's program, or the language server's own name
+};
+
+// How the checks of a file went: they ran, one did not finish in time, or
+// one could not run (the wire's "ok", "timeout", "failed": status_name).
+enum class Status { kOk, kTimeout, kFailed };
+std::string_view status_name(Status status);
+
+// The checks of one written file: every diagnostic after the write, those
+// that were not there before it, and how the checks went.
+struct Report {
+  std::vector<Diagnostic> all;
+  std::vector<Diagnostic> introduced;
+  Status status = Status::kOk;
+  std::optional<std::string> detail;  // what went wrong, when not ok
+};
 
 // One --check or --lsp option: GLOB=COMMAND.
 struct Spec {

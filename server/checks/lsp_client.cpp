@@ -26,7 +26,7 @@ namespace editd {
 
 namespace asio = boost::asio;
 using json = nlohmann::json;
-using protocol::Diagnostic;
+using diagnostics::Diagnostic;
 
 namespace {
 
@@ -472,7 +472,8 @@ asio::awaitable<LspClient::Outcome> LspClient::diagnose(
   std::string error;
   StatePtr s = co_await start(deadline, error);
   if (!s) {
-    outcome.status = state_ && state_->alive ? "timeout" : "failed";
+    outcome.status = state_ && state_->alive ? diagnostics::Status::kTimeout
+                                              : diagnostics::Status::kFailed;
     outcome.detail = name_ + ": " + error;
     // One that never finished initialize is not waited for again.
     if (state_ && state_->alive) {
@@ -497,7 +498,7 @@ asio::awaitable<LspClient::Outcome> LspClient::diagnose(
     bool ready = co_await wait_until(s, deadline, std::move(published));
     doc.busy = false;
     if (!ready) {
-      outcome.status = s->alive ? "timeout" : "failed";
+      outcome.status = s->alive ? diagnostics::Status::kTimeout : diagnostics::Status::kFailed;
       outcome.detail =
           name_ + ": " + (s->alive ? "no diagnostics were published in time" : s->failure);
       // A server that did not answer in time is not trusted to answer the

@@ -19,16 +19,16 @@
 #include <vector>
 
 #include "edit/symbols/outline.h"
-#include "protocol/methods.h"
+#include "server/checks/diagnostics.h"
 
 namespace editd {
 
 class LspClient {
  public:
   struct Outcome {
-    std::string status = "ok";  // ok | timeout | failed
+    diagnostics::Status status = diagnostics::Status::kOk;
     std::string detail;         // when not ok
-    std::vector<protocol::Diagnostic> diagnostics;
+    std::vector<diagnostics::Diagnostic> diagnostics;
   };
 
   // `argv` runs the server in `root`; `name` is the default diagnostic source.

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "edit/text/text.h"
+#include "server/doors/bindings.h"
 #include "server/doors/tool_text.h"
 
 namespace editd {
@@ -73,8 +74,8 @@ protocol::ToolResultBlock editor_error(const Error& e) {
 
 // What the checks said about a written file, after the success line.
 std::string with_diagnostics(std::string text, const std::string& path,
-                             const protocol::MutationResult& r) {
-  std::string d = render_diagnostics(path, protocol::to_json(r));
+                             const ops::Mutation& r) {
+  std::string d = render_diagnostics(path, protocol::to_json(to_wire(r)));
   if (!d.empty()) text += "\n" + d;
   while (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
@@ -114,7 +115,7 @@ boost::asio::awaitable<protocol::ToolResultBlock> view(Operations& ops, RequestC
     co_return r;
   }
 
-  protocol::ReadTextParams q;
+  ops::ReadRequest q;
   q.path = p.path;
   std::uint64_t start = 1;
   std::optional<std::uint64_t> end;
@@ -128,9 +129,9 @@ boost::asio::awaitable<protocol::ToolResultBlock> view(Operations& ops, RequestC
     start = static_cast<std::uint64_t>(*p.view_start);
     if (*p.view_end != -1) end = static_cast<std::uint64_t>(*p.view_end);
   }
-  q.line = start;
+  q.first_line = start;
   const std::uint64_t asked = end ? *end - start + 1 : kViewLines;
-  q.limit = std::min(asked, kViewLines);
+  q.line_limit = std::min(asked, kViewLines);
   auto r = co_await ops.read_text(ctx, std::move(q));
   if (!r) {
     if (r.error().kind == ErrorKind::kLineOutOfRange)
@@ -180,7 +181,7 @@ boost::asio::awaitable<Result<protocol::ToolResultBlock>> anthropic_text_editor(
     if (!p.old_str) {
       result = tool_error("Error: Parameter `old_str` is required for command: str_replace");
     } else {
-      protocol::StrReplaceParams q;
+      ops::ReplaceRequest q;
       q.path = p.path;
       q.old_text = *p.old_str;
       q.new_text = p.new_str.value_or("");
@@ -195,7 +196,7 @@ boost::asio::awaitable<Result<protocol::ToolResultBlock>> anthropic_text_editor(
     if (!p.file_text) {
       result = tool_error("Error: Parameter `file_text` is required for command: create");
     } else {
-      protocol::WriteTextParams q;
+      ops::WriteRequest q;
       q.path = p.path;
       q.content = *p.file_text;
       auto r = co_await ops.write_text(ctx, std::move(q));
@@ -216,9 +217,9 @@ boost::asio::awaitable<Result<protocol::ToolResultBlock>> anthropic_text_editor(
     } else if (!text) {
       result = tool_error("Error: Parameter `insert_text` is required for command: insert");
     } else {
-      protocol::InsertParams q;
+      ops::InsertRequest q;
       q.path = p.path;
-      q.line = *p.insert_line;
+      q.after_line = *p.insert_line;
       q.text = *text;
       auto r = co_await ops.insert(ctx, std::move(q));
       if (!r)

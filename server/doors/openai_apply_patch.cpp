@@ -2,6 +2,8 @@
 #include "server/doors/openai_apply_patch.h"
 
 #include "edit/text/text.h"
+#include "protocol/params.h"
+#include "server/doors/bindings.h"
 #include "server/doors/tool_text.h"
 
 namespace editd {
@@ -55,8 +57,9 @@ boost::asio::awaitable<Result<protocol::ApplyPatchCallOutput>> openai_apply_patc
     }
     body = std::move(added);
   }
-  protocol::ApplyPatchParams q;
+  ops::PatchRequest q;
   q.patch = "*** Begin Patch\n" + header + p.path + "\n" + body + "*** End Patch\n";
+  q.path_rule = protocol::path_problem;
   json params = {{"patch", q.patch}};
   auto r = co_await ops.apply_patch(ctx, std::move(q));
   if (!r) {
@@ -65,7 +68,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchCallOutput>> openai_apply_patc
     co_return out;
   }
   out.status = "completed";
-  out.output = render_apply_patch(params, protocol::to_json(*r));
+  out.output = render_apply_patch(params, protocol::to_json(to_wire(std::move(*r))));
   while (!out.output.empty() && out.output.back() == '\n') out.output.pop_back();
   co_return out;
 }

@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "server/doors/anthropic_text_editor.h"
+#include "server/doors/bindings.h"
 #include "server/doors/openai_apply_patch.h"
 #include "server/doors/tool_text.h"
 
@@ -122,6 +123,13 @@ json patch_file_output() {
           {"required", {"path", "action", "added", "removed"}}};
 }
 
+// The provider tools' adapters take their tool's input, and give their
+// tool's output, as the wire has them: the adapter is the translation.
+protocol::TextEditorParams to_ops(protocol::TextEditorParams p) { return p; }
+protocol::OpenAiPatchParams to_ops(protocol::OpenAiPatchParams p) { return p; }
+protocol::ToolResultBlock to_wire(protocol::ToolResultBlock r) { return r; }
+protocol::ApplyPatchCallOutput to_wire(protocol::ApplyPatchCallOutput r) { return r; }
+
 constexpr const char* kErrorsNote =
     " On failure nothing is written and the error names its kind; the message says what to do.";
 
@@ -145,9 +153,9 @@ boost::asio::awaitable<Result<json>> Registry::invoke(Result<Params> (*decode)(c
                                                       RequestContext& ctx, const json& raw) {
   auto params = decode(raw);
   if (!params) co_return params.error();
-  auto result = co_await std::invoke(op, ops_, ctx, std::move(*params));
+  auto result = co_await std::invoke(op, ops_, ctx, to_ops(std::move(*params)));
   if (!result) co_return result.error();
-  co_return protocol::to_json(std::move(*result));
+  co_return protocol::to_json(to_wire(std::move(*result)));
 }
 
 // The handler itself is not a coroutine: GCC 12 miscompiles lambda coroutines.

@@ -4,8 +4,9 @@
 // description written for a model (when to use it, what its errors mean), a
 // flat JSON Schema of its params and one of its result, its flags, the typed
 // binding (decode the params into the method's struct, a bad param becomes
-// invalid_params naming it; run the operation; encode its result; the core
-// never sees JSON) and how its result reads as text. ACP's
+// invalid_params naming it; translate them into the operation's request,
+// server/doors/bindings.h; run the operation; translate its outcome and encode
+// it; the core never sees JSON nor the wire's structs) and how its result reads as text. ACP's
 // `_meta.editd.methods`, MCP's tools/list and tools/call, and the connection's
 // mutation and dry-run checks all read it: adding a method is one `add` in
 // registry.cpp. Methods are also accepted with the "_edit/" and "edit/"

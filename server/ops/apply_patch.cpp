@@ -17,7 +17,7 @@
 #include "edit/text/fingerprint.h"
 #include "edit/patch/patch.h"
 #include "edit/text/text.h"
-#include "protocol/params.h"
+#include "protocol/error.h"
 #include "server/ops/operations.h"
 
 namespace editd {
@@ -100,13 +100,12 @@ bool readable(const Result<std::string>& bytes) {
 }
 
 // The result the client sees: one entry per file, and one diff for them all.
-protocol::ApplyPatchResult describe(const std::vector<patch::FileOutcome>& outcomes,
-                                    bool has_modes) {
-  protocol::ApplyPatchResult r;
+ops::Patched describe(const std::vector<patch::FileOutcome>& outcomes, bool has_modes) {
+  ops::Patched r;
   for (const patch::FileOutcome& o : outcomes) {
-    protocol::PatchFileResult f;
+    ops::PatchedFile f;
     f.path = o.path;
-    f.action = std::string(patch::action_name(o.action));
+    f.action = o.action;
     f.moved_to = o.moved_to;
     f.added = o.added;
     f.removed = o.removed;
@@ -179,10 +178,11 @@ boost::asio::awaitable<Result<void>> carry_modes(
 
 }  // namespace
 
-boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_patch(
-    RequestContext& ctx, protocol::ApplyPatchParams p) {
+boost::asio::awaitable<Result<ops::Patched>> Operations::apply_patch(RequestContext& ctx,
+                                                                     ops::PatchRequest p) {
   if (options_.read_only) co_return read_only_patch();
-  auto parse = [&p] { return patch::parse(p.patch, protocol::path_problem); };
+  if (!p.path_rule) co_return Error(ErrorKind::kInternal, "apply_patch was given no path rule");
+  auto parse = [&p] { return patch::parse(p.patch, p.path_rule); };
   Result<patch::Patch> parsed = Error();
   if (p.patch.size() > kOffloadBytes)
     parsed = co_await offload(pool_, parse);
@@ -236,7 +236,7 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::apply_pat
   if (!outcomes) co_return outcomes.error();
   if (std::none_of(outcomes->begin(), outcomes->end(), changes)) co_return unchanged_patch();
 
-  protocol::ApplyPatchResult result = describe(*outcomes, ctx.backend.has_modes());
+  ops::Patched result = describe(*outcomes, ctx.backend.has_modes());
   std::vector<Step> steps = plan_steps(*outcomes, canonical, inputs);
   for (const Step& s : steps)
     if (s.kind == Step::Kind::kRemove && !ctx.backend.can_remove())

@@ -125,11 +125,11 @@ ChangeReport change_report(const std::string& canonical,
 }
 
 void attach_reports(const std::vector<StagedChange>& steps, Committed& committed,
-                    protocol::ApplyPatchResult& result) {
+                    ops::Patched& result) {
   for (std::size_t i = 0; i < steps.size(); ++i) {
     if (!committed.reports[i]) continue;
-    for (protocol::PatchFileResult& f : result.files)
-      if (f.moved_to.value_or(f.path) == steps[i].shown && f.action != "delete")
+    for (ops::PatchedFile& f : result.files)
+      if (f.moved_to.value_or(f.path) == steps[i].shown && f.action != patch::Action::kDelete)
         f.diagnostics = *committed.reports[i];
   }
 }

@@ -22,7 +22,8 @@
 #include "backends/fs_backend.h"
 #include "edit/change/restore.h"
 #include "edit/change/splice.h"
-#include "protocol/methods.h"
+#include "server/checks/diagnostics.h"
+#include "server/ops/requests.h"
 
 namespace editd {
 
@@ -70,12 +71,12 @@ enum class Writes {
 // checks' report of each step a check covers (nullopt for the others).
 struct Committed {
   std::optional<std::string> undo_id;
-  std::vector<std::optional<protocol::DiagnosticsReport>> reports;
+  std::vector<std::optional<diagnostics::Report>> reports;
 };
 
 // Each checked file's report, in the entry of `result` that names the file
 // written (apply_patch's and undo's results).
 void attach_reports(const std::vector<StagedChange>& steps, Committed& committed,
-                    protocol::ApplyPatchResult& result);
+                    ops::Patched& result);
 
 }  // namespace editd

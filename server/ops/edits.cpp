@@ -11,6 +11,7 @@
 #include "edit/match/occurrences.h"
 #include "edit/change/splice.h"
 #include "edit/text/text.h"
+#include "protocol/error.h"
 #include "server/ops/operations.h"
 
 namespace editd {
@@ -47,6 +48,20 @@ void add_outdated_hint(Error& e, const std::string& known, const std::string& no
   e.data["hint"] = it == e.data.end() ? hint : hint + " " + it->get<std::string>();
 }
 
+// The member of an edit of edit_lines that holds its (first) anchor, as the
+// request names it: the errors about that anchor say where it is.
+std::string edit_member(hashline::Kind kind) {
+  switch (kind) {
+    case hashline::Kind::kReplace:
+      return "replace.start";
+    case hashline::Kind::kInsertAfter:
+      return "insertAfter";
+    case hashline::Kind::kInsertBefore:
+      return "insertBefore";
+  }
+  return "replace.start";
+}
+
 Error bad_anchor(std::size_t index, const std::string& where, const std::string& given) {
   Error e = invalid_param(mention(Input::kEdits),
                           "edit " + std::to_string(index) + ": " + where + " '" + given +
@@ -58,7 +73,7 @@ Error bad_anchor(std::size_t index, const std::string& where, const std::string&
 
 }  // namespace
 
-Operations::Awaitable Operations::write_text(RequestContext& ctx, protocol::WriteTextParams p) {
+Operations::Awaitable Operations::write_text(RequestContext& ctx, ops::WriteRequest p) {
   if (auto ok = check_param_text(p.content, "content"); !ok) co_return ok.error();
   co_return co_await mutate(
       ctx, p, true, new_file_runs_here(p.content), [&p](const Current& cur) -> Result<Transformed> {
@@ -93,10 +108,10 @@ Operations::Awaitable Operations::write_text(RequestContext& ctx, protocol::Writ
 namespace {
 
 // "LF line endings, a BOM and a final newline": the state set_format was asked for.
-std::string format_asked(const protocol::SetFormatParams& p) {
+std::string format_asked(const ops::FormatRequest& p) {
   std::vector<std::string> parts;
   if (p.line_endings)
-    parts.push_back(*p.line_endings == "crlf" ? "CRLF line endings" : "LF line endings");
+    parts.push_back(*p.line_endings == text::Eol::kCrLf ? "CRLF line endings" : "LF line endings");
   if (p.bom) parts.push_back(*p.bom ? "a BOM" : "no BOM");
   if (p.final_newline) parts.push_back(*p.final_newline ? "a final newline" : "no final newline");
   std::string out;
@@ -107,7 +122,7 @@ std::string format_asked(const protocol::SetFormatParams& p) {
 
 }  // namespace
 
-Operations::Awaitable Operations::set_format(RequestContext& ctx, protocol::SetFormatParams p) {
+Operations::Awaitable Operations::set_format(RequestContext& ctx, ops::FormatRequest p) {
   RunsHere small = [](const Current& cur) {
     return cur.bytes && cur.bytes->size() <= kOffloadBytes;
   };
@@ -115,8 +130,7 @@ Operations::Awaitable Operations::set_format(RequestContext& ctx, protocol::SetF
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
     text::Format format;
-    if (p.line_endings)
-      format.line_endings = *p.line_endings == "crlf" ? text::Eol::kCrLf : text::Eol::kLf;
+    format.line_endings = p.line_endings;
     format.bom = p.bom;
     format.final_newline = p.final_newline;
     auto bytes = text::reformat(*doc, format, cur.shown);
@@ -137,7 +151,7 @@ Operations::Awaitable Operations::set_format(RequestContext& ctx, protocol::SetF
   });
 }
 
-Operations::Awaitable Operations::create(RequestContext& ctx, protocol::CreateParams p) {
+Operations::Awaitable Operations::create(RequestContext& ctx, ops::CreateRequest p) {
   if (auto ok = check_param_text(p.content, "content"); !ok) co_return ok.error();
   co_return co_await mutate(
       ctx, p, true, new_file_runs_here(p.content), [&p](const Current& cur) -> Result<Transformed> {
@@ -154,7 +168,7 @@ Operations::Awaitable Operations::create(RequestContext& ctx, protocol::CreatePa
       });
 }
 
-Operations::Awaitable Operations::insert(RequestContext& ctx, protocol::InsertParams p) {
+Operations::Awaitable Operations::insert(RequestContext& ctx, ops::InsertRequest p) {
   if (auto ok = check_param_text(p.text, "text"); !ok) co_return ok.error();
   if (p.text.empty())
     co_return invalid_param("text", "must not be empty (send \"\\n\" for a blank line)");
@@ -166,10 +180,11 @@ Operations::Awaitable Operations::insert(RequestContext& ctx, protocol::InsertPa
   co_return co_await mutate(ctx, p, false, small, [&p](const Current& cur) -> Result<Transformed> {
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
-    if (p.line > doc->line_count()) return line_out_of_range(p.line, doc->line_count(), "line");
+    if (p.after_line > doc->line_count())
+      return line_out_of_range(p.after_line, doc->line_count(), "line");
     text::Normalized norm(*doc);
     const std::string_view normalized = norm.view();
-    const std::size_t at = offset_of_line(normalized, p.line);
+    const std::size_t at = offset_of_line(normalized, p.after_line);
     std::string block = text::normalize_eol(text::without_copied_bom(*doc, at, p.text));
     if (block.empty())
       return Error(
@@ -182,19 +197,14 @@ Operations::Awaitable Operations::insert(RequestContext& ctx, protocol::InsertPa
     std::vector<splice::Edit> edits;
     edits.push_back({at, at, std::move(block)});
     Transformed c;
-    c.result.lines = std::vector<protocol::LineRange>{{p.line + 1, p.line + inserted}};
+    c.result.lines = std::vector<ops::LineRange>{{p.after_line + 1, p.after_line + inserted}};
     return spliced(*doc, splice::plan(*doc, normalized, std::move(edits)), std::move(c));
   });
 }
 
-Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::StrReplaceParams p) {
+Operations::Awaitable Operations::str_replace(RequestContext& ctx, ops::ReplaceRequest p) {
   if (auto ok = check_param_text(p.new_text, mention(Input::kNewText)); !ok) co_return ok.error();
-  match::Mode mode = options_.matching;
-  if (p.matching) {
-    auto m = match::parse_mode(*p.matching);
-    if (!m) co_return invalid_param("matching", "must be \"exact\", \"standard\" or \"fuzzy\"");
-    mode = *m;
-  }
+  const match::Mode mode = p.matching.value_or(options_.matching);
   // oldText occurs exactly once, verbatim: the exact tier finds it (or, in a
   // file whose CRLFs make more, finds them all and the call is ambiguous), and
   // no forgiving tier, closest-region search or hint runs. What remains is
@@ -243,27 +253,25 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, protocol::Str
         c.asked.emplace(p.old_text, p.new_text);
         c.result.replacements = plan->replacements;
         c.result.matched_by = plan->tier;
-        std::vector<protocol::LineRange> lines;
+        std::vector<ops::LineRange> lines;
         for (const auto& l : plan->lines) lines.push_back({l.start_line, l.end_line});
         c.result.lines = std::move(lines);
         return spliced(*doc, splice::plan(*doc, norm.view(), std::move(plan->edits)), std::move(c));
       });
 }
 
-Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::EditLinesParams p) {
+Operations::Awaitable Operations::edit_lines(RequestContext& ctx, ops::LineEditsRequest p) {
   std::vector<hashline::LineEdit> edits;
   for (std::size_t i = 0; i < p.edits.size(); ++i) {
-    const protocol::LineEditParams& e = p.edits[i];
+    const ops::LineEdit& e = p.edits[i];
     if (auto ok = check_param_text(e.new_text, mention(Input::kNewText)); !ok) {
       Error err = ok.error();
       err.data["edit"] = i;
       co_return err;
     }
     hashline::LineEdit edit;
-    edit.kind = e.kind == "replace"       ? hashline::Kind::kReplace
-                : e.kind == "insertAfter" ? hashline::Kind::kInsertAfter
-                                          : hashline::Kind::kInsertBefore;
-    const std::string where = e.kind == "replace" ? "replace.start" : e.kind;
+    edit.kind = e.kind;
+    const std::string where = edit_member(e.kind);
     auto start = hashline::parse_anchor(e.start);
     if (!start) co_return bad_anchor(i, where, e.start);
     edit.start = std::move(*start);
@@ -310,10 +318,10 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, protocol::Edit
         " is the text of the lines it replaces (line endings and a copy of "
         "the BOM are kept as the file has them, byte fidelity); to convert line endings or add "
         "or remove the BOM, call set_format";
-    std::vector<protocol::LineRange> lines;
+    std::vector<ops::LineRange> lines;
     for (const hashline::LineRange& l : plan->lines) lines.push_back({l.start_line, l.end_line});
     c.result.lines = std::move(lines);
-    std::vector<protocol::RebasedAnchor> rebased;
+    std::vector<ops::RebasedAnchor> rebased;
     for (const hashline::Rebased& r : plan->rebased) rebased.push_back({r.anchor, r.line});
     c.result.rebased = std::move(rebased);
     for (splice::Edit& e : plan->edits)

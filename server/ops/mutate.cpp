@@ -17,13 +17,13 @@
 
 namespace editd {
 
-using protocol::MutationResult;
+using ops::Mutation;
 using text::without_bom;
 
 namespace {
 
 // Where a mutation's own result says its change starts, if it says.
-std::optional<std::uint64_t> first_line(const MutationResult& result) {
+std::optional<std::uint64_t> first_line(const Mutation& result) {
   if (result.lines && !result.lines->empty()) return result.lines->front().start_line;
   return std::nullopt;
 }
@@ -94,7 +94,7 @@ Operations::RunsHere Operations::new_file_runs_here(const std::string& content) 
   };
 }
 
-Operations::Awaitable Operations::mutate(RequestContext& ctx, const protocol::MutationParams& p,
+Operations::Awaitable Operations::mutate(RequestContext& ctx, const ops::MutationRequest& p,
                                          bool may_be_missing, RunsHere runs_here,
                                          const Transform& transform) {
   if (options_.read_only) co_return read_only_error(p.path);

@@ -1,5 +1,7 @@
 // The edit operations: what each method does, above any transport and any
-// backend, with no JSON in sight.
+// backend, with no JSON in sight and no wire type: each takes its request and
+// gives its outcome in the core's own types (server/ops/requests.h), and the
+// doors translate (server/doors/bindings.h).
 //
 // Each mutation follows the same pipeline: resolve the path to its canonical
 // form, join that path's lock chain, read through the backend, check the
@@ -18,7 +20,6 @@
 #include "backends/fs_backend.h"
 #include "edit/change/splice.h"
 #include "edit/change/unified_diff.h"
-#include "protocol/methods.h"
 #include "server/checks/checks.h"
 #include "server/ops/byte_budget.h"
 #include "server/ops/cancel.h"
@@ -26,6 +27,7 @@
 #include "server/ops/known_fingerprints.h"
 #include "server/ops/lock_chain.h"
 #include "server/ops/ops_options.h"
+#include "server/ops/requests.h"
 #include "server/ops/undo_history.h"
 #include "server/ops/views.h"
 
@@ -122,24 +124,22 @@ class Operations {
   // when several I/O threads run operations.
   void run_checks_on(boost::asio::any_io_executor home) { checks_.set_home(std::move(home)); }
 
-  using Awaitable = boost::asio::awaitable<Result<protocol::MutationResult>>;
+  using Awaitable = boost::asio::awaitable<Result<ops::Mutation>>;
 
-  boost::asio::awaitable<Result<protocol::ReadTextResult>> read_text(RequestContext& ctx,
-                                                                     protocol::ReadTextParams p);
-  Awaitable write_text(RequestContext& ctx, protocol::WriteTextParams p);
+  boost::asio::awaitable<Result<ops::Read>> read_text(RequestContext& ctx, ops::ReadRequest p);
+  Awaitable write_text(RequestContext& ctx, ops::WriteRequest p);
   // The file's line endings, BOM and final newline, as asked (docs/protocol.md).
-  Awaitable set_format(RequestContext& ctx, protocol::SetFormatParams p);
-  Awaitable create(RequestContext& ctx, protocol::CreateParams p);
-  Awaitable insert(RequestContext& ctx, protocol::InsertParams p);
-  Awaitable str_replace(RequestContext& ctx, protocol::StrReplaceParams p);
-  Awaitable edit_lines(RequestContext& ctx, protocol::EditLinesParams p);
-  boost::asio::awaitable<Result<protocol::FingerprintResult>> fingerprint(
-      RequestContext& ctx, protocol::FingerprintParams p);
-  boost::asio::awaitable<Result<protocol::ApplyPatchResult>> apply_patch(
-      RequestContext& ctx, protocol::ApplyPatchParams p);
+  Awaitable set_format(RequestContext& ctx, ops::FormatRequest p);
+  Awaitable create(RequestContext& ctx, ops::CreateRequest p);
+  Awaitable insert(RequestContext& ctx, ops::InsertRequest p);
+  Awaitable str_replace(RequestContext& ctx, ops::ReplaceRequest p);
+  Awaitable edit_lines(RequestContext& ctx, ops::LineEditsRequest p);
+  boost::asio::awaitable<Result<ops::Fingerprint>> fingerprint(RequestContext& ctx,
+                                                               ops::FingerprintRequest p);
+  boost::asio::awaitable<Result<ops::Patched>> apply_patch(RequestContext& ctx,
+                                                           ops::PatchRequest p);
   // Puts back every file a mutation changed, if each is still what it wrote.
-  boost::asio::awaitable<Result<protocol::ApplyPatchResult>> undo(RequestContext& ctx,
-                                                                  protocol::UndoParams p);
+  boost::asio::awaitable<Result<ops::Patched>> undo(RequestContext& ctx, ops::UndoRequest p);
 
   // What stands at a path, for a listing of a directory (the text editor's
   // view). The path is resolved and its stat taken once the requests its
@@ -175,7 +175,7 @@ class Operations {
   // What a transform produces: the new bytes and the method's own result fields.
   struct Transformed {
     std::string bytes;  // empty while `splices` holds the change
-    protocol::MutationResult result;
+    ops::Mutation result;
     // Where the bodies (after `bom` bytes of BOM in both) differ, when the
     // transform knows; else the diff compares the whole bodies.
     std::optional<std::vector<diff::Window>> windows;
@@ -229,7 +229,7 @@ class Operations {
   using RunsHere = std::function<bool(const Current&)>;
   // A new file of little content: its diff is its lines, nothing to compare.
   static RunsHere new_file_runs_here(const std::string& content);
-  Awaitable mutate(RequestContext& ctx, const protocol::MutationParams& p, bool may_be_missing,
+  Awaitable mutate(RequestContext& ctx, const ops::MutationRequest& p, bool may_be_missing,
                    RunsHere runs_here, const Transform& transform);
   // Runs the transform and describes the change (diff, counts, fingerprint).
   static Result<Transformed> compute(const Current& cur, const Transform& transform);

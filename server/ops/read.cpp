@@ -15,8 +15,8 @@
 
 namespace editd {
 
-boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
-    RequestContext& ctx, protocol::ReadTextParams p) {
+boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& ctx,
+                                                                ops::ReadRequest p) {
   auto canonical = co_await resolve_in_turn(ctx, p.path);
   if (!canonical) co_return canonical.error();
   LockChains::Guard guard = co_await lock_one(ctx, *canonical, LockChains::Mode::kShared);
@@ -32,8 +32,8 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
   // overwritten by this one's.
 
   const Views::Where where{ctx.reader, ctx.scope.key(), *canonical};
-  auto run = [&]() -> Result<protocol::ReadTextResult> {
-    protocol::ReadTextResult r;
+  auto run = [&]() -> Result<ops::Read> {
+    ops::Read r;
     r.fingerprint = editd::fingerprint(*bytes);
     auto doc = text::Document::decode(*bytes);
     if (!doc) {
@@ -42,10 +42,10 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
       return e;
     }
     std::size_t total = doc->line_count();
-    std::uint64_t start = p.line.value_or(1);
+    std::uint64_t start = p.first_line.value_or(1);
     if (start > std::max<std::size_t>(total, 1)) return line_out_of_range(start, total, "line");
     std::size_t end = total;
-    if (p.limit && start - 1 + *p.limit < total) end = start - 1 + *p.limit;
+    if (p.line_limit && start - 1 + *p.line_limit < total) end = start - 1 + *p.line_limit;
     std::size_t from = doc->line_offset(start - 1), to = doc->line_offset(end);
     const std::string_view body = doc->body();
     // The view is remembered for edit_lines: its lines' hashes, made once a
@@ -66,7 +66,7 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
     } else {
       r.content = std::string(body.substr(from, to - from));
     }
-    if (p.format == "hashline") {
+    if (p.format == ops::ReadFormat::kHashline) {
       // The view is counted before it is made: it has its own bytes per line
       // (a file of empty lines shows ten times its size), so it is bounded as
       // content is, and held in the budget beside the file and its reply.
@@ -84,14 +84,14 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
       }
       hold->grow_to(kReadHold * bytes_read + 2 * size);
       r.content = hashline::render_text(text, start);
-      r.format = "hashline";
+      r.format = ops::ReadFormat::kHashline;
     }
     r.total_lines = total;
-    r.line = start;
+    r.first_line = start;
     r.line_count = end >= start ? end - start + 1 : 0;
     return r;
   };
-  Result<protocol::ReadTextResult> result = Error();
+  Result<ops::Read> result = Error();
   if (bytes->size() > kOffloadBytes)
     result = co_await offload(pool_, run);
   else
@@ -101,8 +101,8 @@ boost::asio::awaitable<Result<protocol::ReadTextResult>> Operations::read_text(
   co_return result;
 }
 
-boost::asio::awaitable<Result<protocol::FingerprintResult>> Operations::fingerprint(
-    RequestContext& ctx, protocol::FingerprintParams p) {
+boost::asio::awaitable<Result<ops::Fingerprint>> Operations::fingerprint(
+    RequestContext& ctx, ops::FingerprintRequest p) {
   auto canonical = co_await resolve_in_turn(ctx, p.path);
   if (!canonical) co_return canonical.error();
   LockChains::Guard guard = co_await lock_one(ctx, *canonical, LockChains::Mode::kShared);
@@ -110,7 +110,7 @@ boost::asio::awaitable<Result<protocol::FingerprintResult>> Operations::fingerpr
   if (!hold) co_return hold.error();
   auto bytes = co_await ctx.backend.read(*canonical);
   if (!bytes) co_return bytes.error();
-  co_return protocol::FingerprintResult{editd::fingerprint(*bytes), bytes->size()};
+  co_return ops::Fingerprint{editd::fingerprint(*bytes), bytes->size()};
 }
 
 boost::asio::awaitable<Result<Operations::Located>> Operations::locate(RequestContext& ctx,

@@ -84,11 +84,13 @@ Error changed_since(const std::string& id, const std::string& shown,
 bool is_text(std::string_view bytes) { return text::check_text(bytes, "file").has_value(); }
 
 // The result entry of one step, its diff appended to `diff`.
-protocol::PatchFileResult describe(const StagedChange& s, std::string& diff) {
-  protocol::PatchFileResult f;
+ops::PatchedFile describe(const StagedChange& s, std::string& diff) {
+  ops::PatchedFile f;
   f.path = s.shown;
   const bool removes = s.kind == StagedChange::Kind::kRemove;
-  f.action = removes ? "delete" : s.previous ? "update" : "add";
+  f.action = removes       ? patch::Action::kDelete
+             : s.previous ? patch::Action::kUpdate
+                          : patch::Action::kAdd;
   std::string_view from = s.previous ? std::string_view(*s.previous) : std::string_view();
   std::string_view to = removes ? std::string_view() : std::string_view(s.bytes);
   const std::string old_label = s.previous ? "a/" + s.shown : std::string("/dev/null");
@@ -140,8 +142,8 @@ Result<std::vector<StagedChange>> restore_steps(const UndoEntry& entry,
 
 }  // namespace
 
-boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
-    RequestContext& ctx, protocol::UndoParams p) {
+boost::asio::awaitable<Result<ops::Patched>> Operations::undo(RequestContext& ctx,
+                                                              ops::UndoRequest p) {
   if (options_.read_only) co_return read_only_undo();
   std::shared_ptr<const UndoEntry> entry = history_.find(p.undo_id);
   if (!entry) co_return unknown_undo(p.undo_id);
@@ -177,20 +179,20 @@ boost::asio::awaitable<Result<protocol::ApplyPatchResult>> Operations::undo(
   // work: on the pool, like every other (docs/architecture.md), never on the
   // thread that serves the connections.
   std::vector<StagedChange> steps;
-  auto describe_all = [&]() -> Result<protocol::ApplyPatchResult> {
+  auto describe_all = [&]() -> Result<ops::Patched> {
     Result<std::vector<StagedChange>> restored = restore_steps(*entry, current, ctx.backend);
     if (!restored) return restored.error();
     steps = std::move(*restored);
     for (const StagedChange& s : steps)
       if (s.kind == StagedChange::Kind::kRemove && !ctx.backend.can_remove())
         return unsupported_removal(s.shown);
-    protocol::ApplyPatchResult r;
+    ops::Patched r;
     for (const StagedChange& s : steps) r.files.push_back(describe(s, r.diff));
     return r;
   };
-  Result<protocol::ApplyPatchResult> described = co_await offload(pool_, describe_all);
+  Result<ops::Patched> described = co_await offload(pool_, describe_all);
   if (!described) co_return described.error();
-  protocol::ApplyPatchResult result = std::move(*described);
+  ops::Patched result = std::move(*described);
   if (p.dry_run) co_return result;
 
   auto committed = co_await commit(ctx, *files, steps, Writes::kBatch, "undo");

@@ -90,6 +90,29 @@ TEST_CASE("param decoding reports the first bad param") {
   CHECK(ok.has_value());
 }
 
+TEST_CASE("a mode string the wire does not know is invalid params naming it, at decode") {
+  // Decoded once here; the doors turn the string into the core's enum.
+  const json base = {{"path", "a"}, {"oldText", "x"}, {"newText", "y"}};
+  for (const char* mode : {"exact", "standard", "fuzzy"}) {
+    json p = base;
+    p["matching"] = mode;
+    auto ok = decode_str_replace(p);
+    REQUIRE(ok.has_value());
+    CHECK(ok->matching == mode);
+  }
+  json p = base;
+  p["matching"] = "loose";
+  auto bad = decode_str_replace(p);
+  REQUIRE(bad.has_error());
+  CHECK(bad.error().kind == ErrorKind::kInvalidParams);
+  CHECK(bad.error().message ==
+        "invalid param 'matching': must be \"exact\", \"standard\" or \"fuzzy\"");
+  CHECK(bad.error().data["param"] == "matching");
+  auto format = decode_read_text(json{{"path", "a"}, {"format", "html"}});
+  REQUIRE(format.has_error());
+  CHECK(format.error().data["param"] == "format");
+}
+
 // Hostile input: every line, whatever its bytes, becomes a message or the
 // error to answer with; parse_message never throws.
 

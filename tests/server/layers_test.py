@@ -4,7 +4,10 @@
 The parts, top to bottom: the process (server/), the session (server/session/),
 the front doors (server/doors/), the operations (server/ops/) and the checks
 (server/checks/). A file may include a header of its own part or of a part
-below it, never one above. Prints every include that runs up and fails.
+below it, never one above. The operations and the checks, the core, take no
+wire types: of protocol/ they include only protocol/error.h (the error model
+and how an invalid_params error names its param); the doors translate
+(server/doors/bindings.h). Prints every include that breaks a rule and fails.
 
 Usage: layers_test.py SOURCE_DIR
 """
@@ -15,6 +18,9 @@ import sys
 PARTS = ["server/checks/", "server/ops/", "server/doors/", "server/session/", "server/"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(server/[^"]+)"', re.MULTILINE)
 GENERATED = {"server/commit.h"}  # written by the build (CMakeLists.txt)
+PROTOCOL = re.compile(r'^\s*#\s*include\s+"(protocol/[^"]+)"', re.MULTILINE)
+CORE = ("server/ops/", "server/checks/")
+CORE_MAY_INCLUDE = {"protocol/error.h"}
 
 
 def floor(path: str) -> int:
@@ -33,16 +39,21 @@ def main() -> int:
     up = []
     for f in files:
         rel = f.relative_to(root).as_posix()
-        for inc in INCLUDE.findall(f.read_text()):
+        text = f.read_text()
+        for inc in INCLUDE.findall(text):
             if inc in GENERATED:
                 continue
             if not (root / inc).exists():
                 up.append(f"{rel}: includes {inc}, which does not exist")
             elif floor(inc) > floor(rel):
                 up.append(f"{rel}: includes {inc}, a part above its own")
+        if rel.startswith(CORE):
+            for inc in PROTOCOL.findall(text):
+                if inc not in CORE_MAY_INCLUDE:
+                    up.append(f"{rel}: includes {inc}: the core takes no wire types")
     for line in up:
         print(line)
-    print(f"{len(files)} files, {len(up)} includes running up")
+    print(f"{len(files)} files, {len(up)} includes running up or bringing the wire into the core")
     return 1 if up else 0
 
 

@@ -43,6 +43,8 @@
 
 #include "backends/memory/memory_backend.h"
 #include "protocol/methods.h"
+#include "protocol/params.h"
+#include "server/doors/bindings.h"
 #include "server/ops/operations.h"
 
 using namespace editd;
@@ -607,7 +609,7 @@ struct Server {
   }
 
   std::string fingerprint(const std::string& path) {
-    protocol::FingerprintParams p;
+    ops::FingerprintRequest p;
     p.path = path;
     auto r = run([&](RequestContext& ctx) { return ops.fingerprint(ctx, p); });
     return r ? r->fingerprint : "error: " + r.error().message;
@@ -674,41 +676,42 @@ Reply call(Server& s, const Op& op, bool dry_run) {
       reply.error = r.error();
       return;
     }
-    reply.json = protocol::to_json(*r);
+    reply.json = protocol::to_json(to_wire(*r));  // as the door sends it
     reply.diff = r->diff;
     reply.files.push_back({path, r->added, r->removed, r->fingerprint});
   };
   switch (op.kind) {
     case Op::Kind::kStrReplace: {
-      protocol::StrReplaceParams p;
+      ops::ReplaceRequest p;
       p.path = op.path;
       p.old_text = op.old_text;
       p.new_text = op.new_text;
       p.replace_all = op.replace_all;
-      p.matching = "exact";
+      p.matching = match::Mode::kExact;
       p.dry_run = dry_run;
       take(s.run([&](RequestContext& ctx) { return s.ops.str_replace(ctx, p); }), op.path);
       break;
     }
     case Op::Kind::kInsert: {
-      protocol::InsertParams p;
+      ops::InsertRequest p;
       p.path = op.path;
-      p.line = op.line;
+      p.after_line = op.line;
       p.text = op.text;
       p.dry_run = dry_run;
       take(s.run([&](RequestContext& ctx) { return s.ops.insert(ctx, p); }), op.path);
       break;
     }
     case Op::Kind::kApplyPatch: {
-      protocol::ApplyPatchParams p;
+      ops::PatchRequest p;
       p.patch = op.patch;
+      p.path_rule = protocol::path_problem;
       p.dry_run = dry_run;
       auto r = s.run([&](RequestContext& ctx) { return s.ops.apply_patch(ctx, p); });
       if (r.has_error()) {
         reply.error = r.error();
         break;
       }
-      reply.json = protocol::to_json(*r);
+      reply.json = protocol::to_json(to_wire(*r));
       reply.diff = r->diff;
       for (const auto& f : r->files)
         reply.files.push_back({f.path, f.added, f.removed, f.fingerprint});

@@ -15,6 +15,7 @@
 
 #include "backends/memory/memory_backend.h"
 #include "edit/text/fingerprint.h"
+#include "protocol/params.h"
 #include "support/pool_hold.h"
 
 using namespace editd;
@@ -46,8 +47,8 @@ void spawn_into(asio::io_context& io, asio::awaitable<T> task, std::optional<T>&
   });
 }
 
-protocol::StrReplaceParams replace(std::string path, std::string old_text, std::string new_text) {
-  protocol::StrReplaceParams p;
+ops::ReplaceRequest replace(std::string path, std::string old_text, std::string new_text) {
+  ops::ReplaceRequest p;
   p.path = std::move(path);
   p.old_text = std::move(old_text);
   p.new_text = std::move(new_text);
@@ -63,7 +64,7 @@ TEST_CASE("an operation on a slow file does not hold up one on another file") {
   asio::steady_timer gate(f.io, asio::steady_timer::time_point::max());
   f.backend.set_delay("slow.txt", [&gate] { return wait_until_cancelled(gate); });
   auto c1 = f.ctx(), c2 = f.ctx();
-  std::optional<Result<protocol::MutationResult>> slow, fast;
+  std::optional<Result<ops::Mutation>> slow, fast;
   spawn_into(f.io, f.ops.str_replace(c1, replace("slow.txt", "slow", "SLOW")), slow);
   spawn_into(f.io, f.ops.str_replace(c2, replace("fast.txt", "fast", "FAST")), fast);
   while (!fast) f.io.run_one();
@@ -82,7 +83,7 @@ TEST_CASE("dependent edits of one file apply in arrival order") {
   f.backend.put("chain.txt", "v0\n");
   std::vector<RequestContext> ctxs;
   for (int i = 0; i < 20; ++i) ctxs.push_back(f.ctx());
-  std::vector<std::optional<Result<protocol::MutationResult>>> results(20);
+  std::vector<std::optional<Result<ops::Mutation>>> results(20);
   for (int i = 0; i < 20; ++i)
     spawn_into(f.io,
                f.ops.str_replace(ctxs[i], replace("chain.txt", "v" + std::to_string(i),
@@ -99,7 +100,7 @@ TEST_CASE("a cancelled request changes nothing and answers cancelled") {
   f.backend.put("a.txt", "a\n");
   auto ctx = f.ctx();
   ctx.cancel->cancelled = true;
-  std::optional<Result<protocol::MutationResult>> r;
+  std::optional<Result<ops::Mutation>> r;
   spawn_into(f.io, f.ops.str_replace(ctx, replace("a.txt", "a", "b")), r);
   f.io.run();
   REQUIRE(r->has_error());
@@ -112,7 +113,7 @@ TEST_CASE("a failed write reports io and leaves the file as it was") {
   f.backend.put("a.txt", "a\n");
   f.backend.fail_next_write("a.txt");
   auto ctx = f.ctx();
-  std::optional<Result<protocol::MutationResult>> r;
+  std::optional<Result<ops::Mutation>> r;
   spawn_into(f.io, f.ops.str_replace(ctx, replace("a.txt", "a", "b")), r);
   f.io.run();
   REQUIRE(r->has_error());
@@ -127,25 +128,25 @@ TEST_CASE("require-read refuses a mutation of an unread or changed file with sta
   KnownFingerprints known;
   auto ctx = f.ctx();
   ctx.known = &known;
-  std::optional<Result<protocol::MutationResult>> r1;
+  std::optional<Result<ops::Mutation>> r1;
   spawn_into(f.io, f.ops.str_replace(ctx, replace("a.txt", "one", "two")), r1);
   f.io.run();
   REQUIRE(r1->has_error());
   CHECK(r1->error().kind == ErrorKind::kStale);
   CHECK(r1->error().data["knownFingerprint"].is_null());
 
-  protocol::ReadTextParams rp;
+  ops::ReadRequest rp;
   rp.path = "a.txt";
-  rp.line = 1;
-  rp.limit = 1;  // a slice read counts as a read
-  std::optional<Result<protocol::ReadTextResult>> read;
+  rp.first_line = 1;
+  rp.line_limit = 1;  // a slice read counts as a read
+  std::optional<Result<ops::Read>> read;
   spawn_into(f.io, f.ops.read_text(ctx, rp), read);
   f.io.restart();
   f.io.run();
   REQUIRE(read->has_value());
 
   f.backend.put("a.txt", "changed\n");
-  std::optional<Result<protocol::MutationResult>> r2;
+  std::optional<Result<ops::Mutation>> r2;
   spawn_into(f.io, f.ops.str_replace(ctx, replace("a.txt", "changed", "x")), r2);
   f.io.restart();
   f.io.run();
@@ -154,10 +155,10 @@ TEST_CASE("require-read refuses a mutation of an unread or changed file with sta
   CHECK(r2->error().data["knownFingerprint"] == (*read)->fingerprint);
 
   // Creating a new file needs no read.
-  protocol::CreateParams cp;
+  ops::CreateRequest cp;
   cp.path = "new.txt";
   cp.content = "n\n";
-  std::optional<Result<protocol::MutationResult>> created;
+  std::optional<Result<ops::Mutation>> created;
   spawn_into(f.io, f.ops.create(ctx, cp), created);
   f.io.restart();
   f.io.run();
@@ -166,9 +167,10 @@ TEST_CASE("require-read refuses a mutation of an unread or changed file with sta
 
 namespace {
 
-protocol::ApplyPatchParams patch_of(std::string text) {
-  protocol::ApplyPatchParams p;
+ops::PatchRequest patch_of(std::string text) {
+  ops::PatchRequest p;
   p.patch = std::move(text);
+  p.path_rule = protocol::path_problem;
   return p;
 }
 
@@ -183,7 +185,7 @@ TEST_CASE(
   f.backend.put("d2.txt", "two\n");
   f.backend.fail_next_remove("d2.txt");
   auto ctx = f.ctx();
-  std::optional<Result<protocol::ApplyPatchResult>> r;
+  std::optional<Result<ops::Patched>> r;
   spawn_into(f.io,
              f.ops.apply_patch(
                  ctx, patch_of("*** Begin Patch\n"
@@ -213,8 +215,8 @@ TEST_CASE("a patch holds every file it touches: a later edit of any of them wait
   asio::steady_timer gate(f.io, asio::steady_timer::time_point::max());
   f.backend.set_delay("a.txt", [&gate] { return wait_until_cancelled(gate); });
   auto c1 = f.ctx(), c2 = f.ctx();
-  std::optional<Result<protocol::ApplyPatchResult>> patched;
-  std::optional<Result<protocol::MutationResult>> edited;
+  std::optional<Result<ops::Patched>> patched;
+  std::optional<Result<ops::Mutation>> edited;
   spawn_into(f.io,
              f.ops.apply_patch(c1, patch_of("*** Begin Patch\n*** Update File: a.txt\n@@\n-a\n+A\n"
                                             "*** Update File: b.txt\n@@\n-x\n+y\n*** End Patch")),
@@ -234,7 +236,7 @@ TEST_CASE("a cancelled patch changes nothing") {
   f.backend.put("a.txt", "a\n");
   auto ctx = f.ctx();
   ctx.cancel->cancelled = true;
-  std::optional<Result<protocol::ApplyPatchResult>> r;
+  std::optional<Result<ops::Patched>> r;
   spawn_into(
       f.io,
       f.ops.apply_patch(ctx, patch_of("*** Begin Patch\n*** Delete File: a.txt\n*** End Patch")),
@@ -252,12 +254,12 @@ TEST_CASE("a copied BOM never lands as a second BOM, through insert or apply_pat
   const std::string bom = "\xEF\xBB\xBF";
   Fixture f;
   auto run_insert = [&](std::string path, std::uint64_t line, std::string text) {
-    protocol::InsertParams p;
+    ops::InsertRequest p;
     p.path = std::move(path);
-    p.line = line;
+    p.after_line = line;
     p.text = std::move(text);
     auto ctx = f.ctx();
-    std::optional<Result<protocol::MutationResult>> r;
+    std::optional<Result<ops::Mutation>> r;
     spawn_into(f.io, f.ops.insert(ctx, std::move(p)), r);
     f.io.restart();
     f.io.run();
@@ -281,7 +283,7 @@ TEST_CASE("a copied BOM never lands as a second BOM, through insert or apply_pat
 
   f.backend.put("p.ts", bom + "let a = 1;\n");
   auto ctx = f.ctx();
-  std::optional<Result<protocol::ApplyPatchResult>> r;
+  std::optional<Result<ops::Patched>> r;
   spawn_into(f.io,
              f.ops.apply_patch(ctx, patch_of("*** Begin Patch\n*** Update File: p.ts\n@@\n+" + bom +
                                              "// header\n let a = 1;\n*** End Patch")),
@@ -303,14 +305,14 @@ TEST_CASE(
 
   // oldText once, verbatim; an insert of one line; a new file.
   auto c1 = f.ctx(), c2 = f.ctx(), c3 = f.ctx(), c4 = f.ctx();
-  std::optional<Result<protocol::MutationResult>> once, inserted, created, missed;
+  std::optional<Result<ops::Mutation>> once, inserted, created, missed;
   spawn_into(f.io, f.ops.str_replace(c1, replace("a.txt", "line 100;", "line one hundred;")), once);
-  protocol::InsertParams ins;
+  ops::InsertRequest ins;
   ins.path = "a.txt";
-  ins.line = 1;
+  ins.after_line = 1;
   ins.text = "// top\n";
   spawn_into(f.io, f.ops.insert(c2, ins), inserted);
-  protocol::CreateParams cr;
+  ops::CreateRequest cr;
   cr.path = "new.txt";
   cr.content = "fresh\n";
   spawn_into(f.io, f.ops.create(c3, cr), created);
@@ -339,14 +341,15 @@ TEST_CASE("read_text: a whole file, a slice and hashline, with and without a BOM
   const std::string bom = "\xEF\xBB\xBF";
   Fixture f;
   auto read = [&](std::string path, std::optional<std::uint64_t> line,
-                  std::optional<std::uint64_t> limit, std::string format = "") {
-    protocol::ReadTextParams p;
+                  std::optional<std::uint64_t> limit,
+                  ops::ReadFormat format = ops::ReadFormat::kPlain) {
+    ops::ReadRequest p;
     p.path = std::move(path);
-    p.line = line;
-    p.limit = limit;
-    if (!format.empty()) p.format = std::move(format);
+    p.first_line = line;
+    p.line_limit = limit;
+    p.format = format;
     auto ctx = f.ctx();
-    std::optional<Result<protocol::ReadTextResult>> r;
+    std::optional<Result<ops::Read>> r;
     spawn_into(f.io, f.ops.read_text(ctx, std::move(p)), r);
     f.io.restart();
     f.io.run();
@@ -364,7 +367,7 @@ TEST_CASE("read_text: a whole file, a slice and hashline, with and without a BOM
     CHECK(whole.content == body);  // the BOM is not content
     CHECK(whole.fingerprint == fingerprint(bytes));
     CHECK(whole.total_lines == 3);
-    CHECK(whole.line == 1);
+    CHECK(whole.first_line == 1);
     CHECK(whole.line_count == 3);
     auto first = read(name, 1, 1);
     CHECK(first.content == "one\r\n");
@@ -372,8 +375,8 @@ TEST_CASE("read_text: a whole file, a slice and hashline, with and without a BOM
     auto last = read(name, 2, std::nullopt);
     CHECK(last.content == "two\nthree");
     CHECK(last.line_count == 2);
-    auto hashed = read(name, std::nullopt, std::nullopt, "hashline");
-    CHECK(hashed.format == "hashline");
+    auto hashed = read(name, std::nullopt, std::nullopt, ops::ReadFormat::kHashline);
+    CHECK(hashed.format == ops::ReadFormat::kHashline);
     CHECK(hashed.content.find("one") != std::string::npos);
     CHECK(hashed.content.find(bom) == std::string::npos);
     CHECK(f.backend.get(name) == bytes);  // reading changed nothing
@@ -405,15 +408,15 @@ TEST_CASE("an edit written as pieces lands, diffs and fingerprints as one writte
        }},
       {"insert at the end of a last line without a newline", "one\ntwo",
        [](Operations& ops, RequestContext& c) {
-         protocol::InsertParams p;
+         ops::InsertRequest p;
          p.path = "f.txt";
-         p.line = 2;
+         p.after_line = 2;
          p.text = "three\n";
          return ops.insert(c, std::move(p));
        }},
       {"write_text of a big file", big,
        [big](Operations& ops, RequestContext& c) {
-         protocol::WriteTextParams p;
+         ops::WriteRequest p;
          p.path = "f.txt";
          p.content = "head\n" + big.substr(20, big.size() - 40) + "tail\n";
          return ops.write_text(c, std::move(p));
@@ -421,7 +424,7 @@ TEST_CASE("an edit written as pieces lands, diffs and fingerprints as one writte
   };
   for (const Case& k : cases) {
     CAPTURE(k.name);
-    std::optional<Result<protocol::MutationResult>> lean, whole;
+    std::optional<Result<ops::Mutation>> lean, whole;
     std::string lean_file, whole_file;
     {
       Fixture f;

@@ -1,0 +1,156 @@
+// What the operations take and give: each request and each outcome as the
+// core sees it, with no JSON and no wire in sight.
+//
+// The doors decode a method's params (protocol/methods.h), turn them into
+// these (server/doors/bindings.h: the mode strings parsed once, into enums)
+// and turn an outcome back into the wire's result. The fields mean what
+// docs/protocol.md says of the params and results they come from and go to.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "edit/anchors/hashline.h"
+#include "edit/match/replace.h"
+#include "edit/patch/patch.h"
+#include "edit/text/text.h"
+#include "server/checks/diagnostics.h"
+
+namespace editd::ops {
+
+// How read_text shows the lines: as they are, or as hashline's LINE~TAG|text.
+enum class ReadFormat { kPlain, kHashline };
+
+struct ReadRequest {
+  std::string path;
+  std::optional<std::uint64_t> first_line;  // 1-based; absent: 1
+  std::optional<std::uint64_t> line_limit;  // the most lines to show; absent: all
+  ReadFormat format = ReadFormat::kPlain;
+};
+// The lines read_text shows, and the whole file's fingerprint.
+struct Read {
+  std::string content;
+  ReadFormat format = ReadFormat::kPlain;
+  std::string fingerprint;
+  std::uint64_t total_lines = 0;
+  std::uint64_t first_line = 1;
+  std::uint64_t line_count = 0;
+};
+
+struct FingerprintRequest {
+  std::string path;
+};
+struct Fingerprint {
+  std::string fingerprint;
+  std::uint64_t size = 0;
+};
+
+// What every one-file mutation is asked with.
+struct MutationRequest {
+  std::string path;
+  // The caller's picture of the file: conflict when the file is not that.
+  std::optional<std::string> expected_fingerprint;
+  bool dry_run = false;  // describe the change, write nothing
+};
+
+struct WriteRequest : MutationRequest {
+  std::string content;
+};
+struct CreateRequest : MutationRequest {
+  std::string content;
+};
+struct InsertRequest : MutationRequest {
+  std::uint64_t after_line = 0;  // 0: before the first line
+  std::string text;
+};
+// set_format: what the fidelity rules otherwise keep, set explicitly; each
+// absent member keeps the file's own.
+struct FormatRequest : MutationRequest {
+  std::optional<text::Eol> line_endings;  // kLf or kCrLf
+  std::optional<bool> bom;
+  std::optional<bool> final_newline;
+};
+struct ReplaceRequest : MutationRequest {
+  std::string old_text;
+  std::string new_text;
+  bool replace_all = false;
+  std::optional<std::uint64_t> expected_replacements;
+  std::optional<match::Mode> matching;  // absent: --matching's
+};
+// One edit of edit_lines, its anchors as written: the operation parses them.
+struct LineEdit {
+  hashline::Kind kind = hashline::Kind::kReplace;
+  std::string start;               // the replacement's first line, or the insertion's anchor
+  std::optional<std::string> end;  // the replacement's last line
+  std::string new_text;
+};
+struct LineEditsRequest : MutationRequest {
+  std::vector<LineEdit> edits;
+};
+
+// An anchor of edit_lines that stood at another line than it named.
+struct RebasedAnchor {
+  std::string anchor;
+  std::uint64_t line = 0;
+};
+struct LineRange {
+  std::uint64_t start_line = 0;
+  std::uint64_t end_line = 0;
+};
+
+// What a one-file mutation did (or, dry, would do), and what each method adds.
+struct Mutation {
+  std::string fingerprint;
+  std::string diff;
+  std::uint64_t added = 0;
+  std::uint64_t removed = 0;
+  std::optional<bool> created;                // write_text, create
+  std::optional<std::uint64_t> replacements;  // str_replace
+  std::optional<std::vector<LineRange>> lines;
+  std::optional<std::string> matched_by;  // str_replace: the tier that matched
+  std::optional<std::vector<RebasedAnchor>> rebased;  // edit_lines
+  std::optional<std::string> undo_id;  // absent when nothing was written or kept
+  std::optional<diagnostics::Report> diagnostics;  // when a check covers the file written
+};
+
+struct PatchRequest {
+  std::string patch;
+  bool dry_run = false;
+  std::map<std::string, std::string> expected_fingerprints;  // path -> fingerprint
+  // The rule every path inside the patch is held to: the one the door holds
+  // its path params to (protocol::path_problem). Required.
+  patch::PathRule path_rule = nullptr;
+};
+struct UndoRequest {
+  std::string undo_id;
+  bool dry_run = false;
+};
+
+// One file an apply_patch (or an undo) changed.
+struct PatchedFile {
+  std::string path;
+  patch::Action action = patch::Action::kUpdate;
+  std::optional<std::string> moved_to;
+  std::uint64_t added = 0;
+  std::uint64_t removed = 0;
+  std::optional<std::string> fingerprint;  // absent for a delete
+  bool overwritten = false;
+  // The mode the patch set (git `new mode`): executable or not; absent: none.
+  std::optional<bool> executable;
+  bool mode_skipped = false;  // the patch set a mode the backend has no way to keep
+  // An update whose every change the fidelity rules kept out (the file was
+  // not written), in a patch that changes other files.
+  bool unchanged = false;
+  std::optional<diagnostics::Report> diagnostics;  // when a check covers the file written
+};
+// What an apply_patch or an undo did: each file, and one diff for them all.
+struct Patched {
+  std::vector<PatchedFile> files;
+  std::string diff;
+  std::optional<std::string> undo_id;
+};
+
+}  // namespace editd::ops
