@@ -49,6 +49,7 @@ enum class ErrorKind {
   kIo,
   kTimeout,
   kDelegateFailed,
+  kUnsupported,
 };
 
 // The input of an edit/ call that an invalid_params Error is about, named by

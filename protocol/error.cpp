@@ -37,6 +37,7 @@ constexpr std::array kKinds = {
     KindInfo{ErrorKind::kIo, "io", -32050},
     KindInfo{ErrorKind::kTimeout, "timeout", -32051},
     KindInfo{ErrorKind::kDelegateFailed, "delegate_failed", -32052},
+    KindInfo{ErrorKind::kUnsupported, "unsupported", -32060},
 };
 
 const KindInfo& info(ErrorKind kind) {

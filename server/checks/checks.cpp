@@ -108,7 +108,7 @@ asio::awaitable<LspClient::SymbolsOutcome> Checks::symbols_here(const Target& t,
                                                  deadline);
   }
   LspClient::SymbolsOutcome none;
-  none.status = "unsupported";
+  none.status = LspClient::SymbolsStatus::kNoServer;
   none.detail = "no language server covers " + t.shown +
                 ": start editd with --lsp 'GLOB=COMMAND' for it (for example --lsp "
                 "'*.py=pylsp', --lsp '*.{c,cc,cpp,h,hpp}=clangd' or --lsp "

@@ -649,7 +649,7 @@ asio::awaitable<LspClient::SymbolsOutcome> LspClient::document_symbols(
   std::string error;
   StatePtr s = co_await start(deadline, error);
   if (!s) {
-    outcome.status = state_ && state_->alive ? "timeout" : "failed";
+    outcome.status = state_ && state_->alive ? SymbolsStatus::kTimeout : SymbolsStatus::kFailed;
     outcome.detail = name_ + ": " + error;
     if (state_ && state_->alive) {
       state_->fail(error);
@@ -658,7 +658,7 @@ asio::awaitable<LspClient::SymbolsOutcome> LspClient::document_symbols(
     co_return outcome;
   }
   if (!s->document_symbols) {
-    outcome.status = "unsupported";
+    outcome.status = SymbolsStatus::kNotOffered;
     outcome.detail = name_ + " does not report a file's symbols (no documentSymbolProvider)";
     co_return outcome;
   }
@@ -678,7 +678,7 @@ asio::awaitable<LspClient::SymbolsOutcome> LspClient::document_symbols(
   s->answers.erase(id);
   doc.busy = false;
   if (!ready) {
-    outcome.status = s->alive ? "timeout" : "failed";
+    outcome.status = s->alive ? SymbolsStatus::kTimeout : SymbolsStatus::kFailed;
     outcome.detail = name_ + ": " + (s->alive ? "no symbols were reported in time" : s->failure);
     if (s->alive) {
       s->fail("it did not report symbols in time");
@@ -687,7 +687,7 @@ asio::awaitable<LspClient::SymbolsOutcome> LspClient::document_symbols(
     co_return outcome;
   }
   if (auto err = answer->find("error"); err != answer->end()) {
-    outcome.status = "failed";
+    outcome.status = SymbolsStatus::kFailed;
     const json message = err->is_object() ? err->value("message", json()) : json();
     outcome.detail = name_ + " could not report the file's symbols: " +
                      (message.is_string() ? message.get<std::string>() : err->dump());

@@ -49,13 +49,20 @@ class LspClient {
 
   // The symbols the server reports for `path` (absolute) holding `text`
   // (without a BOM): the document is opened or changed to exactly `text`
-  // first, so the ranges are of these bytes. `unsupported` when the server
-  // does not offer documentSymbol; `timeout` (the server is then stopped, as a
-  // diagnose that times out stops it) or `failed` as diagnose says. At most
+  // first, so the ranges are of these bytes. kNotOffered when the server
+  // does not offer documentSymbol; kTimeout (the server is then stopped, as a
+  // diagnose that times out stops it) or kFailed as diagnose says. At most
   // kMaxSymbols are kept, nested at most symbols::kMaxDepth deep.
+  enum class SymbolsStatus {
+    kOk,
+    kTimeout,     // no answer in time (the server was stopped)
+    kFailed,      // the server could not start, exited, or answered an error
+    kNoServer,    // no --lsp covers the file (Checks::symbols)
+    kNotOffered,  // the server does not answer documentSymbol
+  };
   struct SymbolsOutcome {
-    std::string status = "ok";  // ok | timeout | failed | unsupported
-    std::string detail;         // when not ok
+    SymbolsStatus status = SymbolsStatus::kOk;
+    std::string detail;  // when not ok
     std::vector<symbols::Reported> roots;
     symbols::Encoding encoding = symbols::Encoding::kUtf16;  // of the ranges
   };

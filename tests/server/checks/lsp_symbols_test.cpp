@@ -49,7 +49,7 @@ std::vector<symbols::Symbol> symbols_of(const std::string& lsp, const std::strin
   checks.stop();
   io.poll();
   INFO(o.detail);
-  REQUIRE(o.status == "ok");
+  REQUIRE(o.status == LspClient::SymbolsStatus::kOk);
   return symbols::outline(text::without_bom(text), o.roots, o.encoding, 100000,
                           symbols::leading_markers(name));
 }
