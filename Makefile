@@ -44,7 +44,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build editd test-build run acp-client-deps mcp-client-deps hosts-deps test bench clean fuzz-build fuzz fuzz-smoke \
+.PHONY: all deps configure build editd test-build run acp-client-deps mcp-client-deps hosts-deps lsp-deps test bench clean fuzz-build fuzz fuzz-smoke \
         sanitize-test tsan-test install deb
 
 all: build
@@ -110,7 +110,15 @@ hosts-deps:
 	@[ $(HOSTS_CLIENT)/node_modules/.package-lock.json -nt $(HOSTS_CLIENT)/package-lock.json ] || \
 	  npm ci --prefix $(HOSTS_CLIENT) --no-audit --no-fund --ignore-scripts
 
-test: test-build acp-client-deps mcp-client-deps hosts-deps
+# The language servers from npm that the symbol tests run (tests/clients/lsp:
+# typescript-language-server with TypeScript, on a pinned Node 22).
+LSP_CLIENT := tests/clients/lsp
+
+lsp-deps:
+	@[ $(LSP_CLIENT)/node_modules/.package-lock.json -nt $(LSP_CLIENT)/package-lock.json ] || \
+	  npm ci --prefix $(LSP_CLIENT) --no-audit --no-fund --ignore-scripts
+
+test: test-build acp-client-deps mcp-client-deps hosts-deps lsp-deps
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
 # Fuzzing (tests/fuzz): clang with libFuzzer, ASan and UBSan, only the pure layers.
@@ -134,7 +142,7 @@ $(SANITIZE_BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(SANITIZE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDITD_SANITIZE=ON -DEDITD_UNITY=$(UNITY) \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_CXX_FLAGS)"
 
-sanitize-test: deps acp-client-deps mcp-client-deps hosts-deps $(SANITIZE_BUILD_DIR)/CMakeCache.txt
+sanitize-test: deps acp-client-deps mcp-client-deps hosts-deps lsp-deps $(SANITIZE_BUILD_DIR)/CMakeCache.txt
 	cmake --build $(SANITIZE_BUILD_DIR) -j$(JOBS) --target test_binaries
 	cd $(SANITIZE_BUILD_DIR) && \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -150,7 +158,7 @@ $(TSAN_BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(TSAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDITD_TSAN=ON -DEDITD_UNITY=$(UNITY) \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_CXX_FLAGS)"
 
-tsan-test: deps acp-client-deps mcp-client-deps hosts-deps $(TSAN_BUILD_DIR)/CMakeCache.txt
+tsan-test: deps acp-client-deps mcp-client-deps hosts-deps lsp-deps $(TSAN_BUILD_DIR)/CMakeCache.txt
 	cmake --build $(TSAN_BUILD_DIR) -j$(JOBS) --target test_binaries
 	rm -rf $(TSAN_BUILD_DIR)/tsan-reports && mkdir -m 1777 $(TSAN_BUILD_DIR)/tsan-reports
 	cd $(TSAN_BUILD_DIR) || exit 1; status=0; \

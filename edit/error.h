@@ -49,12 +49,14 @@ enum class ErrorKind {
   kIo,
   kTimeout,
   kDelegateFailed,
+  kUnsupported,
 };
 
 // The input of an edit/ call that an invalid_params Error is about, named by
 // what it is: the text to find and its replacement (match::Request), the list
 // of line edits (hashline::plan), a member of the format asked for
-// (text::Format). The caller knows which request param carried it.
+// (text::Format), a symbol's name path (symbols::parse_query). The caller
+// knows which request param carried it.
 enum class Input : std::uint8_t {
   kNone,
   kOldText,
@@ -63,6 +65,7 @@ enum class Input : std::uint8_t {
   kLineEndings,
   kBom,
   kFinalNewline,
+  kSymbol,
 };
 
 struct Error {

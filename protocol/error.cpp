@@ -37,6 +37,7 @@ constexpr std::array kKinds = {
     KindInfo{ErrorKind::kIo, "io", -32050},
     KindInfo{ErrorKind::kTimeout, "timeout", -32051},
     KindInfo{ErrorKind::kDelegateFailed, "delegate_failed", -32052},
+    KindInfo{ErrorKind::kUnsupported, "unsupported", -32060},
 };
 
 const KindInfo& info(ErrorKind kind) {
@@ -67,7 +68,7 @@ namespace {
 // The Input a mention's letter stands for; nullopt for a letter no Input has.
 std::optional<Input> mentioned(char letter) {
   const int i = letter - 'a';
-  if (i < 0 || i > static_cast<int>(Input::kFinalNewline)) return std::nullopt;
+  if (i < 0 || i > static_cast<int>(Input::kSymbol)) return std::nullopt;
   return static_cast<Input>(i);
 }
 
@@ -97,6 +98,8 @@ std::string_view InputNames::operator()(Input input) const {
       return bom;
     case Input::kFinalNewline:
       return final_newline;
+    case Input::kSymbol:
+      return symbol;
   }
   return "";
 }
@@ -104,7 +107,8 @@ std::string_view InputNames::operator()(Input input) const {
 const InputNames& InputNames::mentions() {
   static const InputNames kMentions{mention(Input::kOldText), mention(Input::kNewText),
                                     mention(Input::kEdits),   mention(Input::kLineEndings),
-                                    mention(Input::kBom),     mention(Input::kFinalNewline)};
+                                    mention(Input::kBom),     mention(Input::kFinalNewline),
+                                    mention(Input::kSymbol)};
   return kMentions;
 }
 

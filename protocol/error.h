@@ -38,6 +38,7 @@ struct InputNames {
   std::string line_endings = "lineEndings";
   std::string bom = "bom";
   std::string final_newline = "finalNewline";
+  std::string symbol = "symbol";
 
   // The name of `input`; "" for Input::kNone.
   std::string_view operator()(Input input) const;
@@ -47,8 +48,8 @@ struct InputNames {
 };
 
 // The request param that carries an edit/ input, as `names` call it:
-// "oldText", "newText", "edits", "lineEndings", "bom", "finalNewline" by
-// default; "" for Input::kNone.
+// "oldText", "newText", "edits", "lineEndings", "bom", "finalNewline",
+// "symbol" by default; "" for Input::kNone.
 std::string_view param_name(Input input, const InputNames& names = {});
 
 // `e` as the request's param sees it: an Error made by invalid_input (edit/

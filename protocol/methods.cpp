@@ -41,7 +41,42 @@ Result<ReadTextParams> decode_read_text(const json& p) {
   d.optional_string("format", r.format);
   if (d.ok() && r.format && *r.format != "plain" && *r.format != "hashline")
     d.fail(invalid_param("format", "must be \"plain\" or \"hashline\""));
+  d.optional_string("symbol", r.symbol);
+  if (d.ok() && r.symbol && (r.line || r.limit))
+    d.fail(invalid_param("symbol", "names the lines to read: send it without line and limit"));
   d.optional_string("sessionId", r.session_id);
+  return d.finish(std::move(r));
+}
+
+Result<ReadSymbolsParams> decode_read_symbols(const json& p) {
+  ParamDecoder d(p);
+  ReadSymbolsParams r;
+  d.path("path", r.path);
+  d.optional_integer("depth", r.depth, 0);
+  d.optional_string("sessionId", r.session_id);
+  return d.finish(std::move(r));
+}
+
+Result<EditSymbolParams> decode_edit_symbol(const json& p) {
+  ParamDecoder d(p);
+  EditSymbolParams r;
+  decode_mutation(d, r);
+  d.string("symbol", r.symbol);
+  for (const char* placement : {"replace", "insertBefore", "insertAfter"}) {
+    std::optional<std::string> text;
+    d.optional_string(placement, text);
+    if (!d.ok() || !text) continue;
+    if (!r.placement.empty()) {
+      d.fail(invalid_param(placement, "only one of replace, insertBefore and insertAfter may "
+                                      "be given"));
+      break;
+    }
+    r.placement = placement;
+    r.text = std::move(*text);
+  }
+  if (d.ok() && r.placement.empty())
+    d.fail(invalid_param("replace", "missing: give the new lines as replace (in place of the "
+                                    "symbol's lines), insertBefore or insertAfter"));
   return d.finish(std::move(r));
 }
 
@@ -316,6 +351,15 @@ json to_json(const ApplyPatchCallOutput& r) {
   return j;
 }
 
+namespace {
+
+json symbol_json(const SymbolInfo& s) {
+  return json{{"namePath", s.name_path}, {"kind", s.kind}, {"startLine", s.start_line},
+              {"endLine", s.end_line}, {"depth", s.depth}};
+}
+
+}  // namespace
+
 json to_json(const ReadTextResult& r) { return to_json(ReadTextResult(r)); }
 
 json to_json(ReadTextResult&& r) {
@@ -326,6 +370,15 @@ json to_json(ReadTextResult&& r) {
   j["line"] = r.line;
   j["lineCount"] = r.line_count;
   if (r.format) j["format"] = std::move(*r.format);
+  if (r.symbol) j["symbol"] = symbol_json(*r.symbol);
+  return j;
+}
+
+json to_json(const ReadSymbolsResult& r) {
+  json symbols = json::array();
+  for (const SymbolInfo& s : r.symbols) symbols.push_back(symbol_json(s));
+  json j{{"fingerprint", r.fingerprint}, {"totalLines", r.total_lines}, {"symbols", std::move(symbols)}};
+  if (r.truncated) j["truncated"] = true;
   return j;
 }
 
@@ -371,6 +424,7 @@ json to_json(const MutationResult& r) {
     j["rebased"] = std::move(rebased);
   }
   if (r.undo_id) j["undoId"] = *r.undo_id;
+  if (r.symbol) j["symbol"] = symbol_json(*r.symbol);
   put_diagnostics(j, r.diagnostics);
   return j;
 }

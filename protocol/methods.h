@@ -41,7 +41,16 @@ struct ReadTextParams {
   std::optional<std::uint64_t> line;
   std::optional<std::uint64_t> limit;
   std::optional<std::string> format;  // "plain" (default) | "hashline"
+  std::optional<std::string> symbol;  // a name path, in place of line and limit
   std::optional<std::string> session_id;
+};
+// A symbol as read_symbols lists it (and read_text, edit_symbol name it).
+struct SymbolInfo {
+  std::string name_path;
+  std::string kind;
+  std::uint64_t start_line = 0;
+  std::uint64_t end_line = 0;
+  std::uint64_t depth = 0;
 };
 struct ReadTextResult {
   std::string content;
@@ -50,6 +59,19 @@ struct ReadTextResult {
   std::uint64_t total_lines = 0;
   std::uint64_t line = 1;
   std::uint64_t line_count = 0;
+  std::optional<SymbolInfo> symbol;  // when read by symbol
+};
+
+struct ReadSymbolsParams {
+  std::string path;
+  std::optional<std::uint64_t> depth;
+  std::optional<std::string> session_id;
+};
+struct ReadSymbolsResult {
+  std::string fingerprint;
+  std::uint64_t total_lines = 0;
+  std::vector<SymbolInfo> symbols;
+  bool truncated = false;
 };
 
 struct WriteTextParams : MutationParams {
@@ -86,6 +108,12 @@ struct LineEditParams {
 };
 struct EditLinesParams : MutationParams {
   std::vector<LineEditParams> edits;
+};
+// edit_symbol: exactly one of replace, insertBefore, insertAfter.
+struct EditSymbolParams : MutationParams {
+  std::string symbol;
+  std::string placement;  // "replace" | "insertBefore" | "insertAfter": the param given
+  std::string text;
 };
 
 struct RebasedAnchor {
@@ -131,6 +159,7 @@ struct MutationResult {
   std::optional<std::vector<RebasedAnchor>> rebased;  // edit_lines
   std::optional<std::string> undo_id;  // absent when nothing was written or kept
   std::optional<DiagnosticsReport> diagnostics;  // when a check covers the file written
+  std::optional<SymbolInfo> symbol;  // edit_symbol: the symbol as found, before the edit
 };
 
 struct FingerprintParams {
@@ -222,6 +251,8 @@ Result<InsertParams> decode_insert(const json& p);
 Result<SetFormatParams> decode_set_format(const json& p);
 Result<StrReplaceParams> decode_str_replace(const json& p);
 Result<EditLinesParams> decode_edit_lines(const json& p);
+Result<ReadSymbolsParams> decode_read_symbols(const json& p);
+Result<EditSymbolParams> decode_edit_symbol(const json& p);
 Result<FingerprintParams> decode_fingerprint(const json& p);
 Result<ApplyPatchParams> decode_apply_patch(const json& p);
 Result<UndoParams> decode_undo(const json& p);
@@ -231,6 +262,7 @@ Result<OpenAiPatchParams> decode_openai_patch(const json& p);
 json to_json(const ReadTextResult& r);
 json to_json(ReadTextResult&& r);  // moves the content (a whole file) instead of a copy
 json to_json(const MutationResult& r);
+json to_json(const ReadSymbolsResult& r);
 json to_json(const FingerprintResult& r);
 json to_json(const ToolResultBlock& r);
 json to_json(const ApplyPatchCallOutput& r);

@@ -16,6 +16,8 @@ json tool_definitions(const Registry& registry, ToolsFormat format, McpTools mcp
   if (format == ToolsFormat::kMcp) return mcp::tools_list(registry, mcp_tools == McpTools::kAll);
   json tools = json::array();
   for (const Method& m : registry.methods()) {
+    // As tools/list: the symbol tools only where a language server is given.
+    if (m.needs_language_server && !registry.has_language_servers()) continue;
     // The provider's own tool stands for its native method; the other
     // provider's is left out (its input is not this API's).
     if (m.name == "anthropic_text_editor") {

@@ -5,6 +5,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "edit/text/fingerprint.h"
@@ -80,6 +81,39 @@ bool Checks::covers(const Target& t) const {
   for (const diagnostics::Spec& s : specs_)
     if (diagnostics::glob_matches(s.glob, t.shown)) return true;
   return false;
+}
+
+bool Checks::covers_symbols(const Target& t) const {
+  for (const diagnostics::Spec& s : specs_)
+    if (s.lsp && diagnostics::glob_matches(s.glob, t.shown)) return true;
+  return false;
+}
+
+bool Checks::has_language_servers() const {
+  return std::any_of(specs_.begin(), specs_.end(), [](const auto& s) { return s.lsp; });
+}
+
+asio::awaitable<LspClient::SymbolsOutcome> Checks::symbols(const Target& t,
+                                                           const std::string& bytes) {
+  if (!home_) co_return co_await symbols_here(t, bytes);
+  co_return co_await asio::co_spawn(*home_, symbols_here(t, bytes), asio::use_awaitable);
+}
+
+asio::awaitable<LspClient::SymbolsOutcome> Checks::symbols_here(const Target& t,
+                                                                const std::string& bytes) {
+  for (std::size_t i = 0; i < specs_.size(); ++i) {
+    if (!specs_[i].lsp || !diagnostics::glob_matches(specs_[i].glob, t.shown)) continue;
+    const auto deadline = std::chrono::steady_clock::now() + timeout_;
+    co_return co_await lsp_[i]->document_symbols(t.canonical, std::string(text::without_bom(bytes)),
+                                                 deadline);
+  }
+  LspClient::SymbolsOutcome none;
+  none.status = LspClient::SymbolsStatus::kNoServer;
+  none.detail = "no language server covers " + t.shown +
+                ": start editd with --lsp 'GLOB=COMMAND' for it (for example --lsp "
+                "'*.py=pylsp', --lsp '*.{c,cc,cpp,h,hpp}=clangd' or --lsp "
+                "'*.{js,ts,jsx,tsx}=typescript-language-server --stdio'; docs/deployment.md)";
+  co_return none;
 }
 
 asio::awaitable<Checks::Run> Checks::run(std::size_t spec, const Target& t,

@@ -27,10 +27,9 @@
 #include <vector>
 
 #include "server/checks/diagnostics.h"
+#include "server/checks/lsp_client.h"
 
 namespace editd {
-
-class LspClient;
 
 class Checks {
  public:
@@ -58,6 +57,16 @@ class Checks {
   boost::asio::awaitable<diagnostics::Report> after(
       const Target& t, Before before, const std::optional<std::string>& old_bytes,
       const std::string& new_bytes);
+  // The symbols of the file holding `bytes`, from the first --lsp server that
+  // covers it, asked of exactly those bytes (without their BOM). `unsupported`
+  // with what enables it when no --lsp covers the file. Call with the file's
+  // lock chain held, so the answer is of the bytes the caller holds.
+  boost::asio::awaitable<LspClient::SymbolsOutcome> symbols(const Target& t,
+                                                             const std::string& bytes);
+  // Whether some --lsp server covers the file.
+  bool covers_symbols(const Target& t) const;
+  // Whether any --lsp is configured at all.
+  bool has_language_servers() const;
   // Ends the language servers (editd is exiting). Call at home.
   void stop();
   // Where the checks run from now on: before the first check.
@@ -75,6 +84,8 @@ class Checks {
     std::vector<diagnostics::Diagnostic> diagnostics;
   };
   boost::asio::awaitable<Run> run(std::size_t spec, const Target& t, const std::string& bytes);
+  boost::asio::awaitable<LspClient::SymbolsOutcome> symbols_here(const Target& t,
+                                                                  const std::string& bytes);
 
   std::optional<boost::asio::any_io_executor> home_;
   std::vector<diagnostics::Spec> specs_;

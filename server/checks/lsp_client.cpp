@@ -21,6 +21,7 @@
 #include "edit/text/fingerprint.h"
 #include "server/checks/child_process.h"
 #include "server/checks/diagnostics.h"
+#include "server/checks/lsp_wire.h"
 
 namespace editd {
 
@@ -80,84 +81,6 @@ std::optional<std::size_t> content_length(std::string_view headers) {
 
 }  // namespace
 
-std::string file_uri(const std::string& path) {
-  static const char* hex = "0123456789ABCDEF";
-  std::string out = "file://";
-  for (unsigned char c : path) {
-    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~')
-      out += static_cast<char>(c);
-    else {
-      out += '%';
-      out += hex[c >> 4];
-      out += hex[c & 15];
-    }
-  }
-  return out;
-}
-
-std::optional<std::string> path_of_uri(std::string_view uri) {
-  if (!uri.starts_with("file://")) return std::nullopt;
-  uri.remove_prefix(7);
-  if (uri.starts_with("localhost/")) uri.remove_prefix(9);
-  auto value = [](char c) -> int {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
-  };
-  std::string out;
-  for (std::size_t i = 0; i < uri.size(); ++i) {
-    if (uri[i] == '%' && i + 2 < uri.size() && value(uri[i + 1]) >= 0 && value(uri[i + 2]) >= 0) {
-      out += static_cast<char>(value(uri[i + 1]) * 16 + value(uri[i + 2]));
-      i += 2;
-    } else {
-      out += uri[i];
-    }
-  }
-  return out;
-}
-
-std::string language_id(const std::string& path) {
-  auto dot = path.rfind('.');
-  auto slash = path.rfind('/');
-  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return "plaintext";
-  std::string ext = path.substr(dot + 1);
-  static const std::map<std::string, std::string> kIds = {{"c", "c"},
-                                                          {"h", "cpp"},
-                                                          {"cc", "cpp"},
-                                                          {"cpp", "cpp"},
-                                                          {"cxx", "cpp"},
-                                                          {"hh", "cpp"},
-                                                          {"hpp", "cpp"},
-                                                          {"hxx", "cpp"},
-                                                          {"m", "objective-c"},
-                                                          {"mm", "objective-cpp"},
-                                                          {"py", "python"},
-                                                          {"pyi", "python"},
-                                                          {"js", "javascript"},
-                                                          {"mjs", "javascript"},
-                                                          {"cjs", "javascript"},
-                                                          {"jsx", "javascriptreact"},
-                                                          {"ts", "typescript"},
-                                                          {"mts", "typescript"},
-                                                          {"tsx", "typescriptreact"},
-                                                          {"go", "go"},
-                                                          {"rs", "rust"},
-                                                          {"java", "java"},
-                                                          {"rb", "ruby"},
-                                                          {"sh", "shellscript"},
-                                                          {"json", "json"},
-                                                          {"md", "markdown"},
-                                                          {"cs", "csharp"},
-                                                          {"swift", "swift"},
-                                                          {"kt", "kotlin"},
-                                                          {"lua", "lua"},
-                                                          {"php", "php"},
-                                                          {"zig", "zig"}};
-  auto it = kIds.find(ext);
-  return it == kIds.end() ? ext : it->second;
-}
-
 struct LspClient::State {
   struct Doc {
     std::uint64_t version = 0;
@@ -182,6 +105,13 @@ struct LspClient::State {
   std::string failure;
   std::int64_t next_id = 1;
   std::int64_t init_id = 0;
+  // What initialize's result said: the position encoding of every range the
+  // server sends, and whether it answers documentSymbol.
+  symbols::Encoding encoding = symbols::Encoding::kUtf16;
+  bool document_symbols = false;
+  // Requests of editd's waiting for their answer, by id: empty until it
+  // comes. One entry per waiting call; a call that gives up erases its own.
+  std::map<std::int64_t, std::optional<json>> answers;
   std::map<std::string, Doc> docs;  // by URI
   std::uint64_t clock = 0;
   std::vector<asio::steady_timer*> waiters;
@@ -210,6 +140,8 @@ struct LspClient::State {
 namespace {
 
 using StatePtr = std::shared_ptr<LspClient::State>;
+
+void close_least_used(const StatePtr& s, const std::string& keep);
 
 asio::awaitable<void> write_loop(StatePtr s) {
   while (s->alive && !s->out.empty()) {
@@ -318,11 +250,25 @@ void handle(const StatePtr& s, const json& msg) {
     s->notify();
     return;
   }
+  if (id != msg.end() && id->is_number_integer()) {
+    if (auto a = s->answers.find(id->get<std::int64_t>()); a != s->answers.end() && !a->second) {
+      a->second = msg;
+      s->notify();
+      return;
+    }
+  }
   if (id != msg.end() && id->is_number_integer() && id->get<std::int64_t>() == s->init_id &&
       !s->initialized) {
     if (auto err = msg.find("error"); err != msg.end()) {
       s->fail("the language server refused initialize: " + err->dump());
       return;
+    }
+    const json caps = msg.value("/result/capabilities"_json_pointer, json::object());
+    if (caps.is_object()) {
+      if (auto e = caps.find("positionEncoding"); e != caps.end() && e->is_string())
+        s->encoding = symbols::encoding_named(e->get<std::string>());
+      if (auto d = caps.find("documentSymbolProvider"); d != caps.end())
+        s->document_symbols = d->is_object() || (d->is_boolean() && d->get<bool>());
     }
     s->initialized = true;
     send(s, json{{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", json::object()}});
@@ -414,7 +360,8 @@ asio::awaitable<std::shared_ptr<LspClient::State>> LspClient::start(
     json caps = {
         {"textDocument",
          {{"publishDiagnostics", {{"versionSupport", true}, {"relatedInformation", true}}},
-          {"synchronization", {{"didSave", false}, {"dynamicRegistration", false}}}}},
+          {"synchronization", {{"didSave", false}, {"dynamicRegistration", false}}},
+          {"documentSymbol", {{"hierarchicalDocumentSymbolSupport", true}}}}},
         {"workspace", {{"configuration", true}}}};
     send(s, json{{"jsonrpc", "2.0"},
                  {"id", s->init_id},
@@ -425,6 +372,10 @@ asio::awaitable<std::shared_ptr<LspClient::State>> LspClient::start(
                    {"rootUri", file_uri(root)},
                    {"rootPath", root},
                    {"workspaceFolders", json::array({{{"uri", file_uri(root)}, {"name", "root"}}})},
+                   // typescript-language-server would otherwise have tsserver
+                   // fetch type definitions from the npm registry (automatic
+                   // typing acquisition); other servers ignore the option.
+                   {"initializationOptions", {{"disableAutomaticTypingAcquisition", true}}},
                    {"capabilities", caps}}}});
   }
   StatePtr s = state_;
@@ -455,31 +406,12 @@ asio::awaitable<LspClient::Outcome> LspClient::diagnose(
     co_return outcome;
   }
   const std::string uri = file_uri(path);
-  const std::string fp = fingerprint(text);
   State::Doc& doc = s->docs[uri];
   doc.last_used = ++s->clock;
-  if (!(doc.open && doc.fingerprint == fp && doc.current)) {
+  if (!(doc.open && doc.fingerprint == fingerprint(text) && doc.current)) {
     doc.current = false;
-    doc.fingerprint = fp;
-    doc.sent_at = doc.publishes;
-    const auto version = static_cast<std::int64_t>(++doc.version);
-    if (!doc.open) {
-      doc.open = true;
-      send(s, json{{"jsonrpc", "2.0"},
-                   {"method", "textDocument/didOpen"},
-                   {"params",
-                    {{"textDocument",
-                      {{"uri", uri},
-                       {"languageId", language_id(path)},
-                       {"version", version},
-                       {"text", text}}}}}});
-    } else {
-      send(s, json{{"jsonrpc", "2.0"},
-                   {"method", "textDocument/didChange"},
-                   {"params",
-                    {{"textDocument", {{"uri", uri}, {"version", version}}},
-                     {"contentChanges", json::array({{{"text", text}}})}}}});
-    }
+    sync(s, path, text);
+    const auto version = static_cast<std::int64_t>(doc.version);
     doc.busy = true;
     // A publish after the send, for this version when the server says which.
     std::function<bool()> published = [&doc, version] {
@@ -511,8 +443,17 @@ asio::awaitable<LspClient::Outcome> LspClient::diagnose(
   for (const std::string& n : notes)
     outcome.detail += (outcome.detail.empty() ? name_ + ": " : "; ") + n;
 
-  // Keeps the server's open documents bounded: closes the least recently used.
-  while (s->docs.size() > kMaxOpenDocuments) {
+  close_least_used(s, uri);
+  co_return outcome;
+}
+
+namespace {
+
+// Keeps the server's open documents bounded: closes the least recently used
+// (never `keep`, nor one a call is waiting on).
+void close_least_used(const StatePtr& s, const std::string& keep) {
+  const std::string& uri = keep;
+  while (s->docs.size() > LspClient::kMaxOpenDocuments) {
     auto oldest = s->docs.end();
     for (auto it = s->docs.begin(); it != s->docs.end(); ++it)
       if (!it->second.busy && it->first != uri &&
@@ -524,6 +465,98 @@ asio::awaitable<LspClient::Outcome> LspClient::diagnose(
                  {"params", {{"textDocument", {{"uri", oldest->first}}}}}});
     s->docs.erase(oldest);
   }
+}
+
+}  // namespace
+
+bool LspClient::sync(const StatePtr& s, const std::string& path, const std::string& text) {
+  const std::string uri = file_uri(path);
+  const std::string fp = fingerprint(text);
+  State::Doc& doc = s->docs[uri];
+  doc.last_used = ++s->clock;
+  if (doc.open && doc.fingerprint == fp) return false;
+  doc.current = false;
+  doc.fingerprint = fp;
+  doc.sent_at = doc.publishes;
+  const auto version = static_cast<std::int64_t>(++doc.version);
+  if (!doc.open) {
+    doc.open = true;
+    send(s, json{{"jsonrpc", "2.0"},
+                 {"method", "textDocument/didOpen"},
+                 {"params",
+                  {{"textDocument",
+                    {{"uri", uri},
+                     {"languageId", language_id(path)},
+                     {"version", version},
+                     {"text", text}}}}}});
+  } else {
+    send(s, json{{"jsonrpc", "2.0"},
+                 {"method", "textDocument/didChange"},
+                 {"params",
+                  {{"textDocument", {{"uri", uri}, {"version", version}}},
+                   {"contentChanges", json::array({{{"text", text}}})}}}});
+  }
+  return true;
+}
+
+
+asio::awaitable<LspClient::SymbolsOutcome> LspClient::document_symbols(
+    const std::string& path, const std::string& text,
+    std::chrono::steady_clock::time_point deadline) {
+  SymbolsOutcome outcome;
+  std::string error;
+  StatePtr s = co_await start(deadline, error);
+  if (!s) {
+    outcome.status = state_ && state_->alive ? SymbolsStatus::kTimeout : SymbolsStatus::kFailed;
+    outcome.detail = name_ + ": " + error;
+    if (state_ && state_->alive) {
+      state_->fail(error);
+      outcome.detail += "; it was stopped, and the next call starts it again";
+    }
+    co_return outcome;
+  }
+  if (!s->document_symbols) {
+    outcome.status = SymbolsStatus::kNotOffered;
+    outcome.detail = name_ + " does not report a file's symbols (no documentSymbolProvider)";
+    co_return outcome;
+  }
+  const std::string uri = file_uri(path);
+  sync(s, path, text);
+  State::Doc& doc = s->docs[uri];
+  doc.busy = true;
+  const std::int64_t id = s->next_id++;
+  s->answers[id];
+  send(s, json{{"jsonrpc", "2.0"},
+               {"id", id},
+               {"method", "textDocument/documentSymbol"},
+               {"params", {{"textDocument", {{"uri", uri}}}}}});
+  std::function<bool()> answered = [&s, id] { return s->answers[id].has_value(); };
+  const bool ready = co_await wait_until(s, deadline, std::move(answered));
+  std::optional<json> answer = std::move(s->answers[id]);
+  s->answers.erase(id);
+  doc.busy = false;
+  if (!ready) {
+    outcome.status = s->alive ? SymbolsStatus::kTimeout : SymbolsStatus::kFailed;
+    outcome.detail = name_ + ": " + (s->alive ? "no symbols were reported in time" : s->failure);
+    if (s->alive) {
+      s->fail("it did not report symbols in time");
+      outcome.detail += "; it was stopped, and the next call starts it again";
+    }
+    co_return outcome;
+  }
+  if (auto err = answer->find("error"); err != answer->end()) {
+    outcome.status = SymbolsStatus::kFailed;
+    const json message = err->is_object() ? err->value("message", json()) : json();
+    outcome.detail = name_ + " could not report the file's symbols: " +
+                     (message.is_string() ? message.get<std::string>() : err->dump());
+    co_return outcome;
+  }
+  std::size_t budget = kMaxSymbols;
+  bool flat = false;
+  lsp::reported_list(answer->value("result", json()), outcome.roots, 0, budget, flat);
+  if (flat) outcome.roots = symbols::nest(std::move(outcome.roots));
+  outcome.encoding = s->encoding;
+  close_least_used(s, uri);
   co_return outcome;
 }
 

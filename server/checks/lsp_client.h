@@ -1,6 +1,7 @@
 // A client of one language server (--lsp): started on first use, kept
-// running, fed each checked file's content (didOpen, then didChange with the
-// full text), and asked for nothing but the diagnostics it publishes.
+// running, fed each file's content (didOpen, then didChange with the full
+// text), and asked for the diagnostics it publishes and a file's symbols
+// (textDocument/documentSymbol), always of the very text it was just given.
 //
 // Every member runs on the checks' home, the main I/O thread (server/checks/checks.h).
 // A server that exits or breaks the protocol is forgotten, its diagnoses answer
@@ -17,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "edit/symbols/outline.h"
 #include "server/checks/diagnostics.h"
 
 namespace editd {
@@ -45,7 +47,31 @@ class LspClient {
   boost::asio::awaitable<Outcome> diagnose(const std::string& path, const std::string& text,
                                            std::chrono::steady_clock::time_point deadline);
 
-  // Ends the server (editd is exiting): pending diagnoses answer `failed`.
+  // The symbols the server reports for `path` (absolute) holding `text`
+  // (without a BOM): the document is opened or changed to exactly `text`
+  // first, so the ranges are of these bytes. kNotOffered when the server
+  // does not offer documentSymbol; kTimeout (the server is then stopped, as a
+  // diagnose that times out stops it) or kFailed as diagnose says. At most
+  // kMaxSymbols are kept, nested at most symbols::kMaxDepth deep.
+  enum class SymbolsStatus {
+    kOk,
+    kTimeout,     // no answer in time (the server was stopped)
+    kFailed,      // the server could not start, exited, or answered an error
+    kNoServer,    // no --lsp covers the file (Checks::symbols)
+    kNotOffered,  // the server does not answer documentSymbol
+  };
+  struct SymbolsOutcome {
+    SymbolsStatus status = SymbolsStatus::kOk;
+    std::string detail;  // when not ok
+    std::vector<symbols::Reported> roots;
+    symbols::Encoding encoding = symbols::Encoding::kUtf16;  // of the ranges
+  };
+  static constexpr std::size_t kMaxSymbols = 100000;
+  boost::asio::awaitable<SymbolsOutcome> document_symbols(
+      const std::string& path, const std::string& text,
+      std::chrono::steady_clock::time_point deadline);
+
+  // Ends the server (editd is exiting): pending calls answer `failed`.
   void stop();
 
   // Most documents kept open in the server; the least recently checked is closed.
@@ -57,6 +83,9 @@ class LspClient {
  private:
   boost::asio::awaitable<std::shared_ptr<State>> start(
       std::chrono::steady_clock::time_point deadline, std::string& error);
+  // Opens `path` in the server with `text`, or changes it to `text`, unless it
+  // holds that text already. True when it was sent.
+  bool sync(const std::shared_ptr<State>& s, const std::string& path, const std::string& text);
 
   std::vector<std::string> argv_;
   std::string root_;

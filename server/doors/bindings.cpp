@@ -30,6 +30,15 @@ std::vector<protocol::Diagnostic> wire_list(std::vector<diagnostics::Diagnostic>
   return out;
 }
 
+protocol::SymbolInfo wire_symbol(ops::SymbolLines s) {
+  return {std::move(s.name_path), std::move(s.kind), s.start_line, s.end_line, s.depth};
+}
+
+std::optional<protocol::SymbolInfo> wire_symbol(std::optional<ops::SymbolLines> s) {
+  if (!s) return std::nullopt;
+  return wire_symbol(std::move(*s));
+}
+
 std::optional<protocol::DiagnosticsReport> wire_report(std::optional<diagnostics::Report> r) {
   if (!r) return std::nullopt;
   return editd::to_wire(std::move(*r));
@@ -43,6 +52,7 @@ ops::ReadRequest to_ops(protocol::ReadTextParams p) {
   r.first_line = p.line;
   r.line_limit = p.limit;
   r.format = p.format == "hashline" ? ops::ReadFormat::kHashline : ops::ReadFormat::kPlain;
+  r.symbol = std::move(p.symbol);
   return r;
 }
 
@@ -115,6 +125,22 @@ ops::UndoRequest to_ops(protocol::UndoParams p) {
   return ops::UndoRequest{std::move(p.undo_id), p.dry_run};
 }
 
+ops::SymbolsRequest to_ops(protocol::ReadSymbolsParams p) {
+  return ops::SymbolsRequest{std::move(p.path), p.depth};
+}
+
+ops::SymbolEditRequest to_ops(protocol::EditSymbolParams p) {
+  ops::SymbolEditRequest r;
+  copy_mutation(p, r);
+  r.symbol = std::move(p.symbol);
+  // decode_edit_symbol admits these three only.
+  r.placement = p.placement == "insertBefore"  ? symbols::Placement::kInsertBefore
+                : p.placement == "insertAfter" ? symbols::Placement::kInsertAfter
+                                               : symbols::Placement::kReplace;
+  r.text = std::move(p.text);
+  return r;
+}
+
 protocol::ReadTextResult to_wire(ops::Read r) {
   protocol::ReadTextResult out;
   out.content = std::move(r.content);
@@ -123,6 +149,7 @@ protocol::ReadTextResult to_wire(ops::Read r) {
   out.total_lines = r.total_lines;
   out.line = r.first_line;
   out.line_count = r.line_count;
+  out.symbol = wire_symbol(std::move(r.symbol));
   return out;
 }
 
@@ -145,6 +172,7 @@ protocol::MutationResult to_wire(ops::Mutation r) {
   }
   out.undo_id = std::move(r.undo_id);
   out.diagnostics = wire_report(std::move(r.diagnostics));
+  out.symbol = wire_symbol(std::move(r.symbol));
   return out;
 }
 
@@ -179,6 +207,16 @@ protocol::DiagnosticsReport to_wire(diagnostics::Report r) {
                                      wire_list(std::move(r.introduced)),
                                      std::string(diagnostics::status_name(r.status)),
                                      std::move(r.detail)};
+}
+
+protocol::ReadSymbolsResult to_wire(ops::Symbols r) {
+  protocol::ReadSymbolsResult out;
+  out.fingerprint = std::move(r.fingerprint);
+  out.total_lines = r.total_lines;
+  out.symbols.reserve(r.symbols.size());
+  for (ops::SymbolLines& s : r.symbols) out.symbols.push_back(wire_symbol(std::move(s)));
+  out.truncated = r.truncated;
+  return out;
 }
 
 }  // namespace editd

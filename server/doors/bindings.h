@@ -27,11 +27,14 @@ ops::FingerprintRequest to_ops(protocol::FingerprintParams p);
 // The paths inside the patch are held to protocol::path_problem, as a path param is.
 ops::PatchRequest to_ops(protocol::ApplyPatchParams p);
 ops::UndoRequest to_ops(protocol::UndoParams p);
+ops::SymbolsRequest to_ops(protocol::ReadSymbolsParams p);
+ops::SymbolEditRequest to_ops(protocol::EditSymbolParams p);
 
 protocol::ReadTextResult to_wire(ops::Read r);
 protocol::MutationResult to_wire(ops::Mutation r);
 protocol::FingerprintResult to_wire(ops::Fingerprint r);
 protocol::ApplyPatchResult to_wire(ops::Patched r);
 protocol::DiagnosticsReport to_wire(diagnostics::Report r);
+protocol::ReadSymbolsResult to_wire(ops::Symbols r);
 
 }  // namespace editd

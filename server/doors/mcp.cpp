@@ -64,7 +64,9 @@ json tool(const Method& m) {
 json tools_list(const Registry& registry, bool host_tools) {
   json tools = json::array();
   for (const Method& m : registry.methods())
-    if (host_tools || !m.provider_native) tools.push_back(tool(m));
+    if ((host_tools || !m.provider_native) &&
+        (!m.needs_language_server || registry.has_language_servers()))
+      tools.push_back(tool(m));
   return json{{"tools", std::move(tools)}};
 }
 
@@ -91,7 +93,9 @@ Result<json> prepare_arguments(const Method& m, const json& arguments) {
                      ")",
                  {{"param", unknown.front()}, {"unknown", unknown}});
   }
-  if (m.paged && (!params.contains("limit") || params["limit"].is_null()))
+  // A read by symbol names its lines itself (and may not be given a limit).
+  const bool by_symbol = params.contains("symbol") && !params["symbol"].is_null();
+  if (m.paged && !by_symbol && (!params.contains("limit") || params["limit"].is_null()))
     params["limit"] = kPageLines;
   return params;
 }
@@ -143,6 +147,7 @@ std::string paged_json(const json& result) {
 }  // namespace
 
 void page(json& result) {
+  bool cut_short = false;
   auto content = result.find("content");
   if (content != result.end() && content->is_string()) {
     const std::string& text = content->get_ref<const std::string&>();
@@ -160,9 +165,12 @@ void page(json& result) {
         result["lineCount"] =
             static_cast<std::uint64_t>(std::count(kept.begin(), kept.end(), '\n'));
         *content = std::move(kept);
+        cut_short = true;
       }
     }
   }
+  // A symbol's lines read whole have nothing after them to read on to.
+  if (result.contains("symbol") && !cut_short) return;
   const std::uint64_t first = count_at(result, "line"), count = count_at(result, "lineCount");
   if (count > 0 && first + count - 1 < count_at(result, "totalLines"))
     result["nextLine"] = first + count;

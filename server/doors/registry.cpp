@@ -6,6 +6,7 @@
 #include "server/doors/anthropic_text_editor.h"
 #include "server/doors/bindings.h"
 #include "server/doors/openai_apply_patch.h"
+#include "server/doors/schemas.h"
 #include "server/doors/tool_text.h"
 
 namespace editd {
@@ -14,124 +15,12 @@ using nlohmann::json;
 
 namespace {
 
-// Schema builders: only the flat shapes every host accepts.
-json str(std::string description) {
-  return {{"type", "string"}, {"description", std::move(description)}};
-}
-json boolean(std::string description) {
-  return {{"type", "boolean"}, {"description", std::move(description)}};
-}
-json integer(std::string description, int minimum) {
-  return {{"type", "integer"}, {"minimum", minimum}, {"description", std::move(description)}};
-}
-json string_map(std::string description) {
-  return {{"type", "object"},
-          {"additionalProperties", {{"type", "string"}}},
-          {"description", std::move(description)}};
-}
-json object(json properties, std::vector<std::string> required) {
-  return {{"type", "object"},
-          {"properties", std::move(properties)},
-          {"required", std::move(required)},
-          {"additionalProperties", false}};
-}
-
-json path_param() {
-  return str("The file, relative to the root editd serves (or absolute inside it).");
-}
-json expected_fingerprint_param() {
-  return str(
-      "Optional: the fingerprint read_text returned. If the file changed since, nothing is "
-      "written and the error is conflict: read the file again.");
-}
-json dry_run_param() {
-  return boolean(
-      "Optional: true returns exactly what the call would do (diff included) and writes nothing.");
-}
-
-json line_range_schema() {
-  return {
-      {"type", "object"},
-      {"properties", {{"startLine", {{"type", "integer"}}}, {"endLine", {{"type", "integer"}}}}},
-      {"required", {"startLine", "endLine"}}};
-}
-
-// The checks' report of a written file (--check, --lsp): fields of a
-// mutation's result, or of an apply_patch file entry.
-json diagnostics_properties() {
-  json diagnostic = {
-      {"type", "object"},
-      {"properties",
-       {{"file", str("Set when the problem is in another file than the one written.")},
-        {"line", {{"type", "integer"}}},
-        {"column", {{"type", "integer"}}},
-        {"severity", {{"type", "string"}, {"enum", {"error", "warning", "info", "hint"}}}},
-        {"message", {{"type", "string"}}},
-        {"source", {{"type", "string"}}}}},
-      {"required", {"severity", "message", "source"}}};
-  return {
-      {"diagnostics",
-       {{"type", "array"},
-        {"items", diagnostic},
-        {"description",
-         "Present when the server checks this file after edits (--check, --lsp): every problem "
-         "the checker reports in the file as written."}}},
-      {"introduced",
-       {{"type", "array"},
-        {"items", diagnostic},
-        {"description",
-         "The diagnostics this edit introduced (not there before it): fix these first."}}},
-      {"diagnosticsStatus",
-       {{"type", "string"},
-        {"enum", {"ok", "timeout", "failed"}},
-        {"description",
-         "ok: the checks ran. timeout or failed: a check did not finish or could not run "
-         "(diagnosticsDetail says which); the edit was written either way."}}},
-      {"diagnosticsDetail", str("What went wrong with the checks, when something did.")}};
-}
-
-// What every mutation returns; `extra` adds the method's own fields.
-json mutation_output(json extra, std::vector<std::string> required = {}) {
-  json properties = {
-      {"fingerprint", str("The file's new fingerprint: pass it as expectedFingerprint next time.")},
-      {"diff", str("Unified diff of the change.")},
-      {"added", {{"type", "integer"}}},
-      {"removed", {{"type", "integer"}}},
-      {"undoId", str("Pass it to undo to put the file back (absent for a dry run).")}};
-  properties.update(diagnostics_properties());
-  for (auto it = extra.begin(); it != extra.end(); ++it) properties[it.key()] = it.value();
-  required.insert(required.end(), {"fingerprint", "diff", "added", "removed"});
-  return {
-      {"type", "object"}, {"properties", std::move(properties)}, {"required", std::move(required)}};
-}
-
-// One file of apply_patch's (and undo's) result.
-json patch_file_output() {
-  json properties = {
-      {"path", {{"type", "string"}}},
-      {"action", {{"type", "string"}, {"enum", {"add", "update", "delete", "move"}}}},
-      {"movedTo", {{"type", "string"}}},
-      {"added", {{"type", "integer"}}},
-      {"removed", {{"type", "integer"}}},
-      {"fingerprint", {{"type", "string"}}},
-      {"overwritten", {{"type", "boolean"}}},
-      {"executable", {{"type", "boolean"}}},
-      {"modeSkipped", {{"type", "boolean"}}}};
-  properties.update(diagnostics_properties());
-  return {{"type", "object"},
-          {"properties", std::move(properties)},
-          {"required", {"path", "action", "added", "removed"}}};
-}
-
 // The provider tools' adapters take their tool's input, and give their
 // tool's output, as the wire has them: the adapter is the translation.
 protocol::TextEditorParams to_ops(protocol::TextEditorParams p) { return p; }
 protocol::OpenAiPatchParams to_ops(protocol::OpenAiPatchParams p) { return p; }
 protocol::ToolResultBlock to_wire(protocol::ToolResultBlock r) { return r; }
 protocol::ApplyPatchCallOutput to_wire(protocol::ApplyPatchCallOutput r) { return r; }
-
-constexpr const char* kErrorsNote =
-    " On failure nothing is written and the error names its kind; the message says what to do.";
 
 }  // namespace
 
@@ -168,6 +57,7 @@ void Registry::add(Method m, Result<Params> (*decode)(const json&), Op op) {
 }
 
 Registry::Registry(Operations& ops) : ops_(ops) {
+  using namespace schema;  // the schemas' pieces (schemas.h), here only
   add({.name = "read_text",
        .title = "Read a text file",
        .description =
@@ -188,7 +78,11 @@ Registry::Registry(Operations& ops) : ops_(ops) {
                      {"enum", {"plain", "hashline"}},
                      {"description",
                       "Optional: hashline returns each line as LINE~TAG|text, the anchors "
-                      "edit_lines takes (default plain)."}}}},
+                      "edit_lines takes (default plain)."}}},
+                   {"symbol",
+                    str("Optional, with a language server (--lsp): the lines of this symbol "
+                        "instead of line and limit, by its name path as read_symbols lists it "
+                        "(Outer/inner).")}},
                   {"path"}),
        .output_schema = {{"type", "object"},
                          {"properties",
@@ -198,6 +92,7 @@ Registry::Registry(Operations& ops) : ops_(ops) {
                            {"totalLines", {{"type", "integer"}}},
                            {"line", {{"type", "integer"}}},
                            {"lineCount", {{"type", "integer"}}},
+                           {"symbol", symbol_schema()},
                            {"nextLine",
                             {{"type", "integer"},
                              {"description",
@@ -549,6 +444,67 @@ Registry::Registry(Operations& ops) : ops_(ops) {
        .idempotent = true,
        .render = &render_fingerprint},
       &protocol::decode_fingerprint, &Operations::fingerprint);
+
+  add({.name = "read_symbols",
+       .title = "List a file's symbols",
+       .description =
+           "The symbols of a source file (classes, functions, methods...) as its language "
+           "server reports them, each with its name path (Outer/inner; same-named siblings "
+           "such as overloads as name[0], name[1]), kind and lines (decorators and comments "
+           "right above it included). Then read one with read_text's symbol, and edit one "
+           "with edit_symbol, by that name path. depth 0 lists the top level only. Errors: "
+           "unsupported (no language server covers the file), timeout, not_found, not_text.",
+       .input_schema = object(
+           {{"path", path_param()},
+            {"depth", integer("Optional: the deepest level to list, 0 for the top level "
+                              "(default every level).",
+                              0)}},
+           {"path"}),
+       .output_schema = {{"type", "object"},
+                         {"properties",
+                          {{"fingerprint", str("The whole file's fingerprint.")},
+                           {"totalLines", {{"type", "integer"}}},
+                           {"symbols", {{"type", "array"}, {"items", symbol_schema()}}},
+                           {"truncated", {{"type", "boolean"}}}}},
+                         {"required", {"fingerprint", "totalLines", "symbols"}}},
+       .idempotent = true,
+       .needs_language_server = true,
+       .render = &render_symbols},
+      &protocol::decode_read_symbols, &Operations::read_symbols);
+
+  add({.name = "edit_symbol",
+       .title = "Replace a symbol, or insert beside it",
+       .description =
+           std::string(
+               "Replace a whole symbol (a function, method, class...) named by its name path "
+               "as read_symbols lists it, or insert whole lines before or after it: no need to "
+               "quote the old text. Give exactly one of replace (the symbol's new lines, all "
+               "of them: what read_text with symbol shows is what is replaced; empty deletes "
+               "it), insertBefore or insertAfter. The new lines take the symbol's "
+               "indentation: the first line's, and the rest keep their depth relative to it. "
+               "The language server is asked about the file as it is now, so the lines can "
+               "never be those of another version. Errors: no_match (no symbol has that name "
+               "path: the closest names are listed), ambiguous (several do: each candidate is "
+               "listed; use its whole name path), unsupported (no language server covers the "
+               "file, or the symbol shares its lines with another), timeout, conflict.") +
+           kErrorsNote,
+       .input_schema = object(
+           {{"path", path_param()},
+            {"symbol", str("The symbol's name path, e.g. Parser/parse or Parser/parse[1].")},
+            {"replace", str("The symbol's new lines, in place of all of its lines.")},
+            {"insertBefore", str("Lines to insert before the symbol.")},
+            {"insertAfter", str("Lines to insert after the symbol.")},
+            {"expectedFingerprint", expected_fingerprint_param()},
+            {"dryRun", dry_run_param()}},
+           {"path", "symbol"}),
+       .output_schema =
+           mutation_output({{"symbol", symbol_schema()},
+                            {"lines", {{"type", "array"}, {"items", line_range_schema()}}}}),
+       .mutates = true,
+       .destructive = true,
+       .needs_language_server = true,
+       .render = &render_mutation},
+      &protocol::decode_edit_symbol, &Operations::edit_symbol);
 
   std::sort(methods_.begin(), methods_.end(),
             [](const Method& a, const Method& b) { return a.name < b.name; });

@@ -48,6 +48,9 @@ struct Method {
   // The input is a provider's tool input, verbatim (anthropic_text_editor,
   // openai_apply_patch): it has no dryRun, and failures are results.
   bool provider_native = false;
+  // Works only where a language server (--lsp) covers the file: MCP lists it
+  // only when one is configured.
+  bool needs_language_server = false;
   Render render = nullptr;
   Handler run{};
 
@@ -66,6 +69,8 @@ class Registry {
   // Every method, sorted by name.
   const std::vector<Method>& methods() const { return methods_; }
   std::vector<std::string> names() const;
+  // Whether any --lsp is configured (the symbol tools work somewhere).
+  bool has_language_servers() const { return ops_.has_language_servers(); }
 
   // "_edit/read_text" and "edit/read_text" -> "read_text".
   static std::string_view bare_method(std::string_view method);

@@ -73,6 +73,9 @@ std::string dry_run_note(const json& params) {
 
 // The region `r` ({startLine, endLine, text}) as a titled block.
 std::string region(const std::string& title, const json& r) {
+  if (auto name = string_at(r, "namePath"); !name.empty())  // a symbol (edit_symbol, read_text)
+    return title + " " + name + " (" + string_at(r, "kind") + "), " +
+           lines_text(number_at(r, "startLine"), number_at(r, "endLine")) + "\n";
   std::string out = title + ", " + lines_text(number_at(r, "startLine"), number_at(r, "endLine"));
   if (auto s = r.find("similarity"); s != r.end() && s->is_number()) {
     char buf[32];
@@ -128,6 +131,12 @@ std::string render_read_text(const json& params, const json& result) {
   const std::uint64_t count = number_at(result, "lineCount");
   const std::string fp = string_at(result, "fingerprint");
   std::string header = path + ": ";
+  if (auto s = result.find("symbol"); s != result.end() && s->is_object()) {
+    header += string_at(*s, "namePath") + " (" + string_at(*s, "kind") + "), ";
+    if (auto next = result.find("nextLine"); next == result.end())
+      return header + lines_text(first, first + count - 1) + " of " + std::to_string(total) +
+             ", fingerprint " + fp + "\n" + string_at(result, "content");
+  }
   if (count == 0) {
     header += "no lines shown of " + std::to_string(total) + ", fingerprint " + fp;
   } else {
@@ -201,6 +210,22 @@ std::string render_text_editor(const json& /*params*/, const json& result) {
 
 std::string render_openai_patch(const json& /*params*/, const json& result) {
   return string_at(result, "output");
+}
+
+std::string render_symbols(const json& params, const json& result) {
+  const json symbols = result.value("symbols", json::array());
+  std::string out = string_at(params, "path") + ": " + std::to_string(symbols.size()) +
+                    (symbols.size() == 1 ? " symbol" : " symbols") + " of " +
+                    std::to_string(number_at(result, "totalLines")) + " lines, fingerprint " +
+                    string_at(result, "fingerprint");
+  if (result.value("truncated", false)) out += " (more not listed: ask for less depth)";
+  out += "\n";
+  for (const json& s : symbols) {
+    out += std::string(2 * number_at(s, "depth"), ' ') + string_at(s, "namePath") + " (" +
+           string_at(s, "kind") + ") " + lines_text(number_at(s, "startLine"), number_at(s, "endLine")) +
+           "\n";
+  }
+  return out;
 }
 
 std::string render_fingerprint(const json& params, const json& result) {

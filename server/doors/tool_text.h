@@ -22,6 +22,8 @@ std::string render_read_text(const nlohmann::json& params, const nlohmann::json&
 std::string render_mutation(const nlohmann::json& params, const nlohmann::json& result);
 std::string render_apply_patch(const nlohmann::json& params, const nlohmann::json& result);
 std::string render_fingerprint(const nlohmann::json& params, const nlohmann::json& result);
+// read_symbols: a header, then one line a symbol, indented by its depth.
+std::string render_symbols(const nlohmann::json& params, const nlohmann::json& result);
 
 // Inputs the error mentions (protocol/error.h, name_inputs) are named by
 // editd's params unless the door named them first.

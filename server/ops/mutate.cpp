@@ -96,7 +96,7 @@ Operations::RunsHere Operations::new_file_runs_here(const std::string& content) 
 
 Operations::Awaitable Operations::mutate(RequestContext& ctx, const ops::MutationRequest& p,
                                          bool may_be_missing, RunsHere runs_here,
-                                         const Transform& transform) {
+                                         const Transform& transform, const Prepare& prepare) {
   if (options_.read_only) co_return read_only_error(p.path);
   auto canonical = co_await resolve_in_turn(ctx, p.path);
   if (!canonical) co_return canonical.error();
@@ -129,6 +129,9 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const ops::Mutatio
   if (!p.expected_fingerprint)
     if (auto k = check_known(ctx, cur.canonical, cur.shown, cur.bytes.has_value(), current_fp); !k)
       co_return k.error();
+
+  if (prepare)
+    if (auto ready = co_await prepare(cur); !ready) co_return ready.error();
 
   cur.lean = !ctx.approve && !ctx.changes &&
              !(ctx.scope.local() && checks_.covers(Checks::Target{cur.canonical, cur.shown}));

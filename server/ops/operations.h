@@ -141,6 +141,15 @@ class Operations {
   // Puts back every file a mutation changed, if each is still what it wrote.
   boost::asio::awaitable<Result<ops::Patched>> undo(RequestContext& ctx, ops::UndoRequest p);
 
+  // Edits by symbol (server/ops/symbols.cpp): the file's symbols as its
+  // language server reports them for the bytes held, and an edit of one
+  // symbol's lines. unsupported when no --lsp covers the file.
+  boost::asio::awaitable<Result<ops::Symbols>> read_symbols(RequestContext& ctx,
+                                                            ops::SymbolsRequest p);
+  Awaitable edit_symbol(RequestContext& ctx, ops::SymbolEditRequest p);
+  // Whether some --lsp is configured: the symbol tools are offered then.
+  bool has_language_servers() const { return checks_.has_language_servers(); }
+
   // What stands at a path, for a listing of a directory (the text editor's
   // view). The path is resolved and its stat taken once the requests its
   // connection sent before have ended (a file created just before is there);
@@ -229,8 +238,24 @@ class Operations {
   using RunsHere = std::function<bool(const Current&)>;
   // A new file of little content: its diff is its lines, nothing to compare.
   static RunsHere new_file_runs_here(const std::string& content);
+  // What a mutation must learn of the file before its transform runs, with
+  // the chain held and the file read (edit_symbol asks the language server).
+  // An error ends the mutation before anything is written.
+  using Prepare = std::function<boost::asio::awaitable<Result<void>>(const Current&)>;
   Awaitable mutate(RequestContext& ctx, const ops::MutationRequest& p, bool may_be_missing,
-                   RunsHere runs_here, const Transform& transform);
+                   RunsHere runs_here, const Transform& transform, const Prepare& prepare = {});
+
+  // The symbols of `bytes` (the file `canonical`, shown as `shown`) as its
+  // language server reports them, mapped onto those bytes. Call with the
+  // file's chain held. not_text, or the server's failure as an error.
+  boost::asio::awaitable<Result<std::vector<symbols::Symbol>>> outline_of(
+      const std::string& canonical, const std::string& shown, const std::string& bytes);
+  // The one symbol `name_path` names in `bytes` (read_text's `symbol`), or
+  // invalid_params, no_match, ambiguous, or outline_of's error.
+  boost::asio::awaitable<Result<ops::SymbolLines>> symbol_lines(const std::string& canonical,
+                                                                const std::string& shown,
+                                                                const std::string& bytes,
+                                                                const std::string& name_path);
   // Runs the transform and describes the change (diff, counts, fingerprint).
   static Result<Transformed> compute(const Current& cur, const Transform& transform);
   // read_text decodes files above this size on the thread pool; smaller ones

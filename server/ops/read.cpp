@@ -27,6 +27,17 @@ boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& 
   if (!bytes) co_return bytes.error();
   hold->grow_to(kReadHold * bytes->size());
   const std::uint64_t bytes_read = bytes->size();
+  // A symbol's lines: asked of the language server for these bytes, with the
+  // chain held, then read as any lines are.
+  std::optional<ops::SymbolLines> symbol;
+  if (p.symbol) {
+    const std::string shown = ctx.backend.display_path(*canonical);
+    auto found = co_await symbol_lines(*canonical, shown, *bytes, *p.symbol);
+    if (!found) co_return found.error();
+    p.first_line = found->start_line;
+    p.line_limit = found->end_line - found->start_line + 1;
+    symbol = std::move(*found);
+  }
   // The chain is held until the read is recorded as known (--require-read):
   // an edit sent after it must find it there, and not have its own record
   // overwritten by this one's.
@@ -87,6 +98,7 @@ boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& 
       r.format = ops::ReadFormat::kHashline;
     }
     r.total_lines = total;
+    r.symbol = symbol;
     r.first_line = start;
     r.line_count = end >= start ? end - start + 1 : 0;
     return r;

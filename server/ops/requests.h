@@ -16,6 +16,8 @@
 #include "edit/anchors/hashline.h"
 #include "edit/match/replace.h"
 #include "edit/patch/patch.h"
+#include "edit/symbols/outline.h"
+#include "edit/symbols/symbol_edit.h"
 #include "edit/text/text.h"
 #include "server/checks/diagnostics.h"
 
@@ -29,6 +31,17 @@ struct ReadRequest {
   std::optional<std::uint64_t> first_line;  // 1-based; absent: 1
   std::optional<std::uint64_t> line_limit;  // the most lines to show; absent: all
   ReadFormat format = ReadFormat::kPlain;
+  // The lines of this symbol (a name path, edit/symbols/outline.h) instead of
+  // first_line and line_limit.
+  std::optional<std::string> symbol;
+};
+// One symbol as the operations report it: a name path and the lines it holds.
+struct SymbolLines {
+  std::string name_path;
+  std::string kind;  // LSP's SymbolKind, by name
+  std::uint64_t start_line = 0;
+  std::uint64_t end_line = 0;
+  std::uint64_t depth = 0;
 };
 // The lines read_text shows, and the whole file's fingerprint.
 struct Read {
@@ -38,7 +51,21 @@ struct Read {
   std::uint64_t total_lines = 0;
   std::uint64_t first_line = 1;
   std::uint64_t line_count = 0;
+  std::optional<SymbolLines> symbol;  // when the request named one
 };
+
+// read_symbols: the file's symbols, as its language server reports them.
+struct SymbolsRequest {
+  std::string path;
+  std::optional<std::uint64_t> depth;  // 0: the top level only; absent: every level
+};
+struct Symbols {
+  std::string fingerprint;  // of the bytes the server was asked about
+  std::uint64_t total_lines = 0;
+  std::vector<SymbolLines> symbols;  // in document order
+  bool truncated = false;            // more than kMaxSymbols: the first kept
+};
+
 
 struct FingerprintRequest {
   std::string path;
@@ -91,6 +118,13 @@ struct LineEditsRequest : MutationRequest {
   std::vector<LineEdit> edits;
 };
 
+// edit_symbol: the symbol's lines replaced, or lines inserted before or after them.
+struct SymbolEditRequest : MutationRequest {
+  std::string symbol;  // a name path
+  symbols::Placement placement = symbols::Placement::kReplace;
+  std::string text;
+};
+
 // An anchor of edit_lines that stood at another line than it named.
 struct RebasedAnchor {
   std::string anchor;
@@ -114,6 +148,7 @@ struct Mutation {
   std::optional<std::vector<RebasedAnchor>> rebased;  // edit_lines
   std::optional<std::string> undo_id;  // absent when nothing was written or kept
   std::optional<diagnostics::Report> diagnostics;  // when a check covers the file written
+  std::optional<SymbolLines> symbol;  // edit_symbol: the symbol as it was found
 };
 
 struct PatchRequest {

@@ -77,7 +77,7 @@ TEST_CASE(
   auto plain = spawn_editd(root);
   json r = plain.ok("initialize", {{"protocolVersion", 1}});
   CHECK(r["protocolVersion"] == 1);
-  CHECK(r["agentCapabilities"]["_meta"]["editd"]["methods"].size() == 12);
+  CHECK(r["agentCapabilities"]["_meta"]["editd"]["methods"].size() == 14);
 }
 
 TEST_CASE("server/discover is method-not-found, and initialize follows on the same connection") {
@@ -178,6 +178,9 @@ TEST_CASE(
   auto plain = spawn_editd(root);
   json methods = plain.ok(
       "initialize", {{"protocolVersion", 1}})["agentCapabilities"]["_meta"]["editd"]["methods"];
+  // Without --lsp the symbol tools are not listed (symbols_test.cpp lists them with it).
+  methods.erase(std::remove(methods.begin(), methods.end(), json("edit_symbol")), methods.end());
+  methods.erase(std::remove(methods.begin(), methods.end(), json("read_symbols")), methods.end());
   auto p = spawn_editd(root, {"--mcp-tools", "all"});
   mcp_initialize(p);
   json tools = p.ok("tools/list", json::object())["tools"];
@@ -219,8 +222,11 @@ TEST_CASE(
   TempDir root;
   root.write("f.txt", "a\n");
   auto plain = spawn_editd(root);
-  const json methods = plain.ok(
+  json methods = plain.ok(
       "initialize", {{"protocolVersion", 1}})["agentCapabilities"]["_meta"]["editd"]["methods"];
+  // Without --lsp the symbol tools are not listed (symbols_test.cpp lists them with it).
+  methods.erase(std::remove(methods.begin(), methods.end(), json("edit_symbol")), methods.end());
+  methods.erase(std::remove(methods.begin(), methods.end(), json("read_symbols")), methods.end());
   const std::vector<std::string> for_hosts = {"anthropic_text_editor", "openai_apply_patch"};
   std::vector<std::string> for_models;
   for (const json& m : methods)
@@ -461,7 +467,7 @@ TEST_CASE(
                        {{"path", "calc.js"}, {"wait_for_previous", true}, {"waitForPrevious", true}});
   CHECK(misspelt["isError"] == true);
   CHECK(text_of(misspelt).find("invalid param 'waitForPrevious': read_text takes no such argument "
-                               "(it takes format, limit, line, path)") != std::string::npos);
+                               "(it takes format, limit, line, path, symbol)") != std::string::npos);
 
   json not_object = p.ok("tools/call", {{"name", "read_text"}, {"arguments", "calc.js"}});
   CHECK(not_object["isError"] == true);

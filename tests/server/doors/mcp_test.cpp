@@ -29,7 +29,7 @@ struct RegistryFixture {
 TEST_CASE(
     "every registry method declares a flat schema whose required params exist, and a renderer") {
   RegistryFixture f;
-  REQUIRE(f.registry.methods().size() == 12);
+  REQUIRE(f.registry.methods().size() == 14);
   for (const Method& m : f.registry.methods()) {
     CAPTURE(m.name);
     CHECK(static_cast<bool>(m.render));
@@ -58,7 +58,7 @@ TEST_CASE(
   REQUIRE_FALSE(bad.has_value());
   CHECK(bad.error().kind == ErrorKind::kInvalidParams);
   CHECK(bad.error().data["param"] == "sessionId");
-  CHECK(bad.error().message.find("(it takes format, limit, line, path)") != std::string::npos);
+  CHECK(bad.error().message.find("(it takes format, limit, line, path, symbol)") != std::string::npos);
   CHECK_FALSE(mcp::prepare_arguments(read, json::array()).has_value());
   const Method& write = *f.registry.find("write_text");
   CHECK_FALSE(mcp::prepare_arguments(write, {{"path", "a"}}).value().contains("limit"));
@@ -83,7 +83,7 @@ TEST_CASE("the arguments hosts add to every tool are dropped, and only those") {
   REQUIRE_FALSE(bad.has_value());
   CHECK(bad.error().message ==
         "invalid param 'waitForPrevious': read_text takes no such argument (it takes format, "
-        "limit, line, path)");
+        "limit, line, path, symbol)");
   CHECK(bad.error().data["unknown"] == json::array({"waitForPrevious"}));
 }
 

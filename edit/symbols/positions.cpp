@@ -1,0 +1,85 @@
+#include "edit/symbols/positions.h"
+
+#include <algorithm>
+
+namespace editd::symbols {
+
+Encoding encoding_named(std::string_view name) {
+  if (name == "utf-8") return Encoding::kUtf8;
+  if (name == "utf-32") return Encoding::kUtf32;
+  return Encoding::kUtf16;
+}
+
+LineIndex::LineIndex(std::string_view text) : text_(text) {
+  lsp_starts_.push_back(0);
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      lf_.push_back(i);
+      lsp_starts_.push_back(i + 1);
+    } else if (text[i] == '\r') {
+      if (i + 1 < text.size() && text[i + 1] == '\n') continue;  // the LF ends it
+      lsp_starts_.push_back(i + 1);
+    }
+  }
+}
+
+namespace {
+
+// The length of the UTF-8 sequence that starts with `lead` (1 for a byte that
+// starts none: the text is valid UTF-8, so only a server's bad offset lands
+// inside a sequence, and offsets never do here: they step whole sequences).
+std::size_t sequence_length(unsigned char lead) {
+  if (lead < 0x80) return 1;
+  if ((lead >> 5) == 0x6) return 2;
+  if ((lead >> 4) == 0xE) return 3;
+  if ((lead >> 3) == 0x1E) return 4;
+  return 1;
+}
+
+}  // namespace
+
+std::size_t LineIndex::offset(Position p, Encoding encoding) const {
+  if (p.line >= lsp_starts_.size()) return text_.size();
+  const std::size_t begin = lsp_starts_[p.line];
+  // The line's content ends before its break.
+  std::size_t end = p.line + 1 < lsp_starts_.size() ? lsp_starts_[p.line + 1] : text_.size();
+  if (end > begin && text_[end - 1] == '\n') --end;
+  if (end > begin && text_[end - 1] == '\r') --end;
+  std::size_t at = begin;
+  std::uint64_t units = 0;
+  while (at < end) {
+    const std::size_t n = std::min(sequence_length(static_cast<unsigned char>(text_[at])), end - at);
+    const std::uint64_t width =
+        encoding == Encoding::kUtf8 ? n : encoding == Encoding::kUtf16 ? (n == 4 ? 2 : 1) : 1;
+    // An offset inside this code point means its start.
+    if (units + width > p.character) break;
+    units += width;
+    at += n;
+  }
+  return at;
+}
+
+std::size_t LineIndex::editd_lines() const {
+  if (text_.empty()) return 0;
+  return lf_.size() + (text_.back() == '\n' ? 0 : 1);
+}
+
+std::size_t LineIndex::editd_line(std::size_t offset) const {
+  const auto before = static_cast<std::size_t>(
+      std::lower_bound(lf_.begin(), lf_.end(), offset) - lf_.begin());
+  return std::max<std::size_t>(1, std::min(before + 1, editd_lines()));
+}
+
+std::size_t LineIndex::editd_line_start(std::size_t line) const {
+  if (line <= 1) return 0;
+  if (line - 2 >= lf_.size()) return text_.size();
+  return lf_[line - 2] + 1;
+}
+
+std::size_t LineIndex::editd_line_end(std::size_t line) const {
+  if (line == 0) return 0;
+  if (line - 1 >= lf_.size()) return text_.size();
+  return lf_[line - 1];
+}
+
+}  // namespace editd::symbols

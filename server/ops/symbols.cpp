@@ -1,0 +1,214 @@
+// Edits by symbol: read_symbols, read_text's `symbol`, and edit_symbol. The
+// symbols come from the file's language server (--lsp), asked about the very
+// bytes the operation holds under the file's lock chain (Checks::symbols), and
+// are mapped onto those bytes by edit/symbols; edit_symbol is then a one-file
+// mutation like any other (mutate()): fingerprints, approval, checks, undo.
+#include <algorithm>
+
+#include "backends/offload.h"
+#include "edit/change/splice.h"
+#include "edit/symbols/outline.h"
+#include "edit/symbols/symbol_edit.h"
+#include "edit/text/fingerprint.h"
+#include "edit/text/text.h"
+#include "protocol/error.h"
+#include "server/ops/operations.h"
+
+namespace editd {
+
+namespace {
+
+using Status = LspClient::SymbolsStatus;
+
+// Why the symbols of `shown` could not be had, as the error a model acts on.
+Error symbols_failure(const std::string& shown, const LspClient::SymbolsOutcome& o) {
+  switch (o.status) {
+    case Status::kTimeout:
+      return Error(ErrorKind::kTimeout,
+                   o.detail + " (--check-timeout); edit " + shown +
+                       " by text meanwhile (str_replace, edit_lines)",
+                   {{"path", shown}});
+    case Status::kNoServer:
+      return Error(ErrorKind::kUnsupported, o.detail, {{"path", shown}, {"reason", "no_language_server"}});
+    case Status::kNotOffered:
+      return Error(ErrorKind::kUnsupported, o.detail + "; edit " + shown + " by text (str_replace, edit_lines)",
+                   {{"path", shown}, {"reason", "no_document_symbols"}});
+    case Status::kFailed:
+    case Status::kOk:
+      break;
+  }
+  return Error(ErrorKind::kUnsupported,
+               o.detail + "; the next call starts the language server again, or edit " + shown +
+                   " by text (str_replace, edit_lines)",
+               {{"path", shown}, {"reason", "server_failed"}});
+}
+
+Error shared_lines(const std::string& shown, const symbols::Symbol& s) {
+  return Error(ErrorKind::kUnsupported,
+               s.name_path + " shares its lines (" + std::to_string(s.first_line) + "-" +
+                   std::to_string(s.last_line) + ") with another symbol of " + shown +
+                   ": an edit of whole lines would change that one too; edit them by text "
+                   "(str_replace, edit_lines)",
+               {{"path", shown},
+                {"reason", "shared_lines"},
+                {"startLine", s.first_line},
+                {"endLine", s.last_line}});
+}
+
+ops::SymbolLines lines_of(const symbols::Symbol& s) {
+  return {s.name_path, std::string(symbols::kind_name(s.kind)), s.first_line, s.last_line, s.depth};
+}
+
+// The request param that carries edit_symbol's text.
+std::string_view placement_param(symbols::Placement p) {
+  switch (p) {
+    case symbols::Placement::kReplace:
+      return "replace";
+    case symbols::Placement::kInsertBefore:
+      return "insertBefore";
+    case symbols::Placement::kInsertAfter:
+      return "insertAfter";
+  }
+  return "replace";
+}
+
+Result<void> check_text_param(std::string_view s, std::string_view param) {
+  auto ok = text::check_text(s, "param '" + std::string(param) + "'");
+  if (ok) return ok;
+  Error e = ok.error();
+  e.data["param"] = param;
+  return e;
+}
+
+// A name path that does not parse, named as the request's `symbol`.
+Error bad_query(Error e) { return name_input(std::move(e)); }
+
+}  // namespace
+
+boost::asio::awaitable<Result<std::vector<symbols::Symbol>>> Operations::outline_of(
+    const std::string& canonical, const std::string& shown, const std::string& bytes) {
+  auto doc = text::Document::decode(bytes);
+  if (!doc) {
+    Error e = doc.error();
+    e.data["path"] = shown;
+    co_return e;
+  }
+  // Named, not a temporary in the co_await: GCC 12 destroys such a temporary twice.
+  const Checks::Target target{canonical, shown};
+  LspClient::SymbolsOutcome o = co_await checks_.symbols(target, bytes);
+  if (o.status != Status::kOk) co_return symbols_failure(shown, o);
+  auto map = [&]() -> Result<std::vector<symbols::Symbol>> {
+    return symbols::outline(text::without_bom(bytes), o.roots, o.encoding, LspClient::kMaxSymbols,
+                            symbols::leading_markers(shown));
+  };
+  if (bytes.size() > kOffloadBytes) co_return co_await offload(pool_, map);
+  co_return map();
+}
+
+boost::asio::awaitable<Result<ops::Symbols>> Operations::read_symbols(RequestContext& ctx,
+                                                                      ops::SymbolsRequest p) {
+  auto canonical = co_await resolve_in_turn(ctx, p.path);
+  if (!canonical) co_return canonical.error();
+  LockChains::Guard guard = co_await lock_one(ctx, *canonical, LockChains::Mode::kShared);
+  if (auto c = check_cancel(ctx); !c) co_return c.error();
+  auto hold = co_await hold_files(ctx, std::vector<std::string>(1, *canonical), kReadHold);
+  if (!hold) co_return hold.error();
+  auto bytes = co_await ctx.backend.read(*canonical);
+  if (!bytes) co_return bytes.error();
+  hold->grow_to(kReadHold * bytes->size());
+  const std::string shown = ctx.backend.display_path(*canonical);
+  auto outline = co_await outline_of(*canonical, shown, *bytes);
+  if (!outline) co_return outline.error();
+  ops::Symbols r;
+  r.fingerprint = editd::fingerprint(*bytes);
+  r.total_lines = text::count_lines(text::without_bom(*bytes));
+  for (const symbols::Symbol& s : *outline)
+    if (!p.depth || s.depth <= *p.depth) r.symbols.push_back(lines_of(s));
+  r.truncated = outline->size() >= LspClient::kMaxSymbols;
+  // The structure of the file at this fingerprint is what the caller now
+  // knows (--require-read): an edit by symbol needs no more.
+  if (ctx.known) ctx.known->set(*canonical, r.fingerprint);
+  co_return r;
+}
+
+boost::asio::awaitable<Result<ops::SymbolLines>> Operations::symbol_lines(
+    const std::string& canonical, const std::string& shown, const std::string& bytes,
+    const std::string& name_path) {
+  auto query = symbols::parse_query(name_path);
+  if (!query) co_return bad_query(query.error());
+  auto outline = co_await outline_of(canonical, shown, bytes);
+  if (!outline) co_return outline.error();
+  auto found = symbols::resolve(*outline, *query);
+  if (!found) {
+    Error e = found.error();
+    e.data["path"] = shown;
+    co_return e;
+  }
+  co_return lines_of((*outline)[*found]);
+}
+
+Operations::Awaitable Operations::edit_symbol(RequestContext& ctx, ops::SymbolEditRequest p) {
+  const std::string_view param = placement_param(p.placement);
+  if (auto ok = check_text_param(p.text, param); !ok) co_return ok.error();
+  auto query = symbols::parse_query(p.symbol);
+  if (!query) co_return bad_query(query.error());
+  // Found in prepare, with the file's chain held and its bytes read: the
+  // range is of exactly the bytes the transform edits.
+  std::optional<symbols::Symbol> found;
+  Prepare prepare = [&](const Current& cur) -> boost::asio::awaitable<Result<void>> {
+    auto outline = co_await outline_of(cur.canonical, cur.shown, *cur.bytes);
+    if (!outline) co_return outline.error();
+    auto at = symbols::resolve(*outline, *query);
+    if (!at) {
+      Error e = at.error();
+      e.data["path"] = cur.shown;
+      co_return e;
+    }
+    const symbols::Symbol& s = (*outline)[*at];
+    if (s.shares_lines) co_return shared_lines(cur.shown, s);
+    found = s;
+    co_return Result<void>();
+  };
+  co_return co_await mutate(
+      ctx, p, false, nullptr,
+      [&](const Current& cur) -> Result<Transformed> {
+        auto doc = text::Document::decode(*cur.bytes);
+        if (!doc) return doc.error();
+        text::Normalized normalized(*doc);
+        auto edit = symbols::symbol_edit(normalized.view(), found->first_line, found->last_line,
+                                         p.placement, p.text);
+        if (!edit) {
+          InputNames names;
+          names.new_text = std::string(param);
+          return name_input(edit.error(), names);
+        }
+        Transformed c;
+        c.result.symbol = lines_of(*found);
+        const auto breaks = static_cast<std::uint64_t>(
+            std::count(edit->text.begin(), edit->text.end(), '\n'));
+        std::optional<ops::LineRange> landed;
+        switch (p.placement) {
+          case symbols::Placement::kReplace:
+            if (!edit->text.empty())
+              landed = ops::LineRange{found->first_line, found->first_line + breaks};
+            break;
+          case symbols::Placement::kInsertBefore:
+            landed = ops::LineRange{found->first_line, found->first_line + breaks - 1};
+            break;
+          case symbols::Placement::kInsertAfter:
+            landed = ops::LineRange{found->last_line + 1, found->last_line + breaks};
+            break;
+        }
+        if (landed) c.result.lines = std::vector<ops::LineRange>{*landed};
+        c.if_unchanged = "the new lines of " + found->name_path +
+                         " are its lines as they are (line endings and indentation are kept "
+                         "as the file has them, byte fidelity)";
+        std::vector<splice::Edit> edits;
+        edits.push_back(std::move(*edit));
+        return spliced(*doc, splice::plan(*doc, normalized.view(), std::move(edits)),
+                       std::move(c));
+      },
+      prepare);
+}
+
+}  // namespace editd
