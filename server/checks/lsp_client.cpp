@@ -34,6 +34,9 @@ namespace {
 // A header block or a message bigger than these is a broken server.
 constexpr std::size_t kMaxHeaderBytes = 64 * 1024;
 constexpr std::size_t kMaxMessageBytes = 256ull << 20;
+// The deepest nesting kept of a server's message (a documentSymbol answer
+// nests two levels a symbol, and symbols::kMaxDepth of them are kept).
+constexpr int kMaxMessageDepth = 256;
 // What editd lets wait for a server that does not read: more than this (on
 // top of the one message being written) and it is stopped as broken. A
 // checked file's text is sent whole with each change, so a server that stops
@@ -292,9 +295,15 @@ asio::awaitable<void> read_loop(StatePtr s) {
         break;
       }
       if (buf.size() < end + 4 + *length) break;
-      json msg =
-          json::parse(buf.begin() + static_cast<std::ptrdiff_t>(end + 4),
-                      buf.begin() + static_cast<std::ptrdiff_t>(end + 4 + *length), nullptr, false);
+      // Values nested deeper than kMaxMessageDepth are dropped as they are
+      // read: copying or walking a message recurses, and a server that nests
+      // thousands of levels would otherwise overflow editd's stack.
+      json msg = json::parse(buf.begin() + static_cast<std::ptrdiff_t>(end + 4),
+                             buf.begin() + static_cast<std::ptrdiff_t>(end + 4 + *length),
+                             [](int depth, json::parse_event_t, json&) {
+                               return depth <= kMaxMessageDepth;
+                             },
+                             false);
       buf.erase(0, end + 4 + *length);
       if (!msg.is_discarded()) handle(s, msg);
     }
