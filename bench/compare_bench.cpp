@@ -449,6 +449,7 @@ bool runs(std::string_view name) {
 int main(int argc, char** argv) {
   const Binaries b{argc > 1 ? argv[1] : EDITD_BINARY, argc > 2 ? argv[2] : ECHO_FLOOR_BINARY,
                    READ_FLOOR_BINARY};
+  editd::bench::g_bench = "compare_bench";
   g_root = fs::temp_directory_path() / ("editd-compare-" + std::to_string(::getpid()));
   fs::create_directories(g_root);
   std::printf(

@@ -23,26 +23,18 @@
 
 #include "bench/child.h"
 #include "bench/floors/rewrite_floor.h"
+#include "bench/scratch.h"
 
 namespace editd::bench::compare {
 
 using editd::bench::Child;
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
+using editd::bench::Clock;
+using editd::bench::fail;
+using editd::bench::g_root;
+using editd::bench::ms_since;
+using editd::bench::request;
 namespace fs = std::filesystem;
-
-inline fs::path g_root;  // removed on every exit, failures included
-
-[[noreturn]] inline void fail(const std::string& what) {
-  std::fprintf(stderr, "compare_bench: %s\n", what.c_str());
-  std::error_code ec;
-  if (!g_root.empty()) fs::remove_all(g_root, ec);
-  std::exit(1);
-}
-
-inline double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
-}
 
 constexpr double kMiB = 1024.0 * 1024.0;
 
@@ -123,10 +115,6 @@ inline std::string near_miss(const std::string& content) {
 }
 
 // ---- Processes ------------------------------------------------------------
-
-inline std::string request(int id, const std::string& method, const json& params) {
-  return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", params}}.dump() + "\n";
-}
 
 // One round trip; the reply in `reply`.
 inline double round_trip(Child& c, const std::string& line, std::string* reply) {

@@ -30,29 +30,21 @@
 #include <vector>
 
 #include "bench/child.h"
+#include "bench/scratch.h"
 
 namespace {
 
 using editd::bench::Child;
+using editd::bench::Clock;
+using editd::bench::fail;
+using editd::bench::g_root;
+using editd::bench::ms_since;
+using editd::bench::request;
 using nlohmann::json;
-using Clock = std::chrono::steady_clock;
 namespace fs = std::filesystem;
-
-fs::path g_root;  // removed on every exit, failures included
-
-[[noreturn]] void fail(const std::string& what) {
-  std::fprintf(stderr, "edit_bench: %s\n", what.c_str());
-  std::error_code ec;
-  if (!g_root.empty()) fs::remove_all(g_root, ec);
-  std::exit(1);
-}
 
 [[noreturn]] void fail_errno(const std::string& what, const std::string& path) {
   fail(what + " " + path + ": " + std::strerror(errno));
-}
-
-double ms_since(Clock::time_point t) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t).count();
 }
 
 // A workload: a file, the two texts an edit toggles between, and the bytes
@@ -229,12 +221,6 @@ double peak_rss_mib(pid_t pid) {
   fail("no VmHWM in /proc/" + std::to_string(pid) + "/status");
 }
 
-std::string request(int id, const std::string& method, json params) {
-  return json{{"jsonrpc", "2.0"}, {"id", id}, {"method", method}, {"params", std::move(params)}}
-             .dump() +
-         "\n";
-}
-
 // Sends the `id`th edit (even: A -> B) and checks that its reply is a success
 // with the expected number of replacements.
 void edit(Child& editd, const Workload& w, int id) {
@@ -314,6 +300,7 @@ double idle_peak_mib(const std::string& binary) {
 
 int main(int argc, char** argv) {
   const std::string binary = argc > 1 ? argv[1] : EDITD_BINARY;
+  editd::bench::g_bench = "edit_bench";
   g_root = fs::temp_directory_path() / ("editd-edit-bench-" + std::to_string(::getpid()));
   fs::create_directories(g_root);
 
