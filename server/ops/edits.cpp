@@ -20,14 +20,6 @@ namespace {
 
 using text::without_bom;
 
-Result<void> check_param_text(std::string_view s, std::string_view param) {
-  auto ok = text::check_text(s, "param '" + std::string(param) + "'");
-  if (ok) return ok;
-  Error e = ok.error();
-  e.data["param"] = param;
-  return e;
-}
-
 // Byte offset in LF-normalized `text` where 0-based line `line` starts.
 std::size_t offset_of_line(std::string_view text, std::size_t line) {
   std::size_t pos = 0;
@@ -72,6 +64,14 @@ Error bad_anchor(std::size_t index, const std::string& where, const std::string&
 }
 
 }  // namespace
+
+Result<void> Operations::check_param_text(std::string_view s, std::string_view param) {
+  auto ok = text::check_text(s, "param '" + std::string(param) + "'");
+  if (ok) return ok;
+  Error e = ok.error();
+  e.data["param"] = param;
+  return e;
+}
 
 Operations::Awaitable Operations::write_text(RequestContext& ctx, ops::WriteRequest p) {
   if (auto ok = check_param_text(p.content, "content"); !ok) co_return ok.error();

@@ -256,6 +256,9 @@ class Operations {
                                                                 const std::string& shown,
                                                                 const std::string& bytes,
                                                                 const std::string& name_path);
+  // Text param `param` checked as editd takes text (text::check_text), an
+  // error naming the param.
+  static Result<void> check_param_text(std::string_view s, std::string_view param);
   // Runs the transform and describes the change (diff, counts, fingerprint).
   static Result<Transformed> compute(const Current& cur, const Transform& transform);
   // read_text decodes files above this size on the thread pool; smaller ones
@@ -317,6 +320,16 @@ class Operations {
   };
   boost::asio::awaitable<Result<FilesHeld>> hold_for_mutation(const RequestContext& ctx,
                                                               std::vector<std::string> keys);
+  // A file a read holds: resolved, its chain taken shared, its bytes read
+  // within the budget (kReadHold), held until the read has answered.
+  struct ReadHeld {
+    std::string canonical;
+    LockChains::Guard chain;
+    ByteBudget::Hold budget;
+    std::string bytes;
+  };
+  boost::asio::awaitable<Result<ReadHeld>> read_shared(RequestContext& ctx,
+                                                       const std::string& path);
 
   // The commit pipeline (server/ops/commit.h) of `steps`, planned with
   // `files` held: approval, checks before, the last cancellation check, the

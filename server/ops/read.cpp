@@ -17,22 +17,17 @@ namespace editd {
 
 boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& ctx,
                                                                 ops::ReadRequest p) {
-  auto canonical = co_await resolve_in_turn(ctx, p.path);
-  if (!canonical) co_return canonical.error();
-  LockChains::Guard guard = co_await lock_one(ctx, *canonical, LockChains::Mode::kShared);
-  if (auto c = check_cancel(ctx); !c) co_return c.error();
-  auto hold = co_await hold_files(ctx, std::vector<std::string>(1, *canonical), kReadHold);
-  if (!hold) co_return hold.error();
-  auto bytes = co_await ctx.backend.read(*canonical);
-  if (!bytes) co_return bytes.error();
-  hold->grow_to(kReadHold * bytes->size());
-  const std::uint64_t bytes_read = bytes->size();
+  auto held = co_await read_shared(ctx, p.path);
+  if (!held) co_return held.error();
+  const std::string& canonical = held->canonical;
+  std::string& bytes = held->bytes;
+  const std::uint64_t bytes_read = bytes.size();
   // A symbol's lines: asked of the language server for these bytes, with the
   // chain held, then read as any lines are.
   std::optional<ops::SymbolLines> symbol;
   if (p.symbol) {
-    const std::string shown = ctx.backend.display_path(*canonical);
-    auto found = co_await symbol_lines(*canonical, shown, *bytes, *p.symbol);
+    const std::string shown = ctx.backend.display_path(canonical);
+    auto found = co_await symbol_lines(canonical, shown, bytes, *p.symbol);
     if (!found) co_return found.error();
     p.first_line = found->start_line;
     p.line_limit = found->end_line - found->start_line + 1;
@@ -42,14 +37,14 @@ boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& 
   // an edit sent after it must find it there, and not have its own record
   // overwritten by this one's.
 
-  const Views::Where where{ctx.reader, ctx.scope.key(), *canonical};
+  const Views::Where where{ctx.reader, ctx.scope.key(), canonical};
   auto run = [&]() -> Result<ops::Read> {
     ops::Read r;
-    r.fingerprint = editd::fingerprint(*bytes);
-    auto doc = text::Document::decode(*bytes);
+    r.fingerprint = editd::fingerprint(bytes);
+    auto doc = text::Document::decode(bytes);
     if (!doc) {
       Error e = doc.error();
-      e.data["path"] = ctx.backend.display_path(*canonical);
+      e.data["path"] = ctx.backend.display_path(canonical);
       return e;
     }
     std::size_t total = doc->line_count();
@@ -70,10 +65,10 @@ boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& 
                       std::make_shared<const hashline::Snapshot>(hashline::snapshot(norm.view())));
     }
     if (from == 0 && to == body.size() &&
-        body.data() + body.size() == bytes->data() + bytes->size()) {
+        body.data() + body.size() == bytes.data() + bytes.size()) {
       // The whole file: its buffer becomes the content (after its BOM), no copy.
-      bytes->erase(0, static_cast<std::size_t>(body.data() - bytes->data()));
-      r.content = std::move(*bytes);
+      bytes.erase(0, static_cast<std::size_t>(body.data() - bytes.data()));
+      r.content = std::move(bytes);
     } else {
       r.content = std::string(body.substr(from, to - from));
     }
@@ -86,14 +81,14 @@ boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& 
       const std::string_view text = normalized.empty() ? r.content : normalized;
       const std::size_t size = hashline::rendered_size(text, start);
       if (size > options_.max_file_bytes) {
-        const std::string shown = ctx.backend.display_path(*canonical);
+        const std::string shown = ctx.backend.display_path(canonical);
         return Error(ErrorKind::kTooLarge,
                      "the hashline view of " + shown + " from line " + std::to_string(start) +
                          " would be " + std::to_string(size) +
                          " bytes, over --max-file-bytes: read fewer lines at once (line, limit)",
                      {{"path", shown}, {"size", size}, {"limit", options_.max_file_bytes}});
       }
-      hold->grow_to(kReadHold * bytes_read + 2 * size);
+      held->budget.grow_to(kReadHold * bytes_read + 2 * size);
       r.content = hashline::render_text(text, start);
       r.format = ops::ReadFormat::kHashline;
     }
@@ -104,13 +99,31 @@ boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& 
     return r;
   };
   Result<ops::Read> result = Error();
-  if (bytes->size() > kOffloadBytes)
+  if (bytes.size() > kOffloadBytes)
     result = co_await offload(pool_, run);
   else
     result = run();
-  if (result && ctx.known) ctx.known->set(*canonical, result->fingerprint);
-  guard.release();
+  if (result && ctx.known) ctx.known->set(canonical, result->fingerprint);
+  held->chain.release();
   co_return result;
+}
+
+boost::asio::awaitable<Result<Operations::ReadHeld>> Operations::read_shared(
+    RequestContext& ctx, const std::string& path) {
+  auto canonical = co_await resolve_in_turn(ctx, path);
+  if (!canonical) co_return canonical.error();
+  ReadHeld held;
+  held.chain = co_await lock_one(ctx, *canonical, LockChains::Mode::kShared);
+  if (auto c = check_cancel(ctx); !c) co_return c.error();
+  auto budget = co_await hold_files(ctx, std::vector<std::string>(1, *canonical), kReadHold);
+  if (!budget) co_return budget.error();
+  held.budget = std::move(*budget);
+  auto bytes = co_await ctx.backend.read(*canonical);
+  if (!bytes) co_return bytes.error();
+  held.budget.grow_to(kReadHold * bytes->size());
+  held.canonical = std::move(*canonical);
+  held.bytes = std::move(*bytes);
+  co_return std::move(held);
 }
 
 boost::asio::awaitable<Result<ops::Fingerprint>> Operations::fingerprint(

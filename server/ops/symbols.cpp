@@ -72,14 +72,6 @@ std::string_view placement_param(symbols::Placement p) {
   return "replace";
 }
 
-Result<void> check_text_param(std::string_view s, std::string_view param) {
-  auto ok = text::check_text(s, "param '" + std::string(param) + "'");
-  if (ok) return ok;
-  Error e = ok.error();
-  e.data["param"] = param;
-  return e;
-}
-
 // A name path that does not parse, named as the request's `symbol`.
 Error bad_query(Error e) { return name_input(std::move(e)); }
 
@@ -107,27 +99,21 @@ boost::asio::awaitable<Result<std::vector<symbols::Symbol>>> Operations::outline
 
 boost::asio::awaitable<Result<ops::Symbols>> Operations::read_symbols(RequestContext& ctx,
                                                                       ops::SymbolsRequest p) {
-  auto canonical = co_await resolve_in_turn(ctx, p.path);
-  if (!canonical) co_return canonical.error();
-  LockChains::Guard guard = co_await lock_one(ctx, *canonical, LockChains::Mode::kShared);
-  if (auto c = check_cancel(ctx); !c) co_return c.error();
-  auto hold = co_await hold_files(ctx, std::vector<std::string>(1, *canonical), kReadHold);
-  if (!hold) co_return hold.error();
-  auto bytes = co_await ctx.backend.read(*canonical);
-  if (!bytes) co_return bytes.error();
-  hold->grow_to(kReadHold * bytes->size());
-  const std::string shown = ctx.backend.display_path(*canonical);
-  auto outline = co_await outline_of(*canonical, shown, *bytes);
+  auto held = co_await read_shared(ctx, p.path);
+  if (!held) co_return held.error();
+  const std::string& canonical = held->canonical;
+  const std::string shown = ctx.backend.display_path(canonical);
+  auto outline = co_await outline_of(canonical, shown, held->bytes);
   if (!outline) co_return outline.error();
   ops::Symbols r;
-  r.fingerprint = editd::fingerprint(*bytes);
-  r.total_lines = text::count_lines(text::without_bom(*bytes));
+  r.fingerprint = editd::fingerprint(held->bytes);
+  r.total_lines = text::count_lines(text::without_bom(held->bytes));
   for (const symbols::Symbol& s : *outline)
     if (!p.depth || s.depth <= *p.depth) r.symbols.push_back(lines_of(s));
   r.truncated = outline->size() >= LspClient::kMaxSymbols;
   // The structure of the file at this fingerprint is what the caller now
   // knows (--require-read): an edit by symbol needs no more.
-  if (ctx.known) ctx.known->set(*canonical, r.fingerprint);
+  if (ctx.known) ctx.known->set(canonical, r.fingerprint);
   co_return r;
 }
 
@@ -149,7 +135,7 @@ boost::asio::awaitable<Result<ops::SymbolLines>> Operations::symbol_lines(
 
 Operations::Awaitable Operations::edit_symbol(RequestContext& ctx, ops::SymbolEditRequest p) {
   const std::string_view param = placement_param(p.placement);
-  if (auto ok = check_text_param(p.text, param); !ok) co_return ok.error();
+  if (auto ok = check_param_text(p.text, param); !ok) co_return ok.error();
   auto query = symbols::parse_query(p.symbol);
   if (!query) co_return bad_query(query.error());
   // Found in prepare, with the file's chain held and its bytes read: the

@@ -29,6 +29,15 @@ struct LspDir {
   ~LspDir() { std::filesystem::remove_all(path); }
 };
 
+// The one symbol of `outline` that the query `q` names.
+symbols::Symbol named(const std::vector<symbols::Symbol>& outline, const std::string& q) {
+  auto query = symbols::parse_query(q);
+  REQUIRE(query.has_value());
+  auto r = symbols::resolve(outline, *query);
+  REQUIRE(r.has_value());
+  return outline[*r];
+}
+
 // The outline of `text` (the file `name` under a fresh root, written with
 // `on_disk` so that the server could read another version from disk) as the
 // server of `lsp` reports it for `text`.
@@ -87,13 +96,7 @@ TEST_CASE("pylsp: nested classes, a property's getter and setter, decorators, CR
   // On disk the file is something else: the server must answer for `text`.
   auto o = symbols_of("*.py=pylsp", "a.py", text, "def other():\n    pass\n");
   CAPTURE(paths(o));
-  auto find = [&](const std::string& q) {
-    auto query = symbols::parse_query(q);
-    REQUIRE(query.has_value());
-    auto r = symbols::resolve(o, *query);
-    REQUIRE(r.has_value());
-    return o[*r];
-  };
+  auto find = [&o](const std::string& q) { return named(o, q); };
   CHECK(find("f").first_line == 3);
   CHECK(find("f").last_line == 6);
   CHECK(find("Outer/Inner/method").first_line == 10);
@@ -125,13 +128,7 @@ TEST_CASE("clangd: namespaces, overloads, a nested struct, operator[], two symbo
       "}  // namespace ns\n";                         // 14
   auto o = symbols_of("*.cpp=clangd", "a.cpp", text);
   CAPTURE(paths(o));
-  auto find = [&](const std::string& q) {
-    auto query = symbols::parse_query(q);
-    REQUIRE(query.has_value());
-    auto r = symbols::resolve(o, *query);
-    REQUIRE(r.has_value());
-    return o[*r];
-  };
+  auto find = [&o](const std::string& q) { return named(o, q); };
   CHECK(find("twice").first_line == 2);
   CHECK(find("twice").last_line == 4);
   CHECK(find("ns/Parser").first_line == 6);
@@ -175,13 +172,7 @@ TEST_CASE("typescript-language-server: a class's overloads, accessors, a nested 
                           bin + "typescript-language-server --stdio",
                       "a.ts", text);
   CAPTURE(paths(o));
-  auto find = [&](const std::string& q) {
-    auto query = symbols::parse_query(q);
-    REQUIRE(query.has_value());
-    auto r = symbols::resolve(o, *query);
-    REQUIRE(r.has_value());
-    return o[*r];
-  };
+  auto find = [&o](const std::string& q) { return named(o, q); };
   // tsserver's range of a decorated class starts at the decorator; the comment
   // above it is the symbol's leading block.
   CHECK(find("Parser").range_line == 4);
