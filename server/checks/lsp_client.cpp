@@ -17,6 +17,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <spdlog/spdlog.h>
 
 #include "edit/text/fingerprint.h"
 #include "server/checks/child_process.h"
@@ -98,6 +99,19 @@ struct LspClient::State {
     std::size_t outside = 0;              // about files outside the root
     bool busy = false;                    // a diagnose is waiting on it
     std::uint64_t last_used = 0;
+    std::chrono::steady_clock::time_point sent_time;  // when the text was sent
+    // Closed to be opened again (reopen): what the server publishes for it
+    // before it has answered the barrier is of the closed document.
+    bool closing = false;
+    // The documentSymbol answer for the text last sent (`fingerprint`), kept
+    // until that text changes: the same bytes get the same symbols.
+    std::optional<std::vector<symbols::Reported>> symbols;
+    std::size_t symbols_count = 0;
+
+    // The last publish listed nothing (and left nothing out).
+    bool quiet() const {
+      return publishes > 0 && diagnostics.empty() && not_shown == 0 && outside == 0;
+    }
   };
 
   std::optional<Child> child;
@@ -117,6 +131,10 @@ struct LspClient::State {
   std::map<std::int64_t, std::optional<json>> answers;
   std::map<std::string, Doc> docs;  // by URI
   std::uint64_t clock = 0;
+  // The longest a publish took after its text was sent.
+  std::chrono::steady_clock::duration slowest_publish{};
+  // Symbols kept in the documents' `symbols`, at most kMaxSymbols in all.
+  std::size_t cached_symbols = 0;
   std::vector<asio::steady_timer*> waiters;
   std::deque<std::string> out;
   std::size_t queued_bytes = 0;  // in `out`
@@ -124,6 +142,12 @@ struct LspClient::State {
 
   void notify() {
     for (asio::steady_timer* t : waiters) t->cancel();
+  }
+
+  void drop_symbols(Doc& d) {
+    if (!d.symbols) return;
+    cached_symbols -= d.symbols_count;
+    d.symbols.reset();
   }
 
   void fail(std::string why) {
@@ -214,8 +238,11 @@ void handle(const StatePtr& s, const json& msg) {
     auto uri = p->find("uri");
     if (uri == p->end() || !uri->is_string()) return;
     auto doc = s->docs.find(uri->get<std::string>());
-    if (doc == s->docs.end()) return;
+    if (doc == s->docs.end() || doc->second.closing) return;
     LspClient::State::Doc& d = doc->second;
+    if (d.publishes == d.sent_at)
+      s->slowest_publish =
+          std::max(s->slowest_publish, std::chrono::steady_clock::now() - d.sent_time);
     d.diagnostics.clear();
     d.not_shown = 0;
     d.outside = 0;
@@ -417,22 +444,57 @@ asio::awaitable<LspClient::Outcome> LspClient::diagnose(
   const std::string uri = file_uri(path);
   State::Doc& doc = s->docs[uri];
   doc.last_used = ++s->clock;
-  if (!(doc.open && doc.fingerprint == fingerprint(text) && doc.current)) {
+  const bool changes = !(doc.open && doc.fingerprint == fingerprint(text));
+  if (changes || !doc.current) {
     doc.current = false;
-    sync(s, path, text);
-    const auto version = static_cast<std::int64_t>(doc.version);
     doc.busy = true;
+    // LSP does not oblige a server to publish again when a document's
+    // diagnostics do not change, and typescript-language-server does not
+    // when they stay empty. A document whose last publish listed nothing
+    // then gets none: it is closed and opened again, for which every server
+    // publishes. A server found to need it (no publish within the grace)
+    // gets it at once from then on.
+    const bool quiet = doc.open && doc.quiet() && (changes || doc.publishes == doc.sent_at);
+    std::optional<std::string> failure;
+    bool reopened = false;
+    if (quiet && reopens_quiet_) {
+      reopened = true;
+      if (!co_await reopen(s, path, text, deadline)) failure = "it did not answer in time";
+    } else {
+      sync(s, path, text);
+    }
     // A publish after the send, for this version when the server says which.
-    std::function<bool()> published = [&doc, version] {
+    std::function<bool()> published = [&doc] {
       return doc.publishes > doc.sent_at &&
-             (!doc.published_version || *doc.published_version >= version);
+             (!doc.published_version ||
+              *doc.published_version >= static_cast<std::int64_t>(doc.version));
     };
-    bool ready = co_await wait_until(s, deadline, std::move(published));
+    bool ready = false;
+    if (!failure) {
+      // The grace: three times the slowest publish seen, at least kQuietGrace,
+      // at most half the time left, so that the reopened document has the rest.
+      auto until = deadline;
+      if (quiet && !reopened) {
+        const auto now = std::chrono::steady_clock::now();
+        const std::chrono::steady_clock::duration grace =
+            std::max<std::chrono::steady_clock::duration>(kQuietGrace, 3 * s->slowest_publish);
+        until = std::min(doc.sent_time + grace, now + (deadline - now) / 2);
+      }
+      ready = co_await wait_until(s, until, published);
+      if (!ready && s->alive && until < deadline) {
+        reopens_quiet_ = true;
+        spdlog::info("{} published nothing for a change to a document without diagnostics; "
+                     "such documents are reopened from now on", name_);
+        if (co_await reopen(s, path, text, deadline))
+          ready = co_await wait_until(s, deadline, published);
+      }
+    }
     doc.busy = false;
     if (!ready) {
       outcome.status = s->alive ? diagnostics::Status::kTimeout : diagnostics::Status::kFailed;
       outcome.detail =
-          name_ + ": " + (s->alive ? "no diagnostics were published in time" : s->failure);
+          name_ + ": " + (s->alive ? failure.value_or("no diagnostics were published in time")
+                                   : s->failure);
       // A server that did not answer in time is not trusted to answer the
       // next one: it is stopped (its queue and open documents go with it).
       if (s->alive) {
@@ -472,11 +534,36 @@ void close_least_used(const StatePtr& s, const std::string& keep) {
     send(s, json{{"jsonrpc", "2.0"},
                  {"method", "textDocument/didClose"},
                  {"params", {{"textDocument", {{"uri", oldest->first}}}}}});
+    s->drop_symbols(oldest->second);
     s->docs.erase(oldest);
   }
 }
 
 }  // namespace
+
+asio::awaitable<bool> LspClient::reopen(const StatePtr& s, const std::string& path,
+                                        const std::string& text,
+                                        std::chrono::steady_clock::time_point deadline) {
+  const std::string uri = file_uri(path);
+  State::Doc& doc = s->docs[uri];
+  send(s, json{{"jsonrpc", "2.0"},
+               {"method", "textDocument/didClose"},
+               {"params", {{"textDocument", {{"uri", uri}}}}}});
+  doc.open = false;
+  doc.closing = true;
+  // What the server publishes for the closed document (an empty list, as a
+  // rule) comes before its answer to a request sent after the didClose: LSP
+  // has a server answer a `$/` request it does not know with MethodNotFound.
+  const std::int64_t id = s->next_id++;
+  s->answers[id];
+  send(s, json{{"jsonrpc", "2.0"}, {"id", id}, {"method", "$/editd/barrier"}});
+  std::function<bool()> answered = [&s, id] { return s->answers[id].has_value(); };
+  const bool ready = co_await wait_until(s, deadline, std::move(answered));
+  s->answers.erase(id);
+  doc.closing = false;
+  if (ready) sync(s, path, text);
+  co_return ready;
+}
 
 bool LspClient::sync(const StatePtr& s, const std::string& path, const std::string& text) {
   const std::string uri = file_uri(path);
@@ -487,6 +574,8 @@ bool LspClient::sync(const StatePtr& s, const std::string& path, const std::stri
   doc.current = false;
   doc.fingerprint = fp;
   doc.sent_at = doc.publishes;
+  doc.sent_time = std::chrono::steady_clock::now();
+  s->drop_symbols(doc);
   const auto version = static_cast<std::int64_t>(++doc.version);
   if (!doc.open) {
     doc.open = true;
@@ -532,6 +621,11 @@ asio::awaitable<LspClient::SymbolsOutcome> LspClient::document_symbols(
   const std::string uri = file_uri(path);
   sync(s, path, text);
   State::Doc& doc = s->docs[uri];
+  outcome.encoding = s->encoding;
+  if (doc.symbols) {  // the server's answer for exactly this text
+    outcome.roots = *doc.symbols;
+    co_return outcome;
+  }
   doc.busy = true;
   const std::int64_t id = s->next_id++;
   s->answers[id];
@@ -564,7 +658,18 @@ asio::awaitable<LspClient::SymbolsOutcome> LspClient::document_symbols(
   bool flat = false;
   lsp::reported_list(answer->value("result", json()), outcome.roots, 0, budget, flat);
   if (flat) outcome.roots = symbols::nest(std::move(outcome.roots));
-  outcome.encoding = s->encoding;
+  // Kept for the next call on the same text (read_symbols, then edit_symbol),
+  // other documents' answers making room.
+  const std::size_t count = kMaxSymbols - budget;
+  if (doc.open && doc.fingerprint == fingerprint(text)) {
+    s->drop_symbols(doc);
+    for (auto it = s->docs.begin(); it != s->docs.end() && s->cached_symbols + count > kMaxSymbols;
+         ++it)
+      s->drop_symbols(it->second);
+    doc.symbols = outcome.roots;
+    doc.symbols_count = count;
+    s->cached_symbols += count;
+  }
   close_least_used(s, uri);
   co_return outcome;
 }

@@ -76,6 +76,11 @@ class LspClient {
 
   // Most documents kept open in the server; the least recently checked is closed.
   static constexpr std::size_t kMaxOpenDocuments = 64;
+  // How long a change to a document whose last publish listed nothing waits
+  // for a publish before the document is reopened, at least (three times the
+  // slowest publish seen from the server when that is longer; at most half
+  // the time the check has).
+  static constexpr std::chrono::seconds kQuietGrace{2};
 
   // The running server's connection (lsp_client.cpp).
   struct State;
@@ -86,12 +91,22 @@ class LspClient {
   // Opens `path` in the server with `text`, or changes it to `text`, unless it
   // holds that text already. True when it was sent.
   bool sync(const std::shared_ptr<State>& s, const std::string& path, const std::string& text);
+  // Closes `path` in the server and, once it has answered a request sent
+  // after (so that what it publishes for the closed document has come), opens
+  // it with `text`. False when the server did not answer by `deadline`.
+  boost::asio::awaitable<bool> reopen(const std::shared_ptr<State>& s, const std::string& path,
+                                      const std::string& text,
+                                      std::chrono::steady_clock::time_point deadline);
 
   std::vector<std::string> argv_;
   std::string root_;
   std::string name_;
   std::function<bool(std::string_view)> inside_root_;
   std::shared_ptr<State> state_;  // the running server, if any
+  // The server publishes nothing for a change that leaves a document without
+  // diagnostics (typescript-language-server): such documents are reopened.
+  // Learnt when no publish came within the grace, kept across restarts.
+  bool reopens_quiet_ = false;
   bool starting_ = false;
 };
 

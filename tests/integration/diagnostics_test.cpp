@@ -427,3 +427,39 @@ TEST_CASE("a language server's diagnostics are capped at 200 a check, the rest c
   CHECK(r["diagnosticsDetail"].get<std::string>().find("19800 more diagnostics not shown") !=
         std::string::npos);
 }
+
+TEST_CASE("a language server that publishes nothing when a document stays clean: reopened, not waited out") {
+  // As typescript-language-server: LSP does not oblige a server to publish
+  // again for a change that leaves the diagnostics as they were.
+  TempDir root, logs;
+  auto args = fake_lsp("quiet-when-clean", (logs.path() / "starts.log").string());
+  args.insert(args.end(), {"--check-timeout", "60"});
+  auto p = spawn_editd(root, args);
+  json r = p.ok("write_text", {{"path", "a.x"}, {"content", "one\n"}});
+  CHECK(r["diagnosticsStatus"] == "ok");
+  CHECK(r["diagnostics"].empty());
+  // Clean to clean, twice: the first finds out (no publish within the grace),
+  // the second reopens at once; neither is a timeout.
+  for (const auto& [from, to] : {std::pair{"one", "two"}, std::pair{"two", "three"}}) {
+    INFO(from);
+    r = p.ok("str_replace", {{"path", "a.x"}, {"oldText", from}, {"newText", to}});
+    CHECK(r["diagnosticsStatus"] == "ok");
+    CHECK(r["diagnostics"].empty());
+    CHECK(!r.contains("diagnosticsDetail"));
+  }
+  // A reopened document's diagnostics are of the new text, not the empty list
+  // the server publishes when it closes it.
+  r = p.ok("str_replace", {{"path", "a.x"}, {"oldText", "three"}, {"newText", "ERROR"}});
+  CHECK(r["diagnosticsStatus"] == "ok");
+  REQUIRE(r["diagnostics"].size() == 1);
+  CHECK(r["diagnostics"][0]["line"] == 1);
+  CHECK(r["introduced"].size() == 1);
+  r = p.ok("write_text", {{"path", "a.x"}, {"content", "four\nfive\n"}});
+  CHECK(r["diagnosticsStatus"] == "ok");
+  CHECK(r["diagnostics"].empty());
+  r = p.ok("str_replace", {{"path", "a.x"}, {"oldText", "five"}, {"newText", "ERROR"}});
+  REQUIRE(r["diagnostics"].size() == 1);
+  CHECK(r["diagnostics"][0]["line"] == 2);
+  // One server throughout: nothing timed out, nothing was restarted.
+  CHECK(started(logs).size() == 1);
+}

@@ -233,18 +233,27 @@ TEST_CASE("typescript-language-server: a method of a class, in a network namespa
   auto p = spawn_editd(root, {"--lsp",
                               "*.ts=" + std::string(isolated ? "unshare --net -- " : "") + bin +
                                   "node " + bin + "typescript-language-server --stdio",
-                              "--check-timeout", "15"});
-  // A dry run: the same --lsp serves the checks after a write, and
-  // typescript-language-server 5.3.0 published no diagnostics for this file
-  // within 30 s here, so a write would wait out --check-timeout twice.
+                              "--check-timeout", "60"});
+  // Written, with the diagnostics of the same server: the file stays clean,
+  // for which typescript-language-server publishes nothing after a change
+  // (editd reopens the document), and then is not.
   json r = p.ok("edit_symbol", {{"path", "t.ts"},
                                 {"symbol", "Greeter/greet"},
-                                {"replace", "greet(name: string): string {\n  return `hello ${name}`;\n}\n"},
-                                {"dryRun", true}});
+                                {"replace", "greet(name: string): string {\n  return `hello ${name}`;\n}\n"}});
   CHECK(r["symbol"]["startLine"] == 2);
   CHECK(r["symbol"]["endLine"] == 4);
   CHECK(r["diff"].get<std::string>().find("-    return \"hi \" + name;\n+    return `hello ${name}`;\n") !=
         std::string::npos);
+  CHECK(r["diagnosticsStatus"] == "ok");
+  CHECK(r["diagnostics"].empty());
+  r = p.ok("edit_symbol", {{"path", "t.ts"},
+                           {"symbol", "greet"},
+                           {"replace", "greet(name: string): string {\n  return name.length;\n}\n"}});
+  CHECK(r["diagnosticsStatus"] == "ok");
+  REQUIRE(r["introduced"].size() == 1);
+  CHECK(r["introduced"][0]["line"] == 3);
+  CHECK(r["introduced"][0]["severity"] == "error");
+  CHECK(root.read("t.ts").find("    return name.length;\n") != std::string::npos);
 }
 
 TEST_CASE("without a language server: unsupported, saying which option enables it; MCP lists no symbol tools") {
@@ -339,6 +348,25 @@ TEST_CASE("a language server that hangs, dies, offers no symbols or answers nons
     p.fails("read_symbols", {{"path", "a.x"}});
     CHECK(starts(logs) == 2);
     CHECK(root.read("a.x") == "one\n");
+  }
+  SUBCASE("the same bytes: the server's answer is used again; other bytes: asked again") {
+    TempDir root, logs;
+    root.write("a.x", "one\n");
+    auto p = spawn_editd(root, fake("symbols-count", logs));
+    auto first_name = [&p] {
+      json list = p.ok("read_symbols", {{"path", "a.x"}});
+      REQUIRE(list["symbols"].size() == 1);
+      return list["symbols"][0]["namePath"].get<std::string>();
+    };
+    CHECK(first_name() == "asked1");
+    CHECK(first_name() == "asked1");
+    CHECK(p.ok("read_text", {{"path", "a.x"}, {"symbol", "asked1"}})["content"] == "one\n");
+    json r = p.ok("edit_symbol",
+                  {{"path", "a.x"}, {"symbol", "asked1"}, {"replace", "uno\n"}, {"dryRun", true}});
+    CHECK(r["symbol"]["namePath"] == "asked1");
+    root.write("a.x", "two\n");
+    CHECK(first_name() == "asked2");
+    CHECK(starts(logs) == 1);
   }
   SUBCASE("offers no documentSymbol: unsupported (no_document_symbols)") {
     TempDir root, logs;

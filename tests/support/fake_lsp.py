@@ -10,6 +10,12 @@ Usage: fake_lsp.py MODE LOG
   symbols-die   offers documentSymbol and exits when asked
   symbols-junk  answers documentSymbol with nonsense: inverted and far ranges, names
                 that are not strings, 5,000 levels of children, a symbol per line
+  quiet-when-clean
+                as typescript-language-server: an error for each line that holds
+                ERROR, published on didOpen, on didClose (an empty list), and on
+                didChange unless the last publish and this one are both empty
+  symbols-count answers documentSymbol with one symbol, `asked<N>` on line 1, N
+                counting the requests it has answered
 Each start appends the process id to LOG, one line.
 """
 import json
@@ -22,6 +28,8 @@ with open(log, "a") as f:
     f.write(f"{__import__('os').getpid()}\n")
 
 stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
+texts, published = {}, {}  # by URI: the text held, the diagnostics last published
+answered = 0  # documentSymbol requests answered (symbols-count)
 
 
 def read_message():
@@ -51,8 +59,8 @@ while True:
     if mode == "never-init":
         continue
     if method == "initialize":
-        caps = {} if mode in ("never-init", "stop-reading", "flood", "no-symbols") else \
-            {"documentSymbolProvider": True}
+        caps = {} if mode in ("never-init", "stop-reading", "flood", "no-symbols",
+                              "quiet-when-clean") else {"documentSymbolProvider": True}
         send({"jsonrpc": "2.0", "id": message["id"], "result": {"capabilities": caps}})
         if mode == "stop-reading":
             while True:
@@ -64,7 +72,35 @@ while True:
                         "severity": 2, "message": f"flood {i}"} for i in range(20000)]
         send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
               "params": {"uri": doc["uri"], "version": doc["version"], "diagnostics": diagnostics}})
+    elif mode == "quiet-when-clean" and method in (
+            "textDocument/didOpen", "textDocument/didChange", "textDocument/didClose"):
+        uri = message["params"]["textDocument"]["uri"]
+        if method == "textDocument/didClose":
+            texts.pop(uri, None)
+            now = []
+        else:
+            texts[uri] = message["params"]["textDocument"]["text"] if method.endswith("Open") \
+                else message["params"]["contentChanges"][-1]["text"]
+            now = [{"range": {"start": {"line": i, "character": 0}, "end": {"line": i, "character": 1}},
+                    "severity": 1, "message": "ERROR here"}
+                   for i, line in enumerate(texts[uri].split("\n")) if "ERROR" in line]
+        if method == "textDocument/didChange" and not now and not published.get(uri):
+            continue
+        published[uri] = now
+        send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
+              "params": {"uri": uri, "diagnostics": now}})
+    elif "id" in message and isinstance(method, str) and method.startswith("$/"):
+        send({"jsonrpc": "2.0", "id": message["id"],
+              "error": {"code": -32601, "message": f"unhandled method {method}"}})
     elif method == "textDocument/documentSymbol":
+        if mode == "symbols-count":
+            answered += 1
+            send({"jsonrpc": "2.0", "id": message["id"], "result": [
+                {"name": f"asked{answered}", "kind": 12,
+                 "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
+                 "selectionRange": {"start": {"line": 0, "character": 0},
+                                    "end": {"line": 0, "character": 1}}}]})
+            continue
         if mode == "symbols-die":
             sys.exit(3)
         if mode == "symbols-junk":
