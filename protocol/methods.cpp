@@ -53,6 +53,8 @@ Result<ReadSymbolsParams> decode_read_symbols(const json& p) {
   ReadSymbolsParams r;
   d.path("path", r.path);
   d.optional_integer("depth", r.depth, 0);
+  d.optional_integer("offset", r.offset, 0);
+  d.optional_integer("limit", r.limit, 1);
   d.optional_string("sessionId", r.session_id);
   return d.finish(std::move(r));
 }
@@ -377,7 +379,13 @@ json to_json(ReadTextResult&& r) {
 json to_json(const ReadSymbolsResult& r) {
   json symbols = json::array();
   for (const SymbolInfo& s : r.symbols) symbols.push_back(symbol_json(s));
-  json j{{"fingerprint", r.fingerprint}, {"totalLines", r.total_lines}, {"symbols", std::move(symbols)}};
+  const std::uint64_t next = r.offset + r.symbols.size();
+  json j{{"fingerprint", r.fingerprint},
+         {"totalLines", r.total_lines},
+         {"totalSymbols", r.total_symbols},
+         {"symbols", std::move(symbols)}};
+  if (r.offset > 0) j["offset"] = r.offset;
+  if (next < r.total_symbols) j["nextOffset"] = next;
   if (r.truncated) j["truncated"] = true;
   return j;
 }

@@ -65,12 +65,16 @@ struct ReadTextResult {
 struct ReadSymbolsParams {
   std::string path;
   std::optional<std::uint64_t> depth;
+  std::optional<std::uint64_t> offset;  // the first listed, 0-based in the whole listing
+  std::optional<std::uint64_t> limit;   // at most this many listed (1 or more)
   std::optional<std::string> session_id;
 };
 struct ReadSymbolsResult {
   std::string fingerprint;
   std::uint64_t total_lines = 0;
   std::vector<SymbolInfo> symbols;
+  std::uint64_t offset = 0;         // of symbols[0] in the whole listing
+  std::uint64_t total_symbols = 0;  // in the whole listing (at this depth)
   bool truncated = false;
 };
 

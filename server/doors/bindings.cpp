@@ -126,7 +126,7 @@ ops::UndoRequest to_ops(protocol::UndoParams p) {
 }
 
 ops::SymbolsRequest to_ops(protocol::ReadSymbolsParams p) {
-  return ops::SymbolsRequest{std::move(p.path), p.depth};
+  return ops::SymbolsRequest{std::move(p.path), p.depth, p.offset.value_or(0), p.limit};
 }
 
 ops::SymbolEditRequest to_ops(protocol::EditSymbolParams p) {
@@ -215,6 +215,8 @@ protocol::ReadSymbolsResult to_wire(ops::Symbols r) {
   out.total_lines = r.total_lines;
   out.symbols.reserve(r.symbols.size());
   for (ops::SymbolLines& s : r.symbols) out.symbols.push_back(wire_symbol(std::move(s)));
+  out.offset = r.offset;
+  out.total_symbols = r.total_symbols;
   out.truncated = r.truncated;
   return out;
 }

@@ -125,7 +125,9 @@ std::uint64_t count_at(const json& result, const char* key) {
 }
 
 // The paging facts, in the order a paged structuredContent shows them.
-constexpr const char* kPagingFacts[] = {"line", "lineCount", "totalLines", "nextLine"};
+constexpr const char* kPagingFacts[] = {"line",   "lineCount",    "totalLines",
+                                        "nextLine", "offset",     "totalSymbols",
+                                        "nextOffset"};
 
 // A paged result as JSON text: the paging facts, the other members by name, content last.
 std::string paged_json(const json& result) {
@@ -147,6 +149,19 @@ std::string paged_json(const json& result) {
 }  // namespace
 
 void page(json& result) {
+  if (auto symbols = result.find("symbols"); symbols != result.end() && symbols->is_array()) {
+    std::size_t used = 0, kept = 0;
+    for (const json& s : *symbols) {
+      used += protocol::fast_json::dump(s).size() + 1;
+      if (kept > 0 && used > kPageBytes) break;
+      ++kept;
+    }
+    if (kept < symbols->size()) {
+      symbols->erase(symbols->begin() + static_cast<std::ptrdiff_t>(kept), symbols->end());
+      result["nextOffset"] = count_at(result, "offset") + kept;
+    }
+    return;
+  }
   bool cut_short = false;
   auto content = result.find("content");
   if (content != result.end() && content->is_string()) {

@@ -65,6 +65,8 @@ Result<nlohmann::json> prepare_arguments(const Method& method, const nlohmann::j
 
 // A paged result cut to kPageBytes of content (lineCount follows), with
 // nextLine, the `line` to read on from, unless the page reaches the last line.
+// A symbol listing (read_symbols) is cut to the symbols whose JSON fits in
+// kPageBytes (one at least), with nextOffset, the `offset` to list on from.
 void page(nlohmann::json& result);
 
 // The CallToolResult of a finished call. A paged method's structuredContent

@@ -452,22 +452,31 @@ Registry::Registry(Operations& ops) : ops_(ops) {
            "server reports them, each with its name path (Outer/inner; same-named siblings "
            "such as overloads as name[0], name[1]), kind and lines (decorators and comments "
            "right above it included). Then read one with read_text's symbol, and edit one "
-           "with edit_symbol, by that name path. depth 0 lists the top level only. Errors: "
+           "with edit_symbol, by that name path. depth 0 lists the top level only. A long "
+           "listing comes in pages: nextOffset is the offset to list on from. Errors: "
            "unsupported (no language server covers the file), timeout, not_found, not_text.",
        .input_schema = object(
            {{"path", path_param()},
             {"depth", integer("Optional: the deepest level to list, 0 for the top level "
                               "(default every level).",
-                              0)}},
+                              0)},
+            {"offset", integer("Optional: how many symbols of the listing to skip (a previous "
+                               "page's nextOffset; default 0).",
+                               0)},
+            {"limit", integer("Optional: the most symbols to list.", 1)}},
            {"path"}),
        .output_schema = {{"type", "object"},
                          {"properties",
                           {{"fingerprint", str("The whole file's fingerprint.")},
                            {"totalLines", {{"type", "integer"}}},
+                           {"totalSymbols", {{"type", "integer"}}},
+                           {"offset", {{"type", "integer"}}},
+                           {"nextOffset", {{"type", "integer"}}},
                            {"symbols", {{"type", "array"}, {"items", symbol_schema()}}},
                            {"truncated", {{"type", "boolean"}}}}},
-                         {"required", {"fingerprint", "totalLines", "symbols"}}},
+                         {"required", {"fingerprint", "totalLines", "totalSymbols", "symbols"}}},
        .idempotent = true,
+       .paged = true,
        .needs_language_server = true,
        .render = &render_symbols},
       &protocol::decode_read_symbols, &Operations::read_symbols);

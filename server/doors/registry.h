@@ -43,7 +43,8 @@ struct Method {
   bool mutates = false;          // may write files (read-only otherwise)
   bool idempotent = false;       // repeating the call with the same params changes nothing more
   bool destructive = false;      // may overwrite or remove what is there
-  // MCP pages the result by default (read_text): see server/doors/mcp.h.
+  // MCP pages the result by default (read_text's lines, read_symbols'
+  // symbols): see server/doors/mcp.h.
   bool paged = false;
   // The input is a provider's tool input, verbatim (anthropic_text_editor,
   // openai_apply_patch): it has no dryRun, and failures are results.

@@ -214,10 +214,15 @@ std::string render_openai_patch(const json& /*params*/, const json& result) {
 
 std::string render_symbols(const json& params, const json& result) {
   const json symbols = result.value("symbols", json::array());
-  std::string out = string_at(params, "path") + ": " + std::to_string(symbols.size()) +
-                    (symbols.size() == 1 ? " symbol" : " symbols") + " of " +
-                    std::to_string(number_at(result, "totalLines")) + " lines, fingerprint " +
-                    string_at(result, "fingerprint");
+  const std::uint64_t total = number_at(result, "totalSymbols"), first = number_at(result, "offset");
+  std::string out = string_at(params, "path") + ": ";
+  if (symbols.size() < total)
+    out += "symbols " + std::to_string(first + 1) + "-" + std::to_string(first + symbols.size()) +
+           " of " + std::to_string(total);
+  else
+    out += std::to_string(symbols.size()) + (symbols.size() == 1 ? " symbol" : " symbols");
+  out += " (" + std::to_string(number_at(result, "totalLines")) + " lines), fingerprint " +
+         string_at(result, "fingerprint");
   if (result.value("truncated", false)) out += " (more not listed: ask for less depth)";
   out += "\n";
   for (const json& s : symbols) {
@@ -225,6 +230,10 @@ std::string render_symbols(const json& params, const json& result) {
            string_at(s, "kind") + ") " + lines_text(number_at(s, "startLine"), number_at(s, "endLine")) +
            "\n";
   }
+  if (result.contains("nextOffset"))
+    out += std::to_string(total - first - symbols.size()) +
+           " more not shown: call read_symbols with offset " +
+           std::to_string(number_at(result, "nextOffset")) + " to list on\n";
   return out;
 }
 

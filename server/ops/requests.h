@@ -58,12 +58,16 @@ struct Read {
 struct SymbolsRequest {
   std::string path;
   std::optional<std::uint64_t> depth;  // 0: the top level only; absent: every level
+  std::uint64_t offset = 0;            // of the first listed, in the whole listing
+  std::optional<std::uint64_t> limit;  // the most listed; absent: all from `offset`
 };
 struct Symbols {
   std::string fingerprint;  // of the bytes the server was asked about
   std::uint64_t total_lines = 0;
-  std::vector<SymbolLines> symbols;  // in document order
-  bool truncated = false;            // more than kMaxSymbols: the first kept
+  std::vector<SymbolLines> symbols;  // in document order, from `offset`
+  std::uint64_t offset = 0;
+  std::uint64_t total_symbols = 0;  // in the whole listing at the depth asked
+  bool truncated = false;           // more than kMaxSymbols: the first kept
 };
 
 

@@ -108,8 +108,19 @@ boost::asio::awaitable<Result<ops::Symbols>> Operations::read_symbols(RequestCon
   ops::Symbols r;
   r.fingerprint = editd::fingerprint(held->bytes);
   r.total_lines = text::count_lines(text::without_bom(held->bytes));
-  for (const symbols::Symbol& s : *outline)
-    if (!p.depth || s.depth <= *p.depth) r.symbols.push_back(lines_of(s));
+  // The listing at the depth asked, and of it the part asked for.
+  for (const symbols::Symbol& s : *outline) {
+    if (p.depth && s.depth > *p.depth) continue;
+    const std::uint64_t at = r.total_symbols++;
+    if (at >= p.offset && (!p.limit || at - p.offset < *p.limit)) r.symbols.push_back(lines_of(s));
+  }
+  r.offset = p.offset;
+  // Past the end: the caller's offset is of another listing (the file changed).
+  if (p.offset > 0 && p.offset >= r.total_symbols)
+    co_return Error(ErrorKind::kInvalidParams,
+                    "param 'offset' is " + std::to_string(p.offset) + ", but " + shown + " has " +
+                        std::to_string(r.total_symbols) + " symbols at this depth",
+                    {{"param", "offset"}, {"totalSymbols", r.total_symbols}, {"path", shown}});
   r.truncated = outline->size() >= LspClient::kMaxSymbols;
   // The structure of the file at this fingerprint is what the caller now
   // knows (--require-read): an edit by symbol needs no more.

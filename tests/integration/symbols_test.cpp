@@ -62,6 +62,22 @@ TEST_CASE("pylsp: read_symbols, read_text by symbol, and edit_symbol's replace, 
   CHECK(list["totalLines"] == 19);
   json top = p.ok("read_symbols", {{"path", "p.py"}, {"depth", 0}});
   CHECK(top["symbols"].size() == 2);
+  CHECK(top["totalSymbols"] == 2);
+  CHECK_FALSE(top.contains("nextOffset"));
+  // A part of the listing: offset and limit count in the listing at that depth.
+  json part = p.ok("read_symbols", {{"path", "p.py"}, {"depth", 0}, {"offset", 1}, {"limit", 1}});
+  REQUIRE(part["symbols"].size() == 1);
+  CHECK(part["symbols"][0]["namePath"] == "main");
+  CHECK(part["offset"] == 1);
+  CHECK(part["totalSymbols"] == 2);
+  CHECK_FALSE(part.contains("nextOffset"));
+  part = p.ok("read_symbols", {{"path", "p.py"}, {"limit", 1}});
+  CHECK(part["symbols"].size() == 1);
+  CHECK(part["nextOffset"] == 1);
+  json past = p.fails("read_symbols", {{"path", "p.py"}, {"depth", 0}, {"offset", 2}});
+  CHECK(error_kind(past) == "invalid_params");
+  CHECK(past["data"]["param"] == "offset");
+  CHECK(past["data"]["totalSymbols"] == 2);
 
   // What read_text shows of a symbol is what edit_symbol replaces.
   json read = p.ok("read_text", {{"path", "p.py"}, {"symbol", "parse_command"}});
@@ -305,6 +321,37 @@ TEST_CASE("over MCP: a symbol's lines whole, with no page to read on") {
   json miss = call(p, "edit_symbol", {{"path", "p.py"}, {"symbol", "nope"}, {"replace", "x\n"}});
   CHECK(miss["isError"] == true);
   CHECK(text_of(miss).find("Error (no_match)") != std::string::npos);
+}
+
+TEST_CASE("over MCP: a long listing comes in pages that fit the hosts' limits, each symbol once") {
+  TempDir root;
+  std::string text;
+  for (int i = 0; i < 600; ++i)
+    text += "def function_number_" + std::to_string(i) + "(value):\n    return value\n\n";
+  root.write("many.py", text);
+  auto p = spawn_editd(root, kPylsp);
+  mcp_initialize(p);
+  std::vector<std::string> seen;
+  json args = {{"path", "many.py"}, {"depth", 0}};
+  int pages = 0;
+  while (true) {
+    json r = call(p, "read_symbols", args);
+    REQUIRE_FALSE(r.value("isError", false));
+    const json& page = r["structuredContent"];
+    // Within Codex's 12,000 bytes of structuredContent.
+    CHECK(page.dump().size() <= 11000);
+    CHECK(page["totalSymbols"] == 600);
+    for (const json& s : page["symbols"]) seen.push_back(s["namePath"].get<std::string>());
+    ++pages;
+    if (!page.contains("nextOffset")) break;
+    CHECK(text_of(r).find("more not shown: call read_symbols with offset " +
+                          std::to_string(page["nextOffset"].get<int>())) != std::string::npos);
+    args["offset"] = page["nextOffset"];
+    REQUIRE(pages < 100);
+  }
+  CHECK(pages > 1);
+  REQUIRE(seen.size() == 600);
+  for (int i = 0; i < 600; ++i) CHECK(seen[i] == "function_number_" + std::to_string(i));
 }
 
 namespace {
