@@ -106,7 +106,7 @@ struct LspClient::State {
     // The documentSymbol answer for the text last sent (`fingerprint`), kept
     // until that text changes: the same bytes get the same symbols.
     std::optional<std::vector<symbols::Reported>> symbols;
-    std::size_t symbols_count = 0;
+    std::size_t symbols_bytes = 0;  // what `symbols` holds (symbol_bytes)
 
     // The last publish listed nothing (and left nothing out).
     bool quiet() const {
@@ -133,7 +133,7 @@ struct LspClient::State {
   std::uint64_t clock = 0;
   // The longest a publish took after its text was sent.
   std::chrono::steady_clock::duration slowest_publish{};
-  // Symbols kept in the documents' `symbols`, at most kMaxSymbols in all.
+  // What the documents' `symbols` hold, at most kMaxKeptSymbolBytes in all.
   std::size_t cached_symbols = 0;
   std::vector<asio::steady_timer*> waiters;
   std::deque<std::string> out;
@@ -146,7 +146,7 @@ struct LspClient::State {
 
   void drop_symbols(Doc& d) {
     if (!d.symbols) return;
-    cached_symbols -= d.symbols_count;
+    cached_symbols -= d.symbols_bytes;
     d.symbols.reset();
   }
 
@@ -167,6 +167,15 @@ struct LspClient::State {
 namespace {
 
 using StatePtr = std::shared_ptr<LspClient::State>;
+
+// What a documentSymbol answer holds in memory (names, and each symbol's
+// own size), to bound the answers kept.
+std::size_t symbol_bytes(const std::vector<symbols::Reported>& list) {
+  std::size_t n = 0;
+  for (const symbols::Reported& r : list)
+    n += sizeof(symbols::Reported) + r.name.size() + symbol_bytes(r.children);
+  return n;
+}
 
 void close_least_used(const StatePtr& s, const std::string& keep);
 
@@ -660,15 +669,15 @@ asio::awaitable<LspClient::SymbolsOutcome> LspClient::document_symbols(
   if (flat) outcome.roots = symbols::nest(std::move(outcome.roots));
   // Kept for the next call on the same text (read_symbols, then edit_symbol),
   // other documents' answers making room.
-  const std::size_t count = kMaxSymbols - budget;
-  if (doc.open && doc.fingerprint == fingerprint(text)) {
+  const std::size_t bytes = symbol_bytes(outcome.roots);
+  if (doc.open && doc.fingerprint == fingerprint(text) && bytes <= kMaxKeptSymbolBytes) {
     s->drop_symbols(doc);
-    for (auto it = s->docs.begin(); it != s->docs.end() && s->cached_symbols + count > kMaxSymbols;
-         ++it)
+    for (auto it = s->docs.begin();
+         it != s->docs.end() && s->cached_symbols + bytes > kMaxKeptSymbolBytes; ++it)
       s->drop_symbols(it->second);
     doc.symbols = outcome.roots;
-    doc.symbols_count = count;
-    s->cached_symbols += count;
+    doc.symbols_bytes = bytes;
+    s->cached_symbols += bytes;
   }
   close_least_used(s, uri);
   co_return outcome;

@@ -67,6 +67,10 @@ class LspClient {
     symbols::Encoding encoding = symbols::Encoding::kUtf16;  // of the ranges
   };
   static constexpr std::size_t kMaxSymbols = 100000;
+  // The answers kept for documents whose text has not changed since (the same
+  // bytes get the same symbols) hold at most this much memory, for all of a
+  // server's documents; a larger answer is not kept.
+  static constexpr std::size_t kMaxKeptSymbolBytes = 16u << 20;
   boost::asio::awaitable<SymbolsOutcome> document_symbols(
       const std::string& path, const std::string& text,
       std::chrono::steady_clock::time_point deadline);
