@@ -580,11 +580,12 @@ bool LspClient::sync(const StatePtr& s, const std::string& path, const std::stri
   State::Doc& doc = s->docs[uri];
   doc.last_used = ++s->clock;
   if (doc.open && doc.fingerprint == fp) return false;
+  // A document reopened with the same text keeps its symbols.
+  if (doc.fingerprint != fp) s->drop_symbols(doc);
   doc.current = false;
   doc.fingerprint = fp;
   doc.sent_at = doc.publishes;
   doc.sent_time = std::chrono::steady_clock::now();
-  s->drop_symbols(doc);
   const auto version = static_cast<std::int64_t>(++doc.version);
   if (!doc.open) {
     doc.open = true;
