@@ -100,7 +100,7 @@ struct Builder {
       s.depth = depth;
       s.parent = parent;
       if (count[r->name] > 1) s.overload = seen[r->name]++;
-      s.name_path = (parent ? out[*parent].name_path + "/" : std::string()) + r->name;
+      s.name_path = (parent ? out[*parent].name_path + "/" : std::string()) + segment(r->name);
       if (s.overload) s.name_path += "[" + std::to_string(*s.overload) + "]";
       s.first_line = s.range_line = index.editd_line(begin);
       // A range that ends at the very start of a line (after its break) does
@@ -213,6 +213,34 @@ std::vector<Symbol> outline(std::string_view text, const std::vector<Reported>& 
   return out;
 }
 
+namespace {
+
+// Where `seg` ends in an index, [DIGITS] after at least one character: the
+// position of its '['.
+std::optional<std::size_t> index_bracket(std::string_view seg) {
+  if (seg.size() < 4 || seg.back() != ']') return std::nullopt;
+  const std::size_t open = seg.rfind('[');
+  if (open == std::string_view::npos || open == 0) return std::nullopt;
+  const std::string_view digits = seg.substr(open + 1, seg.size() - open - 2);
+  if (digits.empty() || digits.size() > 9 ||
+      !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+    return std::nullopt;
+  return open;
+}
+
+}  // namespace
+
+std::string segment(std::string_view name) {
+  const std::optional<std::size_t> bracket = index_bracket(name);
+  std::string out;
+  out.reserve(name.size());
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    if (name[i] == '\\' || name[i] == '/' || (bracket && i == *bracket)) out += '\\';
+    out += name[i];
+  }
+  return out;
+}
+
 Result<Query> parse_query(std::string_view text) {
   Query q;
   q.text = std::string(text);
@@ -226,30 +254,38 @@ Result<Query> parse_query(std::string_view text) {
                          "\"" + std::string(text) + "\" is not a name path: " + problem +
                              " (a name path is names joined by '/', like Outer/inner, or "
                              "/Outer/inner from the top; name[1] picks the second of "
-                             "same-named siblings)");
+                             "same-named siblings; a backslash keeps the next character as "
+                             "it is, as in operator\\/)");
   };
   if (rest.empty()) return bad("it names nothing");
+  std::size_t i = 0;
   while (true) {
-    const std::size_t slash = rest.find('/');
-    std::string_view seg = rest.substr(0, slash);
-    if (seg.empty()) return bad("it has an empty segment");
+    // One segment, up to an unescaped '/': its name, and where an unescaped
+    // '[' ends it as an index.
     Query::Segment s;
+    std::optional<std::size_t> open;
+    bool close = false;  // the last character is an unescaped ']'
+    for (; i < rest.size() && rest[i] != '/'; ++i) {
+      if (rest[i] == '\\' && i + 1 < rest.size()) {
+        s.name += rest[++i];
+        close = false;
+        continue;
+      }
+      if (rest[i] == '[') open = s.name.size();
+      close = rest[i] == ']';
+      s.name += rest[i];
+    }
+    if (s.name.empty()) return bad("it has an empty segment");
     // NAME[DIGITS] picks one of same-named siblings; any other brackets are
     // part of the name (C++'s operator[]).
-    if (seg.back() == ']') {
-      const std::size_t open = seg.rfind('[');
-      const std::string_view digits =
-          open == std::string_view::npos ? std::string_view() : seg.substr(open + 1, seg.size() - open - 2);
-      if (open != std::string_view::npos && open > 0 && !digits.empty() && digits.size() <= 9 &&
-          std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
-        s.index = std::stoul(std::string(digits));
-        seg = seg.substr(0, open);
-      }
+    if (close && open && index_bracket(s.name) == open) {
+      s.index = std::stoul(s.name.substr(*open + 1, s.name.size() - *open - 2));
+      s.name.resize(*open);
     }
-    s.name = std::string(seg);
     q.segments.push_back(std::move(s));
-    if (slash == std::string_view::npos) break;
-    rest.remove_prefix(slash + 1);
+    if (i >= rest.size()) break;
+    ++i;  // the '/'
+    if (i >= rest.size()) return bad("it has an empty segment");
   }
   return q;
 }

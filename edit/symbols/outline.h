@@ -10,7 +10,8 @@
 // characters outside the BMP gets the lines the server meant.
 //
 // A name path is the names from the outermost symbol down, joined by '/'
-// (`Parser/parse_command`). Siblings that share a name (overloads, a property's
+// (`Parser/parse_command`), a name's own '/' and '\' written with a backslash
+// before them (`Vec/operator\/`). Siblings that share a name (overloads, a property's
 // getter and setter) are told apart by their index among them in document
 // order: `Parser/parse[0]`, `Parser/parse[1]`. A query names a symbol by the
 // last segments of its name path (`parse_command`, `Parser/parse_command`), or
@@ -117,8 +118,14 @@ struct Query {
 
 // `Outer/inner`, `/Outer/inner`, `inner[2]`. A segment that ends in brackets
 // holding anything but a number keeps them as part of its name (`operator[]`).
+// A backslash takes the next character as it is: `operator\/` names C++'s
+// `operator/`, `a\[0]` a name that is `a[0]` (segment() writes names so).
 // invalid_params (Input::kSymbol) for an empty query or an empty segment.
 Result<Query> parse_query(std::string_view text);
+
+// `name` as a segment of a name path: a backslash before each '\' and '/',
+// and before the '[' of a name that would read as NAME[INDEX].
+std::string segment(std::string_view name);
 
 // The indices of the symbols `query` names.
 std::vector<std::size_t> find(const std::vector<Symbol>& outline, const Query& query);

@@ -220,14 +220,27 @@ TEST_CASE("clangd: an overload by index, and symbols that share a line are refus
              " public:\n"
              "  int parse(int x) { return x; }\n"
              "  int parse(const char* s) { return 0; }\n"
+             "  Parser operator/(int d) const { return *this; }\n"
              "};\n"
              "int a = 1; int b = 2;\n"
              "}  // namespace ns\n");
   auto p = spawn_editd(root, {"--lsp", "*.cpp=clangd", "--check-timeout", "60"});
+  // A name's own '/' is written with a backslash, and that name path edits it.
+  json list = p.ok("read_symbols", {{"path", "c.cpp"}});
+  std::set<std::string> names;
+  for (const json& s : list["symbols"]) names.insert(s["namePath"].get<std::string>());
+  INFO(list.dump());
+  REQUIRE(names.count("ns/Parser/operator\\/") == 1);
+  p.ok("edit_symbol", {{"path", "c.cpp"},
+                       {"symbol", "Parser/operator\\/"},
+                       {"replace", "Parser operator/(int) const { return *this; }\n"}});
+  CHECK(root.read("c.cpp").find("\n  Parser operator/(int) const { return *this; }\n};") !=
+        std::string::npos);
   p.ok("edit_symbol", {{"path", "c.cpp"},
                        {"symbol", "ns/Parser/parse[1]"},
                        {"replace", "int parse(const char* s) { return 1; }\n"}});
-  CHECK(root.read("c.cpp").find("  int parse(const char* s) { return 1; }\n};") != std::string::npos);
+  CHECK(root.read("c.cpp").find("  int parse(const char* s) { return 1; }\n  Parser operator/") !=
+        std::string::npos);
   json e = p.fails("edit_symbol", {{"path", "c.cpp"}, {"symbol", "ns/a"}, {"replace", "int a = 3;\n"}});
   CHECK(error_kind(e) == "unsupported");
   CHECK(e["data"]["reason"] == "shared_lines");

@@ -252,6 +252,41 @@ TEST_CASE("parse_query: bad name paths are invalid_params about the symbol") {
   }
 }
 
+TEST_CASE("name paths: a name's own '/', '\\' and index-like brackets are escaped, and found") {
+  // C++'s operator/, a TypeScript module "a/b", a name with a backslash, and
+  // a property whose name reads like an index; two overloads of operator/.
+  const std::string text = "1\n2\n3\n4\n5\n6\n";
+  std::vector<Reported> reported = {
+      sym("Vec", 5, span(0, 0, 2, 1),
+          {sym("operator/", 6, span(0, 0, 0, 1)), sym("operator/", 6, span(1, 0, 1, 1))}),
+      sym("a/b", 2, span(3, 0, 3, 1)),
+      sym("C:\\x", 13, span(4, 0, 4, 1)),
+      sym("item[0]", 7, span(5, 0, 5, 1)),
+  };
+  auto o = symbols::outline(text, reported, Encoding::kUtf16, 100);
+  CHECK(paths(o) == std::vector<std::string>{"Vec", "Vec/operator\\/[0]", "Vec/operator\\/[1]",
+                                              "a\\/b", "C:\\\\x", "item\\[0]"});
+  // Every name path as listed names its symbol, and only it.
+  for (std::size_t i = 0; i < o.size(); ++i) {
+    CAPTURE(o[i].name_path);
+    CHECK(resolve(o, o[i].name_path) == i);
+  }
+  CHECK(resolve(o, "operator\\/[1]") == 2);
+  CHECK(resolve(o, "/a\\/b") == 3);
+  // Unescaped, the slash splits: a/b is b inside a, which is not there.
+  auto q = symbols::parse_query("a/b");
+  REQUIRE(q.has_value());
+  CHECK(q->segments.size() == 2);
+  CHECK(symbols::resolve(o, *q).has_error());
+  // An unescaped item[0] is the first of the siblings named item (none).
+  q = symbols::parse_query("item[0]");
+  REQUIRE(q.has_value());
+  CHECK(q->segments[0].name == "item");
+  CHECK(q->segments[0].index == 0u);
+  CHECK(symbols::segment("plain") == "plain");
+  CHECK(symbols::segment("x[a]") == "x[a]");
+}
+
 TEST_CASE("reindent: the first line takes the indentation, the rest keep their depth") {
   CHECK(symbols::reindent("def f():\n    pass\n", "    ") == "    def f():\n        pass\n");
   CHECK(symbols::reindent("    def f():\n        pass", "") == "def f():\n    pass");
