@@ -185,6 +185,26 @@ TEST_CASE("pylsp: CRLF and a BOM survive an edit by symbol") {
   CHECK(read["line"] == 5);
 }
 
+TEST_CASE("pylsp: a symbol read as a hashline view is a view edit_lines takes anchors from") {
+  TempDir root;
+  root.write("h.py", "class A:\n    def f(self):\n        return 1\n\n\ndef g():\n    return 2\n");
+  auto p = spawn_editd(root, kPylsp);
+  json read = p.ok("read_text", {{"path", "h.py"}, {"symbol", "A/f"}, {"format", "hashline"}});
+  CHECK(read["line"] == 2);
+  CHECK(read["lineCount"] == 2);
+  const std::string view = read["content"].get<std::string>();
+  REQUIRE(view.find("|        return 1\n") != std::string::npos);
+  // The anchor of line 3, as the view shows it.
+  const std::size_t at = view.find('\n') + 1;
+  const std::string anchor = view.substr(at, view.find('|', at) - at);
+  CHECK(anchor.starts_with("3~"));
+  p.ok("edit_lines", {{"path", "h.py"},
+                      {"edits", json::array({{{"replace", {{"start", anchor}}},
+                                              {"newText", "        return 3"}}})}});
+  CHECK(root.read("h.py") ==
+        "class A:\n    def f(self):\n        return 3\n\n\ndef g():\n    return 2\n");
+}
+
 TEST_CASE("another client's edit between the read and the edit: the chain and the fingerprint decide") {
   TempDir root;
   root.write("p.py", kPython);
