@@ -31,12 +31,7 @@
 
 namespace {
 
-using editd::bench::Child;
-using editd::bench::Clock;
-using editd::bench::fail;
-using editd::bench::g_root;
-using editd::bench::ms_since;
-using editd::bench::request;
+using namespace editd::bench;  // Child, and scratch.h: Clock, fail, g_root, ms_since, request
 using nlohmann::json;
 namespace fs = std::filesystem;
 
