@@ -160,6 +160,11 @@ std::size_t leading_start(const LineIndex& index, const Symbol& s, std::size_t f
   const std::size_t indent = indent_width(first);
   const std::string_view own = first.substr(0, indent);
   std::size_t top = s.range_line;  // the highest line taken that starts with a marker
+  // Lines passed over since `top` (deeper ones, a closing bracket): they are
+  // taken only with a line above them that can continue onto them, a
+  // decorator or a block comment's opening; a line comment (`#`, `//`, `--`)
+  // cannot, so they are code of their own (the body of an `if` above).
+  bool continued = false;
   for (std::size_t l = s.range_line; l > floor + 1;) {
     --l;
     const std::string_view t = line_text(index, l);
@@ -169,11 +174,18 @@ std::size_t leading_start(const LineIndex& index, const Symbol& s, std::size_t f
       if (t.substr(0, w) != own) break;  // indented with other characters
       const std::string_view content = t.substr(w);
       // The closing line of a decorator's argument list goes on up.
-      if (content.starts_with(')') || content.starts_with(']')) continue;
-      if (std::none_of(markers.begin(), markers.end(),
-                       [&](std::string_view m) { return content.starts_with(m); }))
-        break;
+      if (content.starts_with(')') || content.starts_with(']')) {
+        continued = true;
+        continue;
+      }
+      const auto marker = std::find_if(markers.begin(), markers.end(),
+                                       [&](std::string_view m) { return content.starts_with(m); });
+      if (marker == markers.end()) break;
+      if (continued && (*marker == "#" || *marker == "//" || *marker == "--")) break;
       top = l;
+      continued = false;
+    } else {
+      continued = true;
     }
   }
   return top;

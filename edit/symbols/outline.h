@@ -99,8 +99,10 @@ std::vector<std::string_view> leading_markers(std::string_view path);
 // parent's first line, indented at least as the symbol's first line, topped
 // by a line at its indentation that starts with one of `markers` (a line
 // indented deeper, as inside a decorator's argument list, or one at its
-// indentation that starts with `)` or `]`, belongs only below such a line). Then inserting before a symbol never lands between a
-// decorator and its function, and a replacement sees the whole of it.
+// indentation that starts with `)` or `]`, belongs only below such a line,
+// and not below a line comment, `#`, `//` or `--`, which continues onto
+// nothing). Then inserting before a symbol never lands between a decorator
+// and its function, and a replacement sees the whole of it.
 std::vector<Symbol> outline(std::string_view text, const std::vector<Reported>& roots,
                             Encoding encoding, std::size_t max_symbols,
                             const std::vector<std::string_view>& markers = {});

@@ -412,6 +412,21 @@ TEST_CASE("outline: a leading block stops at code that is no decorator or commen
                             symbols::leading_markers("a.py"));
   REQUIRE(o.size() == 1);
   CHECK(o[0].first_line == 3);
+  // A line comment has no continuation lines: the deeper line under it is the
+  // body of the `if` above (Python lets a comment stand at any indentation).
+  const std::string body = "if DEBUG:\n# about f\n    setup()\n# more\ndef f():\n    pass\n";
+  auto ob = symbols::outline(body, {sym("f", 12, span(4, 0, 6, 0))}, Encoding::kUtf16, 100,
+                             symbols::leading_markers("a.py"));
+  CHECK(ob[0].first_line == 4);
+  const std::string js = "if (a)\n// about g\n  run();\nfunction g() {}\n";
+  auto oj = symbols::outline(js, {sym("g", 12, span(3, 0, 3, 15))}, Encoding::kUtf16, 100,
+                             symbols::leading_markers("a.js"));
+  CHECK(oj[0].first_line == 4);
+  // A decorator's argument lines, and a block comment's, are its own.
+  const std::string args = "x = 1\n@route(\n    '/x',\n)\ndef h():\n    pass\n";
+  auto oa = symbols::outline(args, {sym("h", 12, span(4, 0, 6, 0))}, Encoding::kUtf16, 100,
+                             symbols::leading_markers("a.py"));
+  CHECK(oa[0].first_line == 2);
   // C's preprocessor lines are not comments.
   const std::string c = "#define X 1\nint f(void);\n";
   auto oc = symbols::outline(c, {sym("f", 12, span(1, 0, 1, 11))}, Encoding::kUtf16, 100,
