@@ -251,7 +251,8 @@ volatile std::size_t sink;
 // identifier renamed and one statement rewritten, first and last lines intact.
 // No tier forgives that, so every tier runs, then the closest-region search.
 // The file is not ASCII and the region holds a printf("...\n"), so that the
-// unicode and escapes tiers do not skip themselves.
+// unicode tier and the miss's reading of written-out escapes do not skip
+// themselves.
 void miss_cases(const Source& src) {
   const std::size_t start = function_near(src, 0.5, 40);
   std::vector<std::string> old_lines(src.lines.begin() + static_cast<std::ptrdiff_t>(start),

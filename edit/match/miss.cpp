@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <optional>
+#include <tuple>
 #include <utility>
 
 #include "edit/explain/closest.h"
@@ -30,6 +31,58 @@ std::pair<std::size_t, std::size_t> around(std::string_view text, std::size_t be
   for (std::size_t n = 0; to < text.size(); ++to)
     if (text[to] == '\n' && n++ == margin) break;
   return {from, to};
+}
+
+// `s` with `\n`, `\t`, `\"` and `\'` written out read as the characters they
+// stand for (and `\\` as one backslash); nullopt when it has none of the four.
+std::optional<std::string> unescape(std::string_view s) {
+  std::string out;
+  bool any = false;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    const char c = i + 1 < s.size() && s[i] == '\\' ? s[i + 1] : '\0';
+    const char to = c == 'n' ? '\n' : c == 't' ? '\t' : c == '"' || c == '\'' || c == '\\' ? c : '\0';
+    if (to == '\0') {
+      out += s[i];
+      continue;
+    }
+    any = any || c != '\\';
+    out += to;
+    ++i;
+  }
+  if (!any) return std::nullopt;
+  return out;
+}
+
+// Where oldText would match if its escapes written out were read as characters:
+// verbatim, or line by line up to indentation (the whitespace the ladder
+// forgives). Never applied (tier_table.h): a no_match shows the region, so that
+// the retry sends what the model means. Nothing when oldText has no such
+// escapes or, so read, too few non-blank characters to match loosely.
+struct EscapedReading {
+  std::size_t regions = 0;          // how many places it matches (overlapping counted)
+  std::size_t begin = 0, end = 0;   // the whole lines of the first one
+  std::size_t start_line = 0, end_line = 0;
+};
+
+std::optional<EscapedReading> escaped_reading(File& file, std::string_view old_text,
+                                              std::size_t max_result_bytes) {
+  const std::optional<std::string> unescaped = unescape(old_text);
+  if (!unescaped || !chars::loose_allowed(non_blank_chars(*unescaped))) return std::nullopt;
+  Ladder ladder(file, *unescaped, *unescaped, max_result_bytes);
+  LadderResult found = run_ladder(ladder, [](const TierInfo& t) {
+    return t.id == TierId::kExact || t.id == TierId::kIndentation;
+  });
+  if (found.tier == nullptr || found.result.hits.empty()) return std::nullopt;
+  const std::string_view text = file.text();
+  const Hit& first = found.result.hits.front();
+  EscapedReading r;
+  r.regions = found.result.hits.size();
+  std::size_t end = first.end;
+  if (end > first.begin && text[end - 1] == '\n') --end;
+  std::tie(r.begin, r.end) = around(text, first.begin, end, 0);
+  r.start_line = 1 + count_newlines(text.substr(0, r.begin));
+  r.end_line = r.start_line + count_newlines(text.substr(r.begin, r.end - r.begin));
+  return r;
 }
 
 }  // namespace
@@ -115,12 +168,39 @@ Error no_match(const Request& request, File& file, Ladder& ladder, std::string_v
 
   nlohmann::json data = nlohmann::json::object();
   std::string message = mention(Input::kOldText) + " was not found in the file";
+  const auto escaped = escaped_reading(file, old_text, request.max_result_bytes);
+  const bool escaped_once = escaped && escaped->regions == 1;
+  if (escaped) {
+    const std::string lines =
+        "lines " + std::to_string(escaped->start_line) + "-" + std::to_string(escaped->end_line);
+    const std::string written_out = mention(Input::kOldText) +
+                                    " holds escapes written out as two characters (\\n, \\t, "
+                                    "\\\" or \\'); read as the line breaks, tabs and quotes they "
+                                    "stand for, it ";
+    const std::string retry =
+        "editd does not apply such a reading, since the text it would write is not the text that "
+        "was sent: retry with " + mention(Input::kOldText) + " and " + mention(Input::kNewText) +
+        " written with real line breaks, tabs and quotes (keep a backslash escape that belongs in "
+        "the code, such as \\n inside a string literal, as it is)";
+    if (escaped->regions == 1) {
+      message += "; " + written_out + "matches " + lines + " (data.escapes): copy " +
+                 mention(Input::kOldText) + " from data.escapes.text";
+      data["escapes"] = {{"startLine", escaped->start_line},
+                         {"endLine", escaped->end_line},
+                         {"text", request.text.substr(escaped->begin, escaped->end - escaped->begin)}};
+    } else {
+      hints.push_back(written_out + "occurs " + std::to_string(escaped->regions) +
+                      " times, the first at " + lines);
+    }
+    hints.push_back(retry);
+  }
   if (closest) {
     char similarity[16];
     std::snprintf(similarity, sizeof similarity, "%.2f", closest->similarity);
-    message += "; the most similar region is lines " + std::to_string(closest->lines.start_line) +
-               "-" + std::to_string(closest->lines.end_line) + " (similarity " + similarity +
-               "): copy " + mention(Input::kOldText) + " from there exactly";
+    if (!escaped_once)
+      message += "; the most similar region is lines " + std::to_string(closest->lines.start_line) +
+                 "-" + std::to_string(closest->lines.end_line) + " (similarity " + similarity +
+                 "): copy " + mention(Input::kOldText) + " from there exactly";
     data["closest"] = closest_json(*closest);
     if (!closest->complete) hints.push_back(kClosestIncomplete);
   }

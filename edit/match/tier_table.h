@@ -8,6 +8,9 @@
 // the ones marked `in_patch`, in the same order, so "trailing whitespace",
 // "indentation" and "unicode" forgive exactly the same in both. Why a text
 // matched no tier is explained apart from this list (miss.h, patch/miss.h).
+// No tier reads escapes written out (`\n` for a line break): an oldText that
+// matches only so read is refused, with the region it would match (miss.cpp),
+// since the model that wrote it did not write the text a guess would apply.
 #pragma once
 
 #include <array>
@@ -20,7 +23,7 @@ namespace editd::match {
 
 // The tiers, in the order they run (docs/protocol.md, Matching, describes each):
 // - exact: "exact";
-// - standard adds "trailing_whitespace", "indentation", "unicode", "escapes",
+// - standard adds "trailing_whitespace", "indentation", "unicode",
 //   "blank_padding";
 // - fuzzy adds "blank_runs", "block".
 // "line_numbers" names a match found (by any tier the mode runs) after
@@ -32,7 +35,6 @@ enum class TierId {
   kTrailingWhitespace,
   kIndentation,
   kUnicode,
-  kEscapes,
   kBlankPadding,
   kBlankRuns,
   kBlock,
@@ -50,7 +52,7 @@ struct TierInfo {
 };
 
 // The ladder, in the order it runs.
-inline constexpr std::array<TierInfo, 8> kTiers = {{
+inline constexpr std::array<TierInfo, 7> kTiers = {{
     {TierId::kExact, "exact", "nothing", false, Mode::kExact, LineForm::kVerbatim, false, true},
     {TierId::kTrailingWhitespace, "trailing_whitespace", "trailing whitespace", false,
      Mode::kStandard, LineForm::kTrimEnd, false, true},
@@ -58,8 +60,6 @@ inline constexpr std::array<TierInfo, 8> kTiers = {{
      false, true},
     {TierId::kUnicode, "unicode", "typographic quotes, dashes or special spaces", true,
      Mode::kStandard, LineForm::kFolded, true, true},
-    {TierId::kEscapes, "escapes", "escaped newlines, tabs or quotes", true, Mode::kStandard,
-     LineForm::kTrim, true, false},
     {TierId::kBlankPadding, "blank_padding", "blank lines around it", false, Mode::kStandard,
      LineForm::kTrim, false, false},
     {TierId::kBlankRuns, "blank_runs", "runs of spaces and tabs", false, Mode::kFuzzy,

@@ -1,7 +1,7 @@
 // How str_replace runs a tier of the ladder (tier_table.h's kTiers, which
 // apply_patch's seek shares): Ladder::run, and the tiers that compare whole
 // lines in their tier's line form (trailing_whitespace, indentation, unicode,
-// escapes, blank_padding, blank_runs). Which tiers a call runs, and in which
+// blank_padding, blank_runs). Which tiers a call runs, and in which
 // order, is run_ladder's (ladder.h), called by replace.cpp.
 
 #include <algorithm>
@@ -24,49 +24,6 @@ struct Texts {
   std::string old_text;
   std::string new_text;
 };
-
-// oldText with `\n`, `\t`, `\"` or `\'` written out; nullopt when it has none.
-std::optional<std::string> unescape(std::string_view s) {
-  std::string out;
-  bool any = false;
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size()) {
-      char c = s[i + 1];
-      char to = 0;
-      switch (c) {
-        case 'n':
-          to = '\n';
-          any = true;
-          break;
-        case 't':
-          to = '\t';
-          any = true;
-          break;
-        case '"':
-          to = '"';
-          any = true;
-          break;
-        case '\'':
-          to = '\'';
-          any = true;
-          break;
-        case '\\':
-          to = '\\';
-          break;
-        default:
-          break;
-      }
-      if (to != 0) {
-        out += to;
-        ++i;
-        continue;
-      }
-    }
-    out += s[i];
-  }
-  if (!any) return std::nullopt;
-  return out;
-}
 
 // Drops blank lines at the start and end of oldText, and as many (at most) from
 // newText; nullopt when oldText has no such padding.
@@ -108,12 +65,6 @@ TierResult Ladder::run(TierId id) {
     case TierId::kUnicode:
       if (file_.ascii() && is_ascii(old_)) return {};
       return lines_tier(old_, new_, t.form, false, t.carries);
-    case TierId::kEscapes: {
-      auto old_text = unescape(old_);
-      if (!old_text || old_text->empty()) return {};
-      std::string new_text = unescape(new_).value_or(std::string(new_));
-      return lines_tier(*old_text, new_text, t.form, true, t.carries);
-    }
     case TierId::kBlankPadding: {
       auto p = strip_padding(old_, new_);
       if (!p) return {};

@@ -222,8 +222,9 @@ Registry::Registry(Operations& ops) : ops_(ops) {
               {"enum", {"exact", "standard", "fuzzy"}},
               {"description",
                "Optional: exact turns off the forgiving tiers; standard (the server default) "
-               "forgives trailing whitespace, indentation, unicode look-alikes and escapes; fuzzy "
-               "also forgives blank-line runs."}}},
+               "forgives trailing whitespace, indentation and unicode look-alikes; fuzzy also "
+               "forgives blank-line runs. No mode reads escapes written out (\\n, \\t): send real "
+               "line breaks and tabs."}}},
             {"expectedFingerprint", expected_fingerprint_param()},
             {"dryRun", dry_run_param()}},
            {"path", "oldText", "newText"}),

@@ -253,6 +253,8 @@ std::string render_error(const Error& unnamed) {
       if (it.key() == "kind") continue;
       if (it.key() == "closest" && v.is_object()) {
         out += region("Closest region", v);
+      } else if (it.key() == "escapes" && v.is_object()) {
+        out += region("Region it matches with its escapes read as characters (data.escapes)", v);
       } else if (it.key() == "candidates" && v.is_array()) {
         for (const json& c : v) out += region("Candidate", c);
       } else if (it.key() == "region" && v.is_string()) {

@@ -4,6 +4,7 @@
 // newText never reaches the body.
 #include <doctest/doctest.h>
 
+#include "support/mcp_session.h"
 #include "support/process.h"
 
 using namespace editd::test;
@@ -89,4 +90,55 @@ TEST_CASE("a BOM copied into oldText and newText does not become a second BOM") 
   p.ok("str_replace",
        {{"path", "a.py"}, {"oldText", "import re"}, {"newText", "\ufeffimport json"}});
   CHECK(root.read("a.py") == "\xEF\xBB\xBFimport sys\nimport json\n");
+}
+
+TEST_CASE("escapes written out are never applied: the region is shown for one retry") {
+  // The C string holds a real \n escape; the model sent its lines once more
+  // serialised, with an intended "\n" in newText's string.
+  TempDir root;
+  const std::string c = "int main(void) {\n  printf(\"done\\n\");\n  return 0;\n}\n";
+  root.write("main.c", c);
+  root.write("notes.md", "| Task | State |\n| --- | --- |\n| Build | Planning |\n");
+  auto p = spawn_editd(root);
+  json e = p.fails("str_replace", {{"path", "main.c"},
+                                   {"oldText", "  printf(\\\"done\\\\n\\\");\\n  return 0;"},
+                                   {"newText", "  printf(\\\"ok\\\\n\\\");\\n  return 1;"}});
+  CHECK(e["data"]["kind"] == "no_match");
+  CHECK(e["data"]["escapes"] ==
+        json({{"startLine", 2}, {"endLine", 3}, {"text", "  printf(\"done\\n\");\n  return 0;"}}));
+  CHECK(e["message"].get<std::string>().find("matches lines 2-3") != std::string::npos);
+  CHECK(root.read("main.c") == c);
+  // The retry the error asks for applies, matched exactly.
+  json r = p.ok("str_replace", {{"path", "main.c"},
+                                {"oldText", e["data"]["escapes"]["text"]},
+                                {"newText", "  printf(\"ok\\n\");\n  return 1;"}});
+  CHECK(r["matchedBy"] == "exact");
+  CHECK(root.read("main.c") == "int main(void) {\n  printf(\"ok\\n\");\n  return 1;\n}\n");
+
+  // A table row read through \n: refused in every mode, the file untouched.
+  for (const char* mode : {"exact", "standard", "fuzzy"}) {
+    CAPTURE(mode);
+    json t = p.fails("str_replace", {{"path", "notes.md"},
+                                     {"oldText", "| --- | --- |\\n| Build | Planning |"},
+                                     {"newText", "| --- | --- |\\n| Build | Ready |"},
+                                     {"matching", mode}});
+    CHECK(t["data"]["escapes"]["startLine"] == 2);
+    CHECK(t["data"]["hint"].get<std::string>().find("real line breaks") != std::string::npos);
+  }
+  CHECK(root.read("notes.md") == "| Task | State |\n| --- | --- |\n| Build | Planning |\n");
+}
+
+TEST_CASE("over MCP, the region escapes written out would match is shown as text") {
+  TempDir root;
+  root.write("a.py", "def f():\n    return 1\n");
+  auto p = spawn_editd(root);
+  mcp_initialize(p);
+  json r = call(p, "str_replace",
+                {{"path", "a.py"}, {"oldText", "def f():\\n    return 1"}, {"newText", "def f():\\n    return 2"}});
+  CHECK(r["isError"] == true);
+  const std::string text = text_of(r);
+  CAPTURE(text);
+  CHECK(text.find("Region it matches with its escapes read as characters (data.escapes), lines "
+                  "1-2:\ndef f():\n    return 1\n") != std::string::npos);
+  CHECK(root.read("a.py") == "def f():\n    return 1\n");
 }

@@ -10,6 +10,7 @@
 
 #include "edit/explain/closest.h"
 #include "edit/text/chars.h"
+#include "edit/match/tier_table.h"
 #include "protocol/error.h"  // name_inputs, for the table's hints in JSON-RPC's names
 
 using namespace editd;
@@ -259,31 +260,6 @@ const std::vector<Applies> kApplies = {
      "s = 'ok now'\n",
      "unicode",
      {{1, 1}}},
-    // escapes
-    {"oldText with literal \\n is unescaped, and so is newText",
-     "if (x) {\n  return 1;\n}\n",
-     "if (x) {\\n  return 1;\\n}",
-     "if (x) {\\n  return 2;\\n}",
-     kS,
-     "if (x) {\n  return 2;\n}\n",
-     "escapes",
-     {{1, 3}}},
-    {"escaped quotes are unescaped mid-line",
-     "say(\"hi there\");\n",
-     "say(\\\"hi there\\\");",
-     "say(\\\"bye now\\\");",
-     kS,
-     "say(\"bye now\");\n",
-     "escapes",
-     {{1, 1}}},
-    {"escaped tabs are unescaped",
-     "\tvalue = 10;\n\tother = 2;\n",
-     "\\tvalue = 10;\\n\\tother",
-     "\\tvalue = 11;\\n\\tother",
-     kS,
-     "\tvalue = 11;\n\tother = 2;\n",
-     "escapes",
-     {{1, 2}}},
     // blank_padding
     {"blank lines padding oldText are ignored, and dropped from newText",
      "a();\nb();\nc();\n",
@@ -454,15 +430,29 @@ const std::vector<Refuses> kRefuses = {
      "unicode",
      "",
      {1, 3}},
-    {"ambiguity at the escapes tier",
-     "a {\n  b;\n}\na {\n  b;\n}\n",
-     "a {\\n  b;\\n}",
-     "a {\\n  c;\\n}",
+    // Escapes written out are never read as characters: a refusal that shows where.
+    {"oldText with \\n written out is refused, newText unread",
+     "if (x) {\n  return 1;\n}\n",
+     "if (x) {\\n  return 1;\\n}",
+     "if (x) {\\n  return 2;\\n}",
      kS,
-     ErrorKind::kAmbiguous,
-     "escapes",
+     ErrorKind::kNoMatch,
      "",
-     {1, 4}},
+     "real line breaks"},
+    {"escaped quotes written out mid-line are refused", "say(\"hi there\");\n",
+     "say(\\\"hi there\\\");", "say(\\\"bye now\\\");", kF, ErrorKind::kNoMatch, "",
+     "real line breaks"},
+    {"escaped tabs written out are refused", "\tvalue = 10;\n\tother = 2;\n",
+     "\\tvalue = 10;\\n\\tother", "\\tvalue = 11;\\n\\tother", kS, ErrorKind::kNoMatch,
+     "", "real line breaks, tabs and quotes"},
+    {"escapes written out that would match twice say so",
+     "if (a) {\n  b();\n}\nif (a) {\n  b();\n}\n",
+     "if (a) {\\n  b();\\n}",
+     "if (a) {\\n  c();\\n}",
+     kS,
+     ErrorKind::kNoMatch,
+     "",
+     "occurs 2 times, the first at lines 1-3"},
     {"ambiguity at the blank padding tier",
      "xyz();\nabc();\nxyz();\n",
      "\n\nxyz();\n",
@@ -513,14 +503,15 @@ const std::vector<Refuses> kRefuses = {
      "trailing whitespace (tier trailing_whitespace)"},
     {"exact mode does not fold quotes, and says so", "print(\u201chello\u201d)\n",
      "print(\"hello\")", "print(\"bye\")", kE, ErrorKind::kNoMatch, "", "tier unicode"},
-    {"exact mode does not unescape", "if (x) {\n  y();\n}\n", "if (x) {\\n  y();\\n}",
-     "if (x) {\\n  z();\\n}", kE, ErrorKind::kNoMatch, "", "tier escapes"},
+    {"exact mode does not unescape either, and says where it would match",
+     "if (x) {\n  y();\n}\n", "if (x) {\\n  y();\\n}", "if (x) {\\n  z();\\n}", kE,
+     ErrorKind::kNoMatch, "", "real line breaks"},
     {"standard mode does not collapse blank runs, and says fuzzy would", "x  =   1;\n", "x = 1;",
      "x = 2;", kS, ErrorKind::kNoMatch, "", "matching \"fuzzy\""},
     {"short oldText is not matched by the unicode tier", "x = \u201ca\u201d\n", "x = \"a\"",
      "x = \"b\"", kF, ErrorKind::kNoMatch, "", "fewer than 8 non-blank characters"},
     {"short oldText is not unescaped", "a\nb\n", "a\\nb", "c", kF, ErrorKind::kNoMatch, "",
-     "fewer than 8"},
+     ""},
     {"newText already in the file suggests the edit was applied", "x = 2;\n", "x = 1;", "x = 2;",
      kS, ErrorKind::kNoMatch, "", "already applied"},
     {"line numbers in exact mode are refused with a hint", "a();\nb();\nc();\n", "2: b();\n3: c();",
@@ -562,7 +553,7 @@ TEST_CASE("every applied case gives its result, tier and line ranges") {
 
 TEST_CASE("every refused case gives its error kind, tier, lines and hint") {
   for (const Refuses& c : kRefuses) {
-    CAPTURE(c.name);
+    INFO(std::string(c.name));
     Request r{c.text, c.old_text, c.new_text, c.mode, c.replace_all, c.expected};
     auto plan = plan_replace(r);
     if (plan.has_value())
@@ -774,9 +765,6 @@ const std::vector<Kept> kKept = {
      "def f():\n    \"\"\"It\u2019s \u201cfaster\u201d.\n    Ok\u2026 done\"\"\"\n"},
     {"an ellipsis the model shortens is rewritten whole", "msg = \u201cLoading\u2026\u201d\n",
      "msg = \"Loading...\"", "msg = \"Loading..\"", "msg = \u201cLoading..\u201d\n"},
-    {"the escapes tier writes a changed line's trailing blanks as newText has them",
-     "if (x) {\n  return 1;   \n}\n", "if (x) {\\n  return 1;\\n}", "if (x) {\\n  return 2;\\n}",
-     "if (x) {\n  return 2;\n}\n", "escapes"},
     // U+FEFF
     {"a U+FEFF that the file has where the model did not look stays",
      "x = \u201cv\u201d\ufeff;\nnext();\n", "x = \"v\";\nnext();", "x = \"w\";\nnext();",
@@ -869,12 +857,6 @@ const std::vector<Overlap> kOverlaps = {
      "log(\"retry\");\nlog(\"retry\");",
      "log(\"again\");\nlog(\"again\");",
      "unicode",
-     {1, 2}},
-    {"escaped newlines over repeated lines",
-     "a();\na();\na();\n",
-     "a();\\na();",
-     "b();\\nb();",
-     "escapes",
      {1, 2}},
     {"blank padding around repeated lines",
      "x = 1;\nx = 1;\nx = 1;\n",
@@ -1122,7 +1104,7 @@ TEST_CASE(
 // normalised (line slots, the ends of lines, the middle lines of a verbatim
 // needle) must never turn away a region that a tier matches: every drift that
 // a tier forgives, on random files, is still found.
-TEST_CASE("every tier still finds its drifted region on random files") {
+TEST_CASE("every tier still finds its drifted region on random files, and escapes show theirs") {
   const std::vector<std::string> vocabulary = {"def f(x):",
                                                "    return x + 1",
                                                "\tif (a && b) {",
@@ -1194,11 +1176,23 @@ TEST_CASE("every tier still finds its drifted region on random files") {
     // An appended line changes none of the region's lines.
     const std::string new_text = drift == kEscapes ? old_text + "added" : old_text + "added line\n";
     auto plan = plan_replace(request(text, old_text, new_text, kF));
+    if (drift == kEscapes) {
+      // Never applied: refused with the region, or with how many there are.
+      if (chars::non_blank_chars(old_text) < chars::kMinLooseChars) continue;
+      REQUIRE_MESSAGE(plan.has_error(), "round " << round << ": escapes written out were applied");
+      const nlohmann::json& data = plan.error().data;
+      const bool shown = data.contains("escapes") ? data["escapes"]["startLine"] == s + 1
+                                                  : data.value("hint", "").find("occurs") !=
+                                                        std::string::npos;
+      CHECK_MESSAGE(shown, "round " << round << ": " << data.dump());
+      found += shown ? 1 : 0;
+      continue;
+    }
     const bool missed = plan.has_error() && plan.error().kind == ErrorKind::kNoMatch &&
                         !plan.error().data.contains("tier");
     // A region the loose tiers may not take (too few characters, or a
     // drift that made it blank) is the one excuse.
-    const bool loose = drift == kUnicode || drift == kEscapes || drift == kBlock;
+    const bool loose = drift == kUnicode || drift == kBlock;
     if (missed && loose && chars::non_blank_chars(old_text) < chars::kMinLooseChars) continue;
     if (missed && (drift == kBlock || drift == kPadding)) {
       // The block tier needs non-blank first and last lines; padding needs a
@@ -1215,6 +1209,42 @@ TEST_CASE("every tier still finds its drifted region on random files") {
     found += missed ? 0 : 1;
   }
   CHECK(found > 450);
+}
+
+TEST_CASE("escapes written out are refused with the one region they would match") {
+  // A C file whose string holds a real escape: the model wrote the two lines
+  // with \n written out, and a newText whose string means "\n" literally.
+  const std::string file = "int main() {\n  printf(\"done\\n\");\n  return 0;\n}\n";
+  auto plan = plan_replace(request(file, "  printf(\\\"done\\\\n\\\");\\n  return 0;",
+                                   "  printf(\\\"ok\\\\n\\\");\\n  return 1;"));
+  REQUIRE(plan.has_error());
+  const Error& e = plan.error();
+  CHECK(e.kind == ErrorKind::kNoMatch);
+  CHECK_FALSE(e.data.contains("tier"));
+  CHECK(e.data["escapes"] == nlohmann::json::parse(R"({"startLine":2,"endLine":3,
+        "text":"  printf(\"done\\n\");\n  return 0;"})"));
+  std::string message = e.message;
+  name_inputs(message);
+  CHECK(message.find("matches lines 2-3 (data.escapes)") != std::string::npos);
+  std::string hint = e.data.value("hint", "");
+  name_inputs(hint);
+  CHECK(hint.find("newText written with real line breaks") != std::string::npos);
+}
+
+TEST_CASE("no matching mode applies escapes written out, and no tier is named for them") {
+  const std::string file = "if (x) {\n  return 1;\n}\n";
+  for (Mode mode : {Mode::kExact, Mode::kStandard, Mode::kFuzzy}) {
+    CAPTURE(mode_name(mode));
+    auto plan = plan_replace(request(file, "if (x) {\\n  return 1;\\n}", "if (x) {\\n  return 2;\\n}", mode));
+    REQUIRE(plan.has_error());
+    CHECK(plan.error().data["escapes"]["startLine"] == 1);
+    CHECK(plan.error().data.dump().find("tier escapes") == std::string::npos);
+  }
+  for (const auto& t : kTiers) CHECK(t.name != "escapes");
+  // An oldText without written-out escapes gets no such data.
+  auto plain = plan_replace(request(file, "if (y) {\n  return 1;\n}", "z"));
+  REQUIRE(plain.has_error());
+  CHECK_FALSE(plain.error().data.contains("escapes"));
 }
 
 TEST_CASE("a blank-padded oldText is found mid-line, and an applied newText is recognised") {
