@@ -220,14 +220,22 @@ Result<void> LocalBackend::batch_sync(std::vector<FileChange>& ops,
       d = dirs.emplace(it.t.dir, std::move(fd)).first;
     }
     registry_->add(it.t.dir);
-    Failure f = create_temp(d->second.get(), it.t, it.temp, &j);
+    Fd source;
+    if (it.exists &&
+        !(source = open_same_file(d->second.get(), it.t.name, it.st, O_RDONLY)).valid()) {
+      const int err = errno;
+      unstage();
+      return err == ESTALE ? changed(it.t.shown) : posix_error("open", it.t.shown, err);
+    }
+    const bool fresh = !it.exists && !it.op->attributes;
+    Failure f = create_temp(d->second.get(), it.t, it.temp, &j, fresh ? 0666 : 0600);
     const std::string_view bytes = it.op->bytes;
     if (!f.err)
-      f = fill_temp(it.temp, std::span(&bytes, 1), it.exists ? &it.st : nullptr, it.op->attributes,
-                    it.op->executable);
+      f = fill_temp(it.temp, std::span(&bytes, 1), it.exists ? &it.st : nullptr, source.get(),
+                    it.op->attributes, it.op->executable);
     if (f.err) {
       unstage();
-      return posix_error(f.op, it.t.shown, f.err);
+      return write_error(f, it.t.shown);
     }
     // Start the writeback now; the fsyncs below then mostly wait for it.
     if (options_.durable) ::sync_file_range(it.temp.fd.get(), 0, 0, SYNC_FILE_RANGE_WRITE);

@@ -10,7 +10,8 @@
 //   file filled, fsynced and renamed over the target, its directory fsynced;
 //   removals and the directories a write makes;
 // - batch.cpp: apply_batch, many files changed at once under a journal
-//   (journal.*, its key journal_key.*), durable as one group of fsyncs.
+//   (journal.*, its key journal_key.*), durable as one group of fsyncs;
+// - file_metadata.*: extended attributes and ACLs carried to a new inode.
 // Not part of the public API.
 #pragma once
 
@@ -34,6 +35,7 @@
 #include <vector>
 
 #include "backends/local/beneath.h"
+#include "backends/local/file_metadata.h"
 #include "backends/local/journal.h"
 #include "backends/local/local_backend.h"
 #include "backends/local/runtime_dir.h"
@@ -182,8 +184,12 @@ class Retired {
 
 // A failed system call: errno and what was being done, for the message.
 struct Failure {
+  Failure() = default;
+  Failure(int err, const char* op, std::string attribute = {})
+      : err(err), op(op), attribute(std::move(attribute)) {}
   int err = 0;
   const char* op = "";
+  std::string attribute;  // the extended attribute that could not be copied, if any
 };
 
 class LocalBackend final : public FsBackend {
@@ -285,17 +291,27 @@ class LocalBackend final : public FsBackend {
 
   Result<void> check_removal(int dir, const Target& t, struct stat& st) const;
 
-  // Creates a temporary file beside `t` (recorded in `j` first) and locks it.
-  Failure create_temp(int dir, const Target& t, Staged& out, journal::Journal* j) const;
+  // Creates a temporary file beside `t` (recorded in `j` first) with `mode`
+  // (0600 for content whose mode fill_temp sets; 0666 for a new file, which
+  // the kernel then gives the mode of the directory's default ACL, or of the
+  // umask) and locks it.
+  Failure create_temp(int dir, const Target& t, Staged& out, journal::Journal* j,
+                      mode_t mode = 0600) const;
+
+  // The error of a write that failed at `f` (naming the attribute, if any).
+  static Error write_error(const Failure& f, const std::string& shown);
 
   // Writes the pieces' concatenation into the temporary file (writev, up to
   // IOV_MAX pieces a call), with the mode and owner of `want` when given, else
-  // of `existing`, else the umask's mode. The owner is kept where allowed (the
-  // superuser, or a group of ours); when it cannot be, the set-user-ID and
-  // set-group-ID bits are dropped rather than given to editd's user.
-  // `executable`, when given, then sets or clears the execute bits.
+  // of `existing`, else the mode it was created with (a new file). The owner
+  // is kept where allowed (the superuser, or a group of ours); when it cannot
+  // be, the set-user-ID and set-group-ID bits are dropped rather than given to
+  // editd's user. Every extended attribute of `source` (the file replaced,
+  // open; -1: none) is copied (copy_xattrs); without a source, a file whose
+  // mode is set drops the ACL its directory gave it. `executable`, when
+  // given, then sets or clears the execute bits.
   Failure fill_temp(Staged& s, std::span<const std::string_view> pieces,
-                    const struct stat* existing,
+                    const struct stat* existing, int source = -1,
                     const std::optional<FileAttributes>& want = std::nullopt,
                     std::optional<bool> executable = std::nullopt) const;
 

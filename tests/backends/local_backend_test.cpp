@@ -27,6 +27,7 @@
 #include "support/process.h"
 #include "support/run.h"
 #include "support/tree.h"
+#include "support/xattrs.h"
 
 using namespace editd;
 namespace asio = boost::asio;
@@ -1053,6 +1054,83 @@ TEST_CASE("every injected failure names its kind and path, and nothing is lost")
   CHECK(dir.read("b.txt") == "b\n");
   REQUIRE(test::run(io, b.write(*b.resolve("a.txt"), "a\n")).has_value());
   CHECK(test::tree_state(dir.path()) == before);
+}
+
+// What a file carries besides its bytes (docs/protocol.md, "Byte fidelity").
+TEST_CASE("a write keeps every extended attribute of the file it replaces, its ACL included") {
+  Local f;
+  SKIP_UNLESS_ACLS(f.dir.path());
+  f.dir.write("a.txt", "a\n");
+  f.dir.write("b.txt", "b\n");
+  for (const char* name : {"a.txt", "b.txt"}) {
+    const fs::path p = f.dir.path() / name;
+    REQUIRE(test::set_xattr(p, "user.origin", std::string("from\0web", 8)));
+    REQUIRE(test::set_xattr(p, "user.tag", "blue"));
+    REQUIRE(test::set_xattr(p, "system.posix_acl_access", test::acl_granting(4242, 0640)));
+  }
+  const auto before = test::xattrs_of(f.dir.path() / "a.txt");
+  const unsigned mode = test::mode_of(f.dir.path() / "a.txt");
+  REQUIRE(before.size() == 3);
+
+  REQUIRE(f.run(f.backend->write(f.path("a.txt"), "A\n")).has_value());
+  std::vector<std::size_t> applied;
+  REQUIRE(f.batch({write_op(f.path("b.txt"), "B\n"), write_op(f.path("c.txt"), "C\n")}, applied)
+              .has_value());
+  for (const char* name : {"a.txt", "b.txt"}) {
+    CAPTURE(name);
+    CHECK(test::xattrs_of(f.dir.path() / name) == before);
+    CHECK(test::mode_of(f.dir.path() / name) == mode);
+  }
+  CHECK(f.dir.read("a.txt") == "A\n");
+  CHECK(f.dir.read("b.txt") == "B\n");
+}
+
+TEST_CASE("an edited file without an ACL does not take its directory's default ACL") {
+  Local f;
+  SKIP_UNLESS_ACLS(f.dir.path());
+  f.dir.write("d/a.txt", "a\n");
+  f.dir.write("d/b.txt", "b\n");
+  ::chmod((f.dir.path() / "d/a.txt").c_str(), 0640);
+  ::chmod((f.dir.path() / "d/b.txt").c_str(), 0600);
+  // A default ACL set after the files were made: it would grant user 4242 rw.
+  REQUIRE(test::set_xattr(f.dir.path() / "d", "system.posix_acl_default",
+                          test::acl_granting(4242, 0755)));
+  REQUIRE(f.run(f.backend->write(f.path("d/a.txt"), "A\n")).has_value());
+  std::vector<std::size_t> applied;
+  REQUIRE(f.batch({write_op(f.path("d/b.txt"), "B\n"), write_op(f.path("a.txt"), "x\n")}, applied)
+              .has_value());
+  CHECK(test::xattrs_of(f.dir.path() / "d/a.txt").empty());
+  CHECK(test::xattrs_of(f.dir.path() / "d/b.txt").empty());
+  CHECK(test::mode_of(f.dir.path() / "d/a.txt") == 0640);
+  CHECK(test::mode_of(f.dir.path() / "d/b.txt") == 0600);
+}
+
+TEST_CASE("a new file gets the mode open(O_CREAT, 0666) gives: the default ACL's, else the umask's") {
+  Local f;
+  SKIP_UNLESS_ACLS(f.dir.path());
+  // Under a default ACL the umask does not count: rw for the group, as touch gives.
+  fs::create_directories(f.dir.path() / "shared");
+  const std::string acl = test::posix_acl({{test::kAclUserObj, 7},
+                                           {test::kAclUser, 6, 4242},
+                                           {test::kAclGroupObj, 7},
+                                           {test::kAclMask, 7},
+                                           {test::kAclOther, 5}});
+  REQUIRE(test::set_xattr(f.dir.path() / "shared", "system.posix_acl_default", acl));
+  const mode_t old_umask = ::umask(027);
+  REQUIRE(f.run(f.backend->write(f.path("shared/one.txt"), "1\n")).has_value());
+  std::vector<std::size_t> applied;
+  REQUIRE(f.batch({write_op(f.path("shared/two.txt"), "2\n"), write_op(f.path("three.txt"), "3\n")},
+                  applied)
+              .has_value());
+  REQUIRE(f.run(f.backend->write(f.path("four.txt"), "4\n")).has_value());
+  ::umask(old_umask);
+  for (const char* name : {"shared/one.txt", "shared/two.txt"}) {
+    CAPTURE(name);
+    CHECK(test::mode_of(f.dir.path() / name) == 0664);
+    CHECK(test::xattrs_of(f.dir.path() / name).count("system.posix_acl_access") == 1);
+  }
+  CHECK(test::mode_of(f.dir.path() / "three.txt") == 0640);
+  CHECK(test::mode_of(f.dir.path() / "four.txt") == 0640);
 }
 
 TEST_CASE("list: two levels, hidden names left out, links listed and never followed, bounded") {

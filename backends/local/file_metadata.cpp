@@ -1,0 +1,111 @@
+#include "backends/local/file_metadata.h"
+
+#include <fcntl.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <string_view>
+#include <vector>
+
+namespace editd::local_backend_detail {
+namespace {
+
+constexpr const char* kAccessAcl = "system.posix_acl_access";
+constexpr const char* kCapability = "security.capability";
+// The kernel's own bounds on one listxattr and one value (XATTR_LIST_MAX,
+// XATTR_SIZE_MAX).
+constexpr std::size_t kListMax = 65536;
+constexpr std::size_t kValueMax = 65536;
+
+// The f*xattr calls refuse an O_PATH descriptor (a file editd may write but
+// not read); its /proc/self/fd link names the same inode.
+class XattrSource {
+ public:
+  explicit XattrSource(int fd) : fd_(fd) {
+    const int flags = ::fcntl(fd, F_GETFL);
+    if (flags >= 0 && (flags & O_PATH)) path_ = "/proc/self/fd/" + std::to_string(fd);
+  }
+  ssize_t list(char* out, std::size_t size) const {
+    return path_.empty() ? ::flistxattr(fd_, out, size) : ::listxattr(path_.c_str(), out, size);
+  }
+  ssize_t get(const char* name, void* out, std::size_t size) const {
+    return path_.empty() ? ::fgetxattr(fd_, name, out, size)
+                         : ::getxattr(path_.c_str(), name, out, size);
+  }
+
+ private:
+  int fd_;
+  std::string path_;
+};
+
+// Whether `fd` has the attribute `name` with `value` already.
+bool has_already(int fd, const std::string& name, std::string_view value) {
+  std::string now(value.size() + 1, '\0');
+  ssize_t n = ::fgetxattr(fd, name.c_str(), now.data(), now.size());
+  return n >= 0 && std::string_view(now.data(), static_cast<std::size_t>(n)) == value;
+}
+
+}  // namespace
+
+Fd open_same_file(int dir, const std::string& name, const struct stat& st, int flags) {
+  Fd fd(::openat(dir, name.c_str(), flags | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+  if (!fd.valid() && errno == EACCES && (flags & O_ACCMODE) == O_RDONLY)
+    fd.reset(::openat(dir, name.c_str(), O_PATH | O_NOFOLLOW | O_CLOEXEC));
+  if (!fd.valid()) return fd;
+  struct stat now;
+  if (::fstat(fd.get(), &now) != 0) return Fd();
+  if (!S_ISREG(now.st_mode) || now.st_ino != st.st_ino || now.st_dev != st.st_dev) {
+    errno = ESTALE;
+    return Fd();
+  }
+  return fd;
+}
+
+int copy_xattrs(int from_fd, int to, std::string& failed) {
+  const XattrSource from(from_fd);
+  std::vector<char> list(kListMax);
+  ssize_t n = from.list(list.data(), list.size());
+  if (n < 0) {
+    if (errno == ENOTSUP) return drop_inherited_acl(to);  // a filesystem without them
+    return errno == ERANGE ? E2BIG : errno;
+  }
+  std::vector<std::string> names;
+  for (std::size_t i = 0; i < static_cast<std::size_t>(n);) {
+    std::string name(list.data() + i);
+    i += name.size() + 1;
+    if (!name.empty()) names.push_back(std::move(name));
+  }
+  if (names.size() > kMaxXattrs) return E2BIG;
+  bool has_acl = false;
+  std::size_t total = 0;
+  std::vector<char> value(kValueMax);
+  for (const std::string& name : names) {
+    ssize_t size = from.get(name.c_str(), value.data(), value.size());
+    if (size < 0) {
+      if (errno == ENODATA) continue;  // removed since the list
+      failed = name;
+      return errno == ERANGE ? E2BIG : errno;
+    }
+    total += name.size() + static_cast<std::size_t>(size);
+    if (total > kMaxXattrBytes) return E2BIG;
+    if (::fsetxattr(to, name.c_str(), value.data(), static_cast<std::size_t>(size), 0) != 0) {
+      const int err = errno;
+      if (err == EPERM && name == kCapability) continue;
+      if (has_already(to, name, std::string_view(value.data(), static_cast<std::size_t>(size))))
+        continue;  // a label the new file was given as it was made
+      failed = name;
+      return err;
+    }
+    has_acl = has_acl || name == kAccessAcl;
+  }
+  return has_acl ? 0 : drop_inherited_acl(to);
+}
+
+int drop_inherited_acl(int fd) {
+  if (::fremovexattr(fd, kAccessAcl) == 0 || errno == ENODATA || errno == ENOTSUP) return 0;
+  return errno;
+}
+
+}  // namespace editd::local_backend_detail

@@ -1,0 +1,82 @@
+// What a file carries besides its bytes, through the real binary: extended
+// attributes and ACLs kept by every write, no default ACL leaked into an
+// edited file, new files made as `touch` makes them (docs/protocol.md, "Byte
+// fidelity"). The filesystem of the
+// temporary directories (ext4 here and in CI) takes user.* attributes and
+// ACLs; a test that needs them says so and stops where it does not.
+#include <doctest/doctest.h>
+#include <sys/stat.h>
+
+#include "support/process.h"
+#include "support/tree.h"
+#include "support/xattrs.h"
+
+using namespace editd::test;
+
+namespace {
+
+std::string undo_id_of(const json& result) {
+  REQUIRE_MESSAGE(result.contains("undoId"), result.dump());
+  return result["undoId"];
+}
+
+}  // namespace
+
+TEST_CASE("every write keeps a file's extended attributes and the ACL that grants another user") {
+  TempDir root;
+  SKIP_UNLESS_ACLS(root.path());
+  root.write("a.txt", "one\ntwo\n");
+  const fs::path a = root.path() / "a.txt";
+  REQUIRE(set_xattr(a, "user.origin", "https://example.com"));
+  REQUIRE(set_xattr(a, "system.posix_acl_access", acl_granting(4242, 0640)));
+  const auto carried = xattrs_of(a);
+  const unsigned mode = mode_of(a);
+  auto p = spawn_editd(root);
+
+  p.ok("str_replace", {{"path", "a.txt"}, {"oldText", "one"}, {"newText", "ONE"}});
+  CHECK(xattrs_of(a) == carried);
+  p.ok("write_text", {{"path", "a.txt"}, {"content", "three\n"}});
+  CHECK(xattrs_of(a) == carried);
+  json r = p.ok("apply_patch", {{"patch", "*** Begin Patch\n*** Update File: a.txt\n@@\n-three\n"
+                                          "+four\n*** Add File: b.txt\n+b\n*** End Patch\n"}});
+  CHECK(root.read("a.txt") == "four\n");
+  CHECK(xattrs_of(a) == carried);
+  p.ok("undo", {{"undoId", undo_id_of(r)}});
+  CHECK(root.read("a.txt") == "three\n");
+  CHECK(xattrs_of(a) == carried);
+  CHECK(mode_of(a) == mode);
+}
+
+TEST_CASE("an edited file does not take its directory's default ACL") {
+  TempDir root;
+  SKIP_UNLESS_ACLS(root.path());
+  root.write("d/a.txt", "a\n");
+  ::chmod((root.path() / "d/a.txt").c_str(), 0640);
+  REQUIRE(set_xattr(root.path() / "d", "system.posix_acl_default", acl_granting(4242, 0755)));
+  auto p = spawn_editd(root);
+  p.ok("str_replace", {{"path", "d/a.txt"}, {"oldText", "a"}, {"newText", "A"}});
+  CHECK(xattrs_of(root.path() / "d/a.txt").empty());
+  CHECK(mode_of(root.path() / "d/a.txt") == 0640);
+}
+
+TEST_CASE("create, write_text and an Add make a new file as touch does: default ACL, else umask") {
+  TempDir root;
+  SKIP_UNLESS_ACLS(root.path());
+  fs::create_directories(root.path() / "shared");
+  REQUIRE(set_xattr(root.path() / "shared", "system.posix_acl_default",
+                    posix_acl({{kAclUserObj, 7}, {kAclGroupObj, 7}, {kAclOther, 5}})));
+  const mode_t old_umask = ::umask(027);  // editd inherits it
+  auto p = spawn_editd(root);
+  ::umask(old_umask);
+  p.ok("create", {{"path", "shared/c.txt"}, {"content", "c\n"}});
+  p.ok("write_text", {{"path", "shared/w.txt"}, {"content", "w\n"}});
+  p.ok("apply_patch", {{"patch", "*** Begin Patch\n*** Add File: shared/p.txt\n+p\n"
+                                 "*** Add File: q.txt\n+q\n*** End Patch\n"}});
+  p.ok("create", {{"path", "u.txt"}, {"content", "u\n"}});
+  for (const char* name : {"shared/c.txt", "shared/w.txt", "shared/p.txt"}) {
+    CAPTURE(name);
+    CHECK(mode_of(root.path() / name) == 0664);
+  }
+  CHECK(mode_of(root.path() / "q.txt") == 0640);
+  CHECK(mode_of(root.path() / "u.txt") == 0640);
+}
