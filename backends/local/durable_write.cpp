@@ -262,14 +262,13 @@ Failure LocalBackend::sync_temp(Staged& s) const {
   return {};
 }
 
-Result<void> LocalBackend::write_sync(const std::string& canonical,
-                                      const std::string& bytes) const {
+Result<void> LocalBackend::write_sync(const std::string& canonical, const std::string& bytes) {
   const std::string_view whole = bytes;
   return write_sync(canonical, std::span(&whole, 1));
 }
 
 Result<void> LocalBackend::write_sync(const std::string& canonical,
-                                      std::span<const std::string_view> pieces) const {
+                                      std::span<const std::string_view> pieces) {
   std::size_t size = 0;
   for (std::string_view p : pieces) size += p.size();
   auto t = target_of(canonical);
@@ -290,6 +289,13 @@ Result<void> LocalBackend::write_sync(const std::string& canonical,
   if (auto r = check_write_target(dir.get(), *t, st, exists); !r) {
     remove_dirs(made);
     return r;
+  }
+  if (exists && st.st_nlink > 1) {
+    std::vector<FileChange> one(1);
+    one[0].canonical = canonical;
+    for (std::string_view p : pieces) one[0].bytes += p;
+    std::vector<std::size_t> applied;
+    return batch_sync(one, applied);
   }
   registry_->add(t->dir);
   Fd source;

@@ -1,11 +1,13 @@
 #include "backends/local/file_metadata.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <deque>
 #include <string_view>
 #include <vector>
 
@@ -106,6 +108,78 @@ int copy_xattrs(int from_fd, int to, std::string& failed) {
 int drop_inherited_acl(int fd) {
   if (::fremovexattr(fd, kAccessAcl) == 0 || errno == ENODATA || errno == ENOTSUP) return 0;
   return errno;
+}
+
+bool names_all_inside(const Beneath& root, const struct stat& st, std::size_t limit,
+                      std::size_t& found) {
+  found = 0;
+  std::size_t seen = 0;
+  std::deque<std::string> dirs{""};
+  while (!dirs.empty() && found < st.st_nlink) {
+    const std::string rel = std::move(dirs.front());
+    dirs.pop_front();
+    Fd path;
+    if (root.open_dir(rel, path) != 0) continue;
+    int fd = ::openat(path.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0) continue;
+    struct stat dst;
+    if (::fstat(fd, &dst) != 0 || dst.st_dev != st.st_dev) {  // another filesystem
+      ::close(fd);
+      continue;
+    }
+    DIR* d = ::fdopendir(fd);
+    if (!d) {
+      ::close(fd);
+      continue;
+    }
+    while (dirent* e = ::readdir(d)) {
+      const std::string_view name = e->d_name;
+      if (name == "." || name == "..") continue;
+      if (++seen > limit) break;
+      if (e->d_type != DT_DIR && e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;
+      const std::string child = rel.empty() ? std::string(name) : rel + "/" + std::string(name);
+      if (e->d_type == DT_DIR) {
+        dirs.push_back(child);
+        continue;
+      }
+      struct stat est;
+      if (::fstatat(::dirfd(d), e->d_name, &est, AT_SYMLINK_NOFOLLOW) != 0) continue;
+      if (S_ISDIR(est.st_mode)) dirs.push_back(child);
+      if (est.st_ino == st.st_ino && est.st_dev == st.st_dev) ++found;
+    }
+    ::closedir(d);
+    if (seen > limit) break;
+  }
+  return found >= st.st_nlink;
+}
+
+int replace_contents(int to, int from, bool durable) {
+  std::vector<char> buf(1 << 16);
+  off_t at = 0;
+  for (;;) {
+    ssize_t n = ::pread(from, buf.data(), buf.size(), at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    if (n == 0) break;
+    if (int err = write_all_at(to, std::string_view(buf.data(), static_cast<std::size_t>(n)), at))
+      return err;
+    at += n;
+  }
+  if (::ftruncate(to, at) != 0) return errno;
+  while (durable && ::fsync(to) != 0)
+    if (errno != EINTR) return errno;
+  return 0;
+}
+
+int write_all_at(int fd, std::string_view bytes, off_t at) {
+  while (!bytes.empty()) {
+    ssize_t n = ::pwrite(fd, bytes.data(), bytes.size(), at);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return errno;
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+    at += n;
+  }
+  return 0;
 }
 
 }  // namespace editd::local_backend_detail

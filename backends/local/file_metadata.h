@@ -1,7 +1,9 @@
 // What a file carries besides its bytes, mode and owner, for the writes of the
 // local backend: its extended attributes (POSIX ACLs are the xattr
 // system.posix_acl_access, security labels security.*), copied from the file a
-// write replaces to the temporary file renamed over it.
+// write replaces to the temporary file renamed over it; and its other names,
+// for a file with several hard links, which a write keeps by editing it in
+// place (batch.cpp) when every one of them is inside the root.
 // docs/protocol.md, "Byte fidelity", says what survives which write.
 #pragma once
 
@@ -10,6 +12,7 @@
 
 #include <cstddef>
 #include <string>
+#include <string_view>
 
 #include "backends/local/beneath.h"
 
@@ -44,5 +47,21 @@ int copy_xattrs(int from, int to, std::string& failed);
 // directory's default ACL: for a file whose mode editd then sets itself (one
 // put back or moved), so that the mode alone says who may read it. 0 or errno.
 int drop_inherited_acl(int fd);
+
+// Searches the root (at most `limit` entries, never following a link) for the
+// names of the file `st` describes: true when it finds st.st_nlink of them,
+// so that no name of the file lies outside the root. `found` says how many it
+// found.
+bool names_all_inside(const Beneath& root, const struct stat& st, std::size_t limit,
+                      std::size_t& found);
+
+// Makes the file `to` hold exactly the bytes of `from` (read from its start),
+// in place, then fsyncs it when `durable`: how a hard-linked file's old bytes
+// are saved, and put back. 0 or errno.
+int replace_contents(int to, int from, bool durable);
+
+// Writes every byte of `bytes` to `fd` from offset `at`, again after EINTR:
+// 0 or errno.
+int write_all_at(int fd, std::string_view bytes, off_t at);
 
 }  // namespace editd::local_backend_detail

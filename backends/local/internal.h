@@ -11,7 +11,9 @@
 //   removals and the directories a write makes;
 // - batch.cpp: apply_batch, many files changed at once under a journal
 //   (journal.*, its key journal_key.*), durable as one group of fsyncs;
-// - file_metadata.*: extended attributes and ACLs carried to a new inode.
+// - in_place.cpp: a hard-linked file changed in place, under that journal;
+// - file_metadata.*: extended attributes and ACLs carried to a new inode,
+//   and the search for a hard-linked file's names.
 // Not part of the public API.
 #pragma once
 
@@ -241,8 +243,9 @@ class LocalBackend final : public FsBackend {
   // resolve() refuses, when it lies inside the root (or holds it).
   void own(const std::string& dir);
   void load_journal_key(const RuntimeDir& runtime);
-  // apply_batch's refusal when its journal cannot be begun (errno `err`).
-  Error journal_error(int err) const;
+  // apply_batch's refusal when its journal cannot be begun (errno `err`), for
+  // a change of several files or one `in_place`.
+  Error journal_error(int err, bool in_place = false) const;
 
   // The part of absolute path `p` below the root ("a/b" of ROOT/a/b), or
   // nullptr when `p` is the root or not under it.
@@ -315,6 +318,25 @@ class LocalBackend final : public FsBackend {
                     const std::optional<FileAttributes>& want = std::nullopt,
                     std::optional<bool> executable = std::nullopt) const;
 
+  // Refuses (denied) a change in place of the hard-linked file `st` unless
+  // every one of its names is inside the root: its other names would see it.
+  Result<void> check_links(const Target& t, const struct stat& st) const;
+
+  // A temporary file beside `t` (recorded in `j` first) holding the bytes of
+  // the file `st` now: what a change in place of it puts back.
+  Failure back_up(int dir, const Target& t, const struct stat& st, Staged& out,
+                  journal::Journal* j) const;
+
+  // Overwrites the file `st` with op's bytes, in place (its inode, and so
+  // every name of it, kept), with op's mode where it asks for one, and
+  // fsyncs it.
+  Failure write_in_place(int dir, const Target& t, const struct stat& st,
+                         const FileChange& op) const;
+
+  // Puts back the bytes and mode that back_up saved in `backup`. 0 or errno.
+  int restore_in_place(int dir, const Target& t, const struct stat& st,
+                       const Staged& backup) const;
+
   // fsync of a directory, unless durability is off.
   void sync_dir(int fd) const;
 
@@ -323,10 +345,10 @@ class LocalBackend final : public FsBackend {
 
   Failure sync_temp(Staged& s) const;
 
-  Result<void> write_sync(const std::string& canonical, const std::string& bytes) const;
+  Result<void> write_sync(const std::string& canonical, const std::string& bytes);
 
-  Result<void> write_sync(const std::string& canonical,
-                          std::span<const std::string_view> pieces) const;
+  // A file with several hard links goes to batch_sync, which writes it in place.
+  Result<void> write_sync(const std::string& canonical, std::span<const std::string_view> pieces);
 
   Result<void> remove_sync(const std::string& canonical) const;
 

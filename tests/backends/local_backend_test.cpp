@@ -15,6 +15,7 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/thread_pool.hpp>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -656,27 +657,23 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("a crash at any step of apply_batch comes out whole or not at all at the next start") {
-  // Count the steps of one batch, then crash at each of them in turn.
-  auto setup = [](Local& f) {
-    for (const auto& e : fs::directory_iterator(f.dir.path())) fs::remove_all(e.path());
-    f.dir.write("a.txt", "a\n");
-    f.dir.write("sub/b.txt", "b\n");
-    f.dir.write("moved.txt", "moved\n");
-    f.dir.write("gone.txt", "gone\n");
-  };
-  auto ops = [](Local& f) {
-    return std::vector<Op>{write_op(f.path("a.txt"), "A\n"), write_op(f.path("sub/b.txt"), "B\n"),
-                           write_op(f.path("x/y/dest.txt"), "moved\n"),
-                           remove_op(f.path("moved.txt")), remove_op(f.path("gone.txt"))};
-  };
+namespace {
+
+// Runs the batch `ops` makes once to count its steps (the system calls it asks
+// `fault` about), then again from `setup` with a crash (as a kill -9) at each
+// step in turn: the next start must leave the tree as before the batch or as
+// after it, with nothing of editd's left, and `check` holds after each.
+void crash_at_every_step(const std::function<void(Local&)>& setup,
+                         const std::function<std::vector<Op>(Local&)>& ops,
+                         const std::function<InjectedFault(LocalSyscall)>& fault,
+                         const std::function<void(Local&)>& check) {
   Local f;
   setup(f);
   const auto before = f.tree();
   int steps = 0;
-  f.inject = [&steps](LocalSyscall, const std::string&) {
+  f.inject = [&](LocalSyscall c, const std::string&) {
     ++steps;
-    return InjectedFault{};
+    return fault(c);
   };
   std::vector<std::size_t> applied;
   REQUIRE(f.batch(ops(f), applied).has_value());
@@ -690,9 +687,9 @@ TEST_CASE("a crash at any step of apply_batch comes out whole or not at all at t
     f.reopen();
     setup(f);
     int step = 0;
-    f.inject = [&step, crash_at](LocalSyscall, const std::string&) -> InjectedFault {
+    f.inject = [&step, crash_at, &fault](LocalSyscall c, const std::string&) {
       if (++step == crash_at) throw Crash();
-      return {};
+      return fault(c);
     };
     applied.clear();
     auto r = f.batch(ops(f), applied);
@@ -704,9 +701,29 @@ TEST_CASE("a crash at any step of apply_batch comes out whole or not at all at t
     CHECK((now == before || now == after));
     rolled_forward += now == after;
     CHECK(test::editd_leftovers(now).empty());
+    check(f);
   }
   CHECK(rolled_forward > 0);
   CHECK(rolled_forward < steps);
+}
+
+}  // namespace
+
+TEST_CASE("a crash at any step of apply_batch comes out whole or not at all at the next start") {
+  auto setup = [](Local& f) {
+    for (const auto& e : fs::directory_iterator(f.dir.path())) fs::remove_all(e.path());
+    f.dir.write("a.txt", "a\n");
+    f.dir.write("sub/b.txt", "b\n");
+    f.dir.write("moved.txt", "moved\n");
+    f.dir.write("gone.txt", "gone\n");
+  };
+  auto ops = [](Local& f) {
+    return std::vector<Op>{write_op(f.path("a.txt"), "A\n"), write_op(f.path("sub/b.txt"), "B\n"),
+                           write_op(f.path("x/y/dest.txt"), "moved\n"),
+                           remove_op(f.path("moved.txt")), remove_op(f.path("gone.txt"))};
+  };
+  crash_at_every_step(
+      setup, ops, [](LocalSyscall) { return InjectedFault{}; }, [](Local&) {});
 }
 
 TEST_CASE("a write killed before its rename leaves a temporary file that the next start removes") {
@@ -1131,6 +1148,77 @@ TEST_CASE("a new file gets the mode open(O_CREAT, 0666) gives: the default ACL's
   }
   CHECK(test::mode_of(f.dir.path() / "three.txt") == 0640);
   CHECK(test::mode_of(f.dir.path() / "four.txt") == 0640);
+}
+
+TEST_CASE("a hard-linked file is written in place: its inode kept, every name sees the change") {
+  Local f;
+  f.dir.write("a.txt", "one\ntwo\n");
+  f.dir.write("other.txt", "other\n");
+  fs::create_directories(f.dir.path() / "sub");
+  fs::create_hard_link(f.dir.path() / "a.txt", f.dir.path() / "sub/link.txt");
+  ::chmod((f.dir.path() / "a.txt").c_str(), 0640);
+  const ino_t ino = ino_of(f.dir.path() / "a.txt");
+
+  REQUIRE(f.run(f.backend->write(f.path("a.txt"), "ONE\n")).has_value());
+  CHECK(ino_of(f.dir.path() / "a.txt") == ino);
+  CHECK(f.dir.read("sub/link.txt") == "ONE\n");
+
+  std::vector<std::size_t> applied;
+  REQUIRE(f.batch({write_op(f.path("other.txt"), "OTHER\n"),
+                   write_op(f.path("sub/link.txt"), "a longer text than before\n")},
+                  applied)
+              .has_value());
+  CHECK(applied.size() == 2);
+  CHECK(ino_of(f.dir.path() / "a.txt") == ino);
+  CHECK(f.dir.read("a.txt") == "a longer text than before\n");
+  CHECK(test::mode_of(f.dir.path() / "a.txt") == 0640);
+  CHECK(test::editd_leftovers(f.tree()).empty());
+}
+
+TEST_CASE("a hard-linked file with a name outside the root is refused, and nothing changes") {
+  test::TempDir outside;
+  Local f;
+  f.dir.write("a.txt", "in\n");
+  std::error_code ec;
+  fs::create_hard_link(f.dir.path() / "a.txt", outside.path() / "a.txt", ec);
+  if (ec) {
+    MESSAGE("skipped: " << outside.str() << " is on another filesystem than the root");
+    return;
+  }
+  auto r = f.run(f.backend->write(f.path("a.txt"), "changed\n"));
+  REQUIRE(r.has_error());
+  CHECK(r.error().kind == ErrorKind::kDenied);
+  CHECK(r.error().data["reason"] == "hard_links_outside_root");
+  CHECK(r.error().data["links"] == 2);
+  CHECK(r.error().data["linksInRoot"] == 1);
+  CHECK(outside.read("a.txt") == "in\n");
+  CHECK(f.dir.read("a.txt") == "in\n");
+  CHECK(fs::hard_link_count(f.dir.path() / "a.txt") == 2);
+}
+
+TEST_CASE("a crash at any step of a change in place of a hard-linked file rolls it back or forward") {
+  ino_t ino = 0;
+  auto setup = [&ino](Local& f) {
+    for (const auto& e : fs::directory_iterator(f.dir.path())) fs::remove_all(e.path());
+    f.dir.write("a.txt", "the old text of a\n");
+    f.dir.write("b.txt", "b\n");
+    fs::create_hard_link(f.dir.path() / "a.txt", f.dir.path() / "link.txt");
+    ino = ino_of(f.dir.path() / "a.txt");
+  };
+  auto ops = [](Local& f) {
+    return std::vector<Op>{write_op(f.path("link.txt"), "A, rewritten in place\n"),
+                           write_op(f.path("b.txt"), "B\n")};
+  };
+  // Short writes: a crash may cut the change in place in the middle.
+  auto short_writes = [](LocalSyscall c) {
+    InjectedFault f;
+    if (c == LocalSyscall::kWrite) f.max_bytes = 4;
+    return f;
+  };
+  crash_at_every_step(setup, ops, short_writes, [&ino](Local& f) {
+    CHECK(ino_of(f.dir.path() / "a.txt") == ino);
+    CHECK(ino_of(f.dir.path() / "link.txt") == ino);
+  });
 }
 
 TEST_CASE("list: two levels, hidden names left out, links listed and never followed, bounded") {

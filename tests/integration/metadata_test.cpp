@@ -1,7 +1,7 @@
 // What a file carries besides its bytes, through the real binary: extended
 // attributes and ACLs kept by every write, no default ACL leaked into an
-// edited file, new files made as `touch` makes them (docs/protocol.md, "Byte
-// fidelity"). The filesystem of the
+// edited file, new files made as `touch` makes them, hard-linked files edited
+// in place (docs/protocol.md, "Byte fidelity"). The filesystem of the
 // temporary directories (ext4 here and in CI) takes user.* attributes and
 // ACLs; a test that needs them says so and stops where it does not.
 #include <doctest/doctest.h>
@@ -14,6 +14,12 @@
 using namespace editd::test;
 
 namespace {
+
+ino_t inode_of(const fs::path& p) {
+  struct stat st;
+  REQUIRE(::lstat(p.c_str(), &st) == 0);
+  return st.st_ino;
+}
 
 std::string undo_id_of(const json& result) {
   REQUIRE_MESSAGE(result.contains("undoId"), result.dump());
@@ -79,4 +85,69 @@ TEST_CASE("create, write_text and an Add make a new file as touch does: default 
   }
   CHECK(mode_of(root.path() / "q.txt") == 0640);
   CHECK(mode_of(root.path() / "u.txt") == 0640);
+}
+
+TEST_CASE("a hard-linked file is edited in place by every write, and undone in place") {
+  TempDir root;
+  root.write("a.txt", "one\ntwo\n");
+  root.write("b.txt", "b\n");
+  root.write("sub/keep.txt", "keep\n");
+  fs::create_hard_link(root.path() / "a.txt", root.path() / "sub/link.txt");
+  const ino_t ino = inode_of(root.path() / "a.txt");
+  auto p = spawn_editd(root);
+
+  json r = p.ok("str_replace", {{"path", "a.txt"}, {"oldText", "one"}, {"newText", "ONE"}});
+  CHECK(root.read("sub/link.txt") == "ONE\ntwo\n");
+  p.ok("apply_patch", {{"patch", "*** Begin Patch\n*** Update File: sub/link.txt\n@@\n-two\n+TWO\n"
+                                 "*** Update File: b.txt\n@@\n-b\n+B\n*** End Patch\n"}});
+  CHECK(root.read("a.txt") == "ONE\nTWO\n");
+  CHECK(root.read("b.txt") == "B\n");
+  p.ok("write_text", {{"path", "sub/link.txt"}, {"content", "short\n"}});
+  CHECK(root.read("a.txt") == "short\n");
+  CHECK(inode_of(root.path() / "a.txt") == ino);
+  CHECK(inode_of(root.path() / "sub/link.txt") == ino);
+
+  // Undoing the first edit conflicts (the file changed since); the last one's goes back.
+  json w = p.ok("write_text", {{"path", "a.txt"}, {"content", "last\n"}});
+  p.ok("undo", {{"undoId", undo_id_of(w)}});
+  CHECK(root.read("sub/link.txt") == "short\n");
+  CHECK(inode_of(root.path() / "a.txt") == ino);
+  CHECK(p.fails("undo", {{"undoId", undo_id_of(r)}})["data"]["kind"] == "conflict");
+  CHECK(editd_leftovers(tree_state(root.path())).empty());
+}
+
+TEST_CASE("a hard link to a file outside the root is not edited: the write is refused") {
+  TempDir root, outside;
+  root.write("a.txt", "in\n");
+  std::error_code ec;
+  fs::create_hard_link(root.path() / "a.txt", outside.path() / "secret.txt", ec);
+  if (ec) {
+    MESSAGE("skipped: " << outside.str() << " is on another filesystem than the root");
+    return;
+  }
+  auto p = spawn_editd(root);
+  json e = p.fails("str_replace", {{"path", "a.txt"}, {"oldText", "in"}, {"newText", "out"}});
+  CHECK(e["data"]["kind"] == "denied");
+  CHECK(e["data"]["reason"] == "hard_links_outside_root");
+  CHECK(std::string(e["message"]).find("hard links") != std::string::npos);
+  CHECK(outside.read("secret.txt") == "in\n");
+  CHECK(root.read("a.txt") == "in\n");
+}
+
+TEST_CASE("editd apply-patch keeps extended attributes and hard links as the server does") {
+  TempDir root;
+  SKIP_UNLESS_ACLS(root.path());
+  root.write("a.txt", "a\n");
+  root.write("b.txt", "b\n");
+  fs::create_hard_link(root.path() / "a.txt", root.path() / "link.txt");
+  REQUIRE(set_xattr(root.path() / "b.txt", "user.kept", "yes"));
+  const ino_t ino = inode_of(root.path() / "a.txt");
+  Run r = run_editd({"apply-patch", "--root", root.str(),
+                     "*** Begin Patch\n*** Update File: link.txt\n@@\n-a\n+A\n"
+                     "*** Update File: b.txt\n@@\n-b\n+B\n*** End Patch\n"});
+  REQUIRE_MESSAGE(r.code == 0, r.out << r.err);
+  CHECK(root.read("a.txt") == "A\n");
+  CHECK(inode_of(root.path() / "link.txt") == ino);
+  CHECK(root.read("b.txt") == "B\n");
+  CHECK(xattrs_of(root.path() / "b.txt") == std::map<std::string, std::string>{{"user.kept", "yes"}});
 }
