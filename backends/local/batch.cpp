@@ -195,8 +195,20 @@ Result<void> LocalBackend::batch_sync(std::vector<FileChange>& ops,
       // Its bytes before are copied first: bounded as any content.
       if (static_cast<std::uint64_t>(it.st.st_size) > options_.max_file_bytes)
         return too_large(shown, static_cast<std::uint64_t>(it.st.st_size));
-      if (auto links = check_links(it.t, it.st); !links) return links;
       it.in_place = in_place = true;
+    }
+  }
+  // Every name of each, inside the root: one search for them all.
+  if (in_place) {
+    std::vector<struct stat> linked;
+    for (const Item& it : items)
+      if (it.in_place) linked.push_back(it.st);
+    const std::vector<std::size_t> found = names_inside(root_, linked, journal::kScanLimit);
+    std::size_t k = 0;
+    for (const Item& it : items) {
+      if (!it.in_place) continue;
+      if (found[k] < it.st.st_nlink) return links_outside(it.t, it.st, found[k]);
+      ++k;
     }
   }
 

@@ -110,47 +110,44 @@ int drop_inherited_acl(int fd) {
   return errno;
 }
 
-bool names_all_inside(const Beneath& root, const struct stat& st, std::size_t limit,
-                      std::size_t& found) {
-  found = 0;
+std::vector<std::size_t> names_inside(const Beneath& root, const std::vector<struct stat>& files,
+                                      std::size_t limit) {
+  std::vector<std::size_t> found(files.size(), 0);
+  std::size_t missing = files.size();  // files with fewer names found than they have
   std::size_t seen = 0;
   std::deque<std::string> dirs{""};
-  while (!dirs.empty() && found < st.st_nlink) {
+  while (!dirs.empty() && missing > 0 && seen <= limit) {
     const std::string rel = std::move(dirs.front());
     dirs.pop_front();
     Fd path;
     if (root.open_dir(rel, path) != 0) continue;
     int fd = ::openat(path.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd < 0) continue;
-    struct stat dst;
-    if (::fstat(fd, &dst) != 0 || dst.st_dev != st.st_dev) {  // another filesystem
-      ::close(fd);
-      continue;
-    }
-    DIR* d = ::fdopendir(fd);
+    DIR* d = fd < 0 ? nullptr : ::fdopendir(fd);
     if (!d) {
-      ::close(fd);
+      if (fd >= 0) ::close(fd);
       continue;
     }
     while (dirent* e = ::readdir(d)) {
       const std::string_view name = e->d_name;
       if (name == "." || name == "..") continue;
       if (++seen > limit) break;
-      if (e->d_type != DT_DIR && e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;
       const std::string child = rel.empty() ? std::string(name) : rel + "/" + std::string(name);
       if (e->d_type == DT_DIR) {
         dirs.push_back(child);
         continue;
       }
+      if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN) continue;
       struct stat est;
       if (::fstatat(::dirfd(d), e->d_name, &est, AT_SYMLINK_NOFOLLOW) != 0) continue;
       if (S_ISDIR(est.st_mode)) dirs.push_back(child);
-      if (est.st_ino == st.st_ino && est.st_dev == st.st_dev) ++found;
+      for (std::size_t i = 0; i < files.size(); ++i) {
+        if (est.st_ino != files[i].st_ino || est.st_dev != files[i].st_dev) continue;
+        if (++found[i] == files[i].st_nlink) --missing;
+      }
     }
     ::closedir(d);
-    if (seen > limit) break;
   }
-  return found >= st.st_nlink;
+  return found;
 }
 
 int replace_contents(int to, int from, bool durable) {

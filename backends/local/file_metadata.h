@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "backends/local/beneath.h"
 
@@ -48,12 +49,12 @@ int copy_xattrs(int from, int to, std::string& failed);
 // put back or moved), so that the mode alone says who may read it. 0 or errno.
 int drop_inherited_acl(int fd);
 
-// Searches the root (at most `limit` entries, never following a link) for the
-// names of the file `st` describes: true when it finds st.st_nlink of them,
-// so that no name of the file lies outside the root. `found` says how many it
-// found.
-bool names_all_inside(const Beneath& root, const struct stat& st, std::size_t limit,
-                      std::size_t& found);
+// Searches the root (at most `limit` entries, never following a link) for
+// the names of the regular files `files` describe: how many it finds of each,
+// up to its st_nlink. Where that is all of them, no name of the file lies
+// outside the root.
+std::vector<std::size_t> names_inside(const Beneath& root, const std::vector<struct stat>& files,
+                                      std::size_t limit);
 
 // Makes the file `to` hold exactly the bytes of `from` (read from its start),
 // in place, then fsyncs it when `durable`: how a hard-linked file's old bytes

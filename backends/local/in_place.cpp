@@ -14,9 +14,7 @@
 
 namespace editd::local_backend_detail {
 
-Result<void> LocalBackend::check_links(const Target& t, const struct stat& st) const {
-  std::size_t found = 0;
-  if (names_all_inside(root_, st, journal::kScanLimit, found)) return {};
+Error LocalBackend::links_outside(const Target& t, const struct stat& st, std::size_t found) {
   return Error(ErrorKind::kDenied,
                "cannot write " + t.shown + ": it has " + std::to_string(st.st_nlink) +
                    " hard links and only " + std::to_string(found) +

@@ -318,9 +318,9 @@ class LocalBackend final : public FsBackend {
                     const std::optional<FileAttributes>& want = std::nullopt,
                     std::optional<bool> executable = std::nullopt) const;
 
-  // Refuses (denied) a change in place of the hard-linked file `st` unless
-  // every one of its names is inside the root: its other names would see it.
-  Result<void> check_links(const Target& t, const struct stat& st) const;
+  // The refusal (denied) of a change in place of the hard-linked file `st`,
+  // of whose names only `found` are inside the root: the others would see it.
+  static Error links_outside(const Target& t, const struct stat& st, std::size_t found);
 
   // A temporary file beside `t` (recorded in `j` first) holding the bytes of
   // the file `st` now: what a change in place of it puts back.
