@@ -260,6 +260,14 @@ Result<void> LocalBackend::batch_sync(std::vector<FileChange>& ops,
       unstage();
       return err == ESTALE ? changed(it.t.shown) : posix_error("open", it.t.shown, err);
     }
+    if (!it.exists && !it.op->metadata_from.empty()) {
+      auto from = open_metadata_source(it.op->metadata_from);
+      if (!from) {
+        unstage();
+        return from.error();
+      }
+      source = std::move(*from);
+    }
     const bool fresh = !it.exists && !it.op->attributes;
     Failure f = create_temp(d->second.get(), it.t, it.temp, &j, fresh ? 0666 : 0600);
     const std::string_view bytes = it.op->bytes;

@@ -162,6 +162,20 @@ Error LocalBackend::write_error(const Failure& f, const std::string& shown) {
   return e;
 }
 
+Result<Fd> LocalBackend::open_metadata_source(const std::string& canonical) const {
+  auto t = target_of(canonical);
+  if (!t) return t.error();
+  Fd dir;
+  if (int err = root_.open_dir(t->dir, dir)) return path_error(*t, err, "open");
+  struct stat st;
+  if (::fstatat(dir.get(), t->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return path_error(*t, errno, "stat");
+  if (!S_ISREG(st.st_mode)) return changed(t->shown);
+  Fd fd = open_same_file(dir.get(), t->name, st, O_RDONLY);
+  if (!fd.valid()) return errno == ESTALE ? changed(t->shown) : posix_error("open", t->shown, errno);
+  return fd;
+}
+
 Failure LocalBackend::fill_temp(Staged& s, std::span<const std::string_view> pieces,
                                 const struct stat* existing,
                                 int source, const std::optional<FileAttributes>& want,

@@ -301,6 +301,10 @@ class LocalBackend final : public FsBackend {
   Failure create_temp(int dir, const Target& t, Staged& out, journal::Journal* j,
                       mode_t mode = 0600) const;
 
+  // The file whose extended attributes a new file takes (FileChange::
+  // metadata_from), open for fill_temp.
+  Result<Fd> open_metadata_source(const std::string& canonical) const;
+
   // The error of a write that failed at `f` (naming the attribute, if any).
   static Error write_error(const Failure& f, const std::string& shown);
 

@@ -53,6 +53,22 @@ TEST_CASE("every write keeps a file's extended attributes and the ACL that grant
   CHECK(mode_of(a) == mode);
 }
 
+TEST_CASE("a file moved by apply_patch keeps its extended attributes and ACL at its destination") {
+  TempDir root;
+  SKIP_UNLESS_ACLS(root.path());
+  root.write("old.txt", "x\n");
+  REQUIRE(set_xattr(root.path() / "old.txt", "user.origin", "kept"));
+  REQUIRE(set_xattr(root.path() / "old.txt", "system.posix_acl_access", acl_granting(4242, 0600)));
+  const auto carried = xattrs_of(root.path() / "old.txt");
+  const unsigned mode = mode_of(root.path() / "old.txt");
+  auto p = spawn_editd(root);
+  p.ok("apply_patch", {{"patch", "*** Begin Patch\n*** Update File: old.txt\n*** Move to: "
+                                 "sub/new.txt\n@@\n-x\n+y\n*** End Patch\n"}});
+  CHECK(root.read("sub/new.txt") == "y\n");
+  CHECK(xattrs_of(root.path() / "sub/new.txt") == carried);
+  CHECK(mode_of(root.path() / "sub/new.txt") == mode);
+}
+
 TEST_CASE("an edited file does not take its directory's default ACL") {
   TempDir root;
   SKIP_UNLESS_ACLS(root.path());
