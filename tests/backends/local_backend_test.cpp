@@ -726,40 +726,81 @@ TEST_CASE("a crash at any step of apply_batch comes out whole or not at all at t
       setup, ops, [](LocalSyscall) { return InjectedFault{}; }, [](Local&) {});
 }
 
-TEST_CASE("a write killed before its rename leaves a temporary file that the next start removes") {
-  // The fork comes before any thread of this test exists: a child forked from a
-  // threaded process may deadlock in the allocator (seen under ASan).
-  test::TempDir dir, state;
-  dir.write("sub/a.txt", "old\n");
+namespace {
+
+// Writes `bytes` to `rel` of `dir` through a backend in a child process that
+// dies (_exit, as a kill -9: nothing is cleaned up) where `fault` calls
+// die(); `dead` looks at what it left; then a backend over `dir` starts
+// again, which recovers. The fork comes before any thread of the test exists:
+// a child forked from a threaded process may deadlock in the allocator (seen
+// under ASan).
+void write_in_killed_child(const test::TempDir& dir, const std::string& rel,
+                           const std::string& bytes,
+                           const std::function<InjectedFault(LocalSyscall)>& fault,
+                           const std::function<void()>& dead) {
+  test::TempDir state;
+  LocalBackendOptions o;
+  o.root = dir.str();
+  o.runtime_dir = state.str();
+  o.state_dir = state.str();
   pid_t pid = ::fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
-    // The child: a backend whose process dies in the middle of a write.
     asio::thread_pool pool{1};
     asio::io_context io;
-    LocalBackendOptions o;
-    o.root = dir.str();
-    o.runtime_dir = state.str();
-    o.inject = [](LocalSyscall c, const std::string&) -> InjectedFault {
-      if (c == LocalSyscall::kFsync) ::_exit(0);
-      return {};
-    };
+    o.inject = [&fault](LocalSyscall c, const std::string&) { return fault(c); };
     auto b = make_local_backend(o, pool);
-    if (b) test::run(io, (*b)->write(*(*b)->resolve("sub/a.txt"), "new\n"));
+    if (b) test::run(io, (*b)->write(*(*b)->resolve(rel), bytes));
     ::_exit(1);
   }
   int status = 0;
   REQUIRE(::waitpid(pid, &status, 0) == pid);
   REQUIRE(WIFEXITED(status));
   REQUIRE(WEXITSTATUS(status) == 0);
-  CHECK(test::editd_leftovers(test::tree_state(dir.path())).size() == 1);
+  dead();
   asio::thread_pool pool{1};
-  LocalBackendOptions o;
-  o.root = dir.str();
-  o.runtime_dir = state.str();
   REQUIRE(make_local_backend(o, pool).has_value());
+}
+
+[[noreturn]] void die() { ::_exit(0); }
+
+}  // namespace
+
+TEST_CASE("a write killed before its rename leaves a temporary file that the next start removes") {
+  test::TempDir dir;
+  dir.write("sub/a.txt", "old\n");
+  write_in_killed_child(
+      dir, "sub/a.txt", "new\n",
+      [](LocalSyscall c) {
+        if (c == LocalSyscall::kFsync) die();
+        return InjectedFault{};
+      },
+      [&] { CHECK(test::editd_leftovers(test::tree_state(dir.path())).size() == 1); });
   CHECK(test::tree_state(dir.path()) ==
         std::map<std::string, std::string>{{"sub", "/"}, {"sub/a.txt", "old\n"}});
+}
+
+TEST_CASE("a hard-linked file killed in the middle of its write in place gets its bytes back") {
+  test::TempDir dir;
+  dir.write("a.txt", "old text\n");
+  fs::create_hard_link(dir.path() / "a.txt", dir.path() / "link.txt");
+  const ino_t ino = ino_of(dir.path() / "a.txt");
+  int writes = 0;
+  write_in_killed_child(
+      dir, "link.txt", "NEW TEXT, LONGER THAN BEFORE\n",
+      [&writes](LocalSyscall c) {
+        InjectedFault f;
+        if (c != LocalSyscall::kWrite) return f;
+        if (++writes == 3) die();  // 8 bytes of the new text are in the file
+        f.max_bytes = 4;
+        return f;
+      },
+      [&] { CHECK(dir.read("a.txt") == "NEW TEXT\n"); });
+  CHECK(dir.read("a.txt") == "old text\n");
+  CHECK(dir.read("link.txt") == "old text\n");
+  CHECK(ino_of(dir.path() / "a.txt") == ino);
+  CHECK(ino_of(dir.path() / "link.txt") == ino);
+  CHECK(test::editd_leftovers(test::tree_state(dir.path())).empty());
 }
 
 TEST_CASE("recovery rolls a committed journal forward, keeping what changed since the crash") {
