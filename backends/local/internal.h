@@ -55,8 +55,6 @@ std::string parent_of(const std::string& p);
 
 std::string join(const std::string& dir, std::string_view name);
 
-mode_t current_umask();
-
 Error not_found(const std::string& shown);
 
 Error is_directory(const std::string& shown);
