@@ -66,6 +66,10 @@ struct FileChange {
   // kWrite: then made executable or not (with_executable), on a medium
   // with modes; nullopt: left as the rest of the change makes it.
   std::optional<bool> executable;
+  // kWrite of a file that does not exist yet: the canonical path of the file
+  // whose extended attributes (ACLs among them) it takes, a Move's source,
+  // where the medium has them; "": none.
+  std::string metadata_from = {};
 };
 
 struct FileStat {

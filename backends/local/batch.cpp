@@ -117,17 +117,19 @@ Error too_many_descriptors(const std::string& shown, std::size_t files, std::siz
 
 }  // namespace
 
-Error LocalBackend::journal_error(int err) const {
+Error LocalBackend::journal_error(int err, bool in_place) const {
   const std::string path = join(options_.root, ".editd/journal");
   std::string why = err == ENOKEY ? "no journal key (" + state_error_ + ")" : std::strerror(err);
   return Error(ErrorKind::kIo,
-               "cannot journal this change of several files in " + path + ": " + why +
+               std::string("cannot journal this change ") +
+                   (in_place ? "in place of a hard-linked file" : "of several files") + " in " +
+                   path + ": " + why +
                    "; nothing was changed. Such a change is made only with its journal, so that a "
                    "crash leaves all of it or none of it" +
                    (err == ENOKEY ? std::string()
                                   : " (is .editd at the top of the root a file, a link, or not "
                                     "writable? editd keeps it for itself)") +
-                   "; --durability none makes it without one",
+                   (in_place ? "" : "; --durability none makes it without one"),
                {{"errno", errno_name(err)}, {"path", path}});
 }
 
@@ -139,8 +141,10 @@ Result<void> LocalBackend::batch_sync(std::vector<FileChange>& ops,
     bool write = false;
     bool exists = false;
     struct stat st {};
-    Staged temp;
+    Staged temp;  // the new content; for a change in place, the bytes before
     bool renamed = false;
+    bool in_place = false;  // a hard-linked file, overwritten rather than replaced
+    bool overwritten = false;
   };
   std::vector<Item> items;
   for (const FileChange& op : ops) {
@@ -169,6 +173,7 @@ Result<void> LocalBackend::batch_sync(std::vector<FileChange>& ops,
 
   // 1. Every check, before anything changes.
   std::map<std::string, Fd> dirs;  // relative directory -> descriptor
+  bool in_place = false;
   for (Item& it : items) {
     const std::string& shown = it.t.shown;
     if (it.write && it.op->bytes.size() > options_.max_file_bytes)
@@ -185,15 +190,36 @@ Result<void> LocalBackend::batch_sync(std::vector<FileChange>& ops,
     Result<void> ok = it.write ? check_write_target(d->second.get(), it.t, it.st, it.exists)
                                : check_removal(d->second.get(), it.t, it.st);
     if (!ok) return ok;
+    // A rename would split a hard-linked file: its other names keep the old bytes.
+    if (it.write && it.exists && it.st.st_nlink > 1) {
+      // Its bytes before are copied first: bounded as any content.
+      if (static_cast<std::uint64_t>(it.st.st_size) > options_.max_file_bytes)
+        return too_large(shown, static_cast<std::uint64_t>(it.st.st_size));
+      it.in_place = in_place = true;
+    }
+  }
+  // Every name of each, inside the root: one search for them all.
+  if (in_place) {
+    std::vector<struct stat> linked;
+    for (const Item& it : items)
+      if (it.in_place) linked.push_back(it.st);
+    const std::vector<std::size_t> found = names_inside(root_, linked, journal::kScanLimit);
+    std::size_t k = 0;
+    for (const Item& it : items) {
+      if (!it.in_place) continue;
+      if (found[k] < it.st.st_nlink) return links_outside(it.t, it.st, found[k]);
+      ++k;
+    }
   }
 
   // 2. Stage every write in a temporary file beside its target.
   // A change of many files is made with its journal or not at all: a tree
   // (or an unusable state directory) must not turn crash safety off. One
-  // rename needs none; --durability none is the operator's choice.
+  // rename needs none; --durability none is the operator's choice. A change in
+  // place is never made without one: nothing else could put its bytes back.
   journal::Journal j;
   if (int err = journals_.begin(j)) {
-    if (options_.durable && items.size() > 1) return journal_error(err);
+    if (in_place || (options_.durable && items.size() > 1)) return journal_error(err, in_place);
     spdlog::debug("apply_batch without a journal: {}/.editd: {}", options_.root,
                   std::strerror(err));
   }
@@ -220,14 +246,37 @@ Result<void> LocalBackend::batch_sync(std::vector<FileChange>& ops,
       d = dirs.emplace(it.t.dir, std::move(fd)).first;
     }
     registry_->add(it.t.dir);
-    Failure f = create_temp(d->second.get(), it.t, it.temp, &j);
+    if (it.in_place) {
+      if (Failure f = back_up(d->second.get(), it.t, it.st, it.temp, &j); f.err) {
+        unstage();
+        return write_error(f, it.t.shown);
+      }
+      continue;
+    }
+    Fd source;
+    if (it.exists &&
+        !(source = open_same_file(d->second.get(), it.t.name, it.st, O_RDONLY)).valid()) {
+      const int err = errno;
+      unstage();
+      return err == ESTALE ? changed(it.t.shown) : posix_error("open", it.t.shown, err);
+    }
+    if (!it.exists && !it.op->metadata_from.empty()) {
+      auto from = open_metadata_source(it.op->metadata_from);
+      if (!from) {
+        unstage();
+        return from.error();
+      }
+      source = std::move(*from);
+    }
+    const bool fresh = !it.exists && !it.op->attributes;
+    Failure f = create_temp(d->second.get(), it.t, it.temp, &j, fresh ? 0666 : 0600);
     const std::string_view bytes = it.op->bytes;
     if (!f.err)
-      f = fill_temp(it.temp, std::span(&bytes, 1), it.exists ? &it.st : nullptr, it.op->attributes,
-                    it.op->executable);
+      f = fill_temp(it.temp, std::span(&bytes, 1), it.exists ? &it.st : nullptr, source.get(),
+                    it.op->attributes, it.op->executable);
     if (f.err) {
       unstage();
-      return posix_error(f.op, it.t.shown, f.err);
+      return write_error(f, it.t.shown);
     }
     // Start the writeback now; the fsyncs below then mostly wait for it.
     if (options_.durable) ::sync_file_range(it.temp.fd.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
@@ -276,38 +325,83 @@ Result<void> LocalBackend::batch_sync(std::vector<FileChange>& ops,
     }
   }
 
+  // 2b. Hard-linked files, in place, once their bytes before are journaled: a
+  // crash from here to the commit puts them back (journal.h, old records).
+  auto put_back = [&] {
+    bool all = true;
+    for (Item& it : items)
+      if (it.overwritten)
+        all = restore_in_place(dirs.at(it.t.dir).get(), it.t, it.st, it.temp) == 0 && all;
+    return all;
+  };
+  // The error of a step that failed after some file was overwritten.
+  auto failed_in_place = [&](Error e) -> Error {
+    if (put_back()) {
+      unstage();
+      return e;
+    }
+    journals_.abandon(j);  // its recovery puts back what this process could not
+    e.message += "; the hard-linked files changed in place could not all be put back: the next "
+                 "start of editd on this root puts them back from its journal";
+    return e;
+  };
+  if (in_place) {
+    std::string records;
+    for (const Item& it : items)
+      if (it.in_place)
+        records += journal::old_record(it.t.dir, it.temp.name, it.t.name, it.st.st_ino,
+                                       static_cast<std::uint64_t>(it.st.st_size)) +
+                   "\n";
+    int err = injected(LocalSyscall::kJournal, "old");
+    if (!err) err = j.log(records);
+    if (err) {
+      unstage();
+      return posix_error("write the journal entry for", items[0].t.shown, err);
+    }
+    for (Item& it : items) {
+      if (!it.in_place) continue;
+      it.overwritten = true;  // perhaps in part
+      Failure f = write_in_place(dirs.at(it.t.dir).get(), it.t, it.st, *it.op);
+      if (f.err) return failed_in_place(write_error(f, it.t.shown));
+    }
+  }
+
   // 3. Commit: from here on, a crash means the change is rolled forward.
   if (j.open()) {
     // The records and the commit in one write: none counts before the commit.
     std::string records;
     for (Item& it : items) {
+      if (it.in_place) continue;  // done, and journaled by its old record
       std::string rec =
           it.write ? "mv " + journal::dir_field(it.t.dir) + " " + journal::escape(it.temp.name) +
                          " " + journal::escape(it.t.name) + " " + std::to_string(it.temp.ino) +
                          " " + (it.exists ? std::to_string(it.st.st_ino) : std::string("-"))
                    : "rm " + journal::dir_field(it.t.dir) + " " + journal::escape(it.t.name) + " " +
                          std::to_string(it.st.st_ino);
-      if (int err = injected(LocalSyscall::kJournal, rec)) {
-        unstage();
-        return posix_error("write the journal entry for", it.t.shown, err);
-      }
+      if (int err = injected(LocalSyscall::kJournal, rec))
+        return failed_in_place(posix_error("write the journal entry for", it.t.shown, err));
       records += rec;
       records += '\n';
     }
     int err = injected(LocalSyscall::kJournal, "commit");
     if (!err) err = j.commit(records);
-    if (err) {
-      unstage();
-      return posix_error("commit the journal of the change to", items[0].t.shown, err);
-    }
+    if (err)
+      return failed_in_place(
+          posix_error("commit the journal of the change to", items[0].t.shown, err));
   }
 
-  // 4. Apply, in order.
+  // 4. Apply, in order (the changes in place took effect already).
   Retired replaced;
-  for (Item& it : items)
-    if (!it.write || it.exists) replaced.hold(dirs.at(it.t.dir).get(), it.t.name);
   for (std::size_t i = 0; i < items.size(); ++i) {
     Item& it = items[i];
+    if (it.in_place)
+      applied.push_back(i);
+    else if (!it.write || it.exists)
+      replaced.hold(dirs.at(it.t.dir).get(), it.t.name);
+  }
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    Item& it = items[i];
+    if (it.in_place) continue;
     int dir = dirs.at(it.t.dir).get();
     Failure f;
     if (it.write) {
@@ -337,6 +431,8 @@ Result<void> LocalBackend::batch_sync(std::vector<FileChange>& ops,
   }
 
   // 5. Durable, then the journal goes.
+  for (Item& it : items)
+    if (it.in_place) ::unlinkat(dirs.at(it.t.dir).get(), it.temp.name.c_str(), 0);
   sync_dirs(dirs);
   if (j.open()) journals_.end(j);
   replaced.release(pool_);

@@ -112,15 +112,15 @@ Result<void> LocalBackend::check_removal(int dir, const Target& t, struct stat& 
   return {};
 }
 
-Failure LocalBackend::create_temp(int dir, const Target& t, Staged& out,
-                                  journal::Journal* j) const {
+Failure LocalBackend::create_temp(int dir, const Target& t, Staged& out, journal::Journal* j,
+                                  mode_t mode) const {
   static constexpr const char* kCreate = "create a temporary file for";
   for (int attempt = 0; attempt < 100; ++attempt) {
     std::string name = journal::temp_name(t.name);
     if (int err = record(j, "tmp " + journal::dir_field(t.dir) + " " + journal::escape(name)))
       return {err, "write the journal entry for"};
     if (int err = injected(LocalSyscall::kCreateTemp, name)) return {err, kCreate};
-    Fd fd(::openat(dir, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+    Fd fd(::openat(dir, name.c_str(), O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode));
     if (!fd.valid()) {
       if (errno == EEXIST) continue;
       return {errno, kCreate};
@@ -147,9 +147,38 @@ Failure LocalBackend::create_temp(int dir, const Target& t, Staged& out,
   return {EEXIST, kCreate};
 }
 
+Error LocalBackend::write_error(const Failure& f, const std::string& shown) {
+  if (f.attribute.empty() && f.err != E2BIG) return posix_error(f.op, shown, f.err);
+  Error e = posix_error(f.op, shown, f.err);
+  e.message = "cannot write " + shown + ": its extended attribute " +
+              (f.attribute.empty() ? std::string("list") : "'" + f.attribute + "'") +
+              " cannot be copied to its new content (" +
+              (f.err == E2BIG ? "over the " + std::to_string(kMaxXattrs) + " attributes or " +
+                                    std::to_string(kMaxXattrBytes) + " bytes editd copies"
+                              : std::string(std::strerror(f.err))) +
+              "); nothing was changed. editd keeps what a file carries besides its bytes (ACLs, "
+              "user.* and security.* attributes) or does not write it";
+  if (!f.attribute.empty()) e.data["attribute"] = f.attribute;
+  return e;
+}
+
+Result<Fd> LocalBackend::open_metadata_source(const std::string& canonical) const {
+  auto t = target_of(canonical);
+  if (!t) return t.error();
+  Fd dir;
+  if (int err = root_.open_dir(t->dir, dir)) return path_error(*t, err, "open");
+  struct stat st;
+  if (::fstatat(dir.get(), t->name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+    return path_error(*t, errno, "stat");
+  if (!S_ISREG(st.st_mode)) return changed(t->shown);
+  Fd fd = open_same_file(dir.get(), t->name, st, O_RDONLY);
+  if (!fd.valid()) return errno == ESTALE ? changed(t->shown) : posix_error("open", t->shown, errno);
+  return fd;
+}
+
 Failure LocalBackend::fill_temp(Staged& s, std::span<const std::string_view> pieces,
                                 const struct stat* existing,
-                                const std::optional<FileAttributes>& want,
+                                int source, const std::optional<FileAttributes>& want,
                                 std::optional<bool> executable) const {
   std::size_t piece = 0, offset = 0;  // the next byte to write
   while (piece < pieces.size()) {
@@ -193,14 +222,31 @@ Failure LocalBackend::fill_temp(Staged& s, std::span<const std::string_view> pie
     keep = FileAttributes{static_cast<std::uint32_t>(existing->st_mode & 07777),
                           static_cast<std::uint32_t>(existing->st_uid),
                           static_cast<std::uint32_t>(existing->st_gid)};
-  mode_t mode = keep ? (keep->mode & 07777) : (0666 & ~current_umask());
+  if (!keep) {
+    // A new file: created with the mode the kernel gives (the directory's
+    // default ACL, else the umask), as `touch` would make it.
+    if (!executable) return {};
+    struct stat st;
+    if (::fstat(s.fd.get(), &st) != 0) return {errno, "stat the temporary file of"};
+    if (::fchmod(s.fd.get(), with_executable(st.st_mode & 07777, *executable)) != 0)
+      return {errno, "chmod"};
+    return {};
+  }
+  mode_t mode = keep->mode & 07777;
   if (executable) mode = with_executable(mode, *executable);
-  // The owner first: a change of owner clears the set-ID bits, which the
-  // chmod after it gives back where the owner was kept.
-  if (keep && (keep->uid != euid_ || keep->gid != egid_) &&
+  // The owner first: a change of owner clears the set-ID bits (and
+  // security.capability), which the attributes and the chmod after it give
+  // back where the owner was kept.
+  if ((keep->uid != euid_ || keep->gid != egid_) &&
       ::fchown(s.fd.get(), keep->uid, keep->gid) != 0) {
     mode &= ~static_cast<mode_t>(S_ISUID | S_ISGID);  // best effort: the owner is ours
   }
+  // The attributes before the mode: the chmod then sets an ACL's mask from the
+  // group bits, as the original's are.
+  Failure f{0, "copy the extended attributes (ACL, user.*, security.*) of"};
+  f.err = source >= 0 ? copy_xattrs(source, s.fd.get(), f.attribute)
+                      : drop_inherited_acl(s.fd.get());
+  if (f.err) return f;
   if (::fchmod(s.fd.get(), mode) != 0) return {errno, "chmod"};
   return {};
 }
@@ -230,14 +276,13 @@ Failure LocalBackend::sync_temp(Staged& s) const {
   return {};
 }
 
-Result<void> LocalBackend::write_sync(const std::string& canonical,
-                                      const std::string& bytes) const {
+Result<void> LocalBackend::write_sync(const std::string& canonical, const std::string& bytes) {
   const std::string_view whole = bytes;
   return write_sync(canonical, std::span(&whole, 1));
 }
 
 Result<void> LocalBackend::write_sync(const std::string& canonical,
-                                      std::span<const std::string_view> pieces) const {
+                                      std::span<const std::string_view> pieces) {
   std::size_t size = 0;
   for (std::string_view p : pieces) size += p.size();
   auto t = target_of(canonical);
@@ -259,10 +304,20 @@ Result<void> LocalBackend::write_sync(const std::string& canonical,
     remove_dirs(made);
     return r;
   }
+  if (exists && st.st_nlink > 1) {
+    std::vector<FileChange> one(1);
+    one[0].canonical = canonical;
+    for (std::string_view p : pieces) one[0].bytes += p;
+    std::vector<std::size_t> applied;
+    return batch_sync(one, applied);
+  }
   registry_->add(t->dir);
+  Fd source;
+  if (exists && !(source = open_same_file(dir.get(), t->name, st, O_RDONLY)).valid())
+    return errno == ESTALE ? changed(shown) : posix_error("open", shown, errno);
   Staged tmp;
-  Failure f = create_temp(dir.get(), *t, tmp, nullptr);
-  if (!f.err) f = fill_temp(tmp, pieces, exists ? &st : nullptr);
+  Failure f = create_temp(dir.get(), *t, tmp, nullptr, exists ? 0600 : 0666);
+  if (!f.err) f = fill_temp(tmp, pieces, exists ? &st : nullptr, source.get());
   if (!f.err) f = sync_temp(tmp);
   Retired replaced;
   if (!f.err) {
@@ -275,7 +330,7 @@ Result<void> LocalBackend::write_sync(const std::string& canonical,
   if (f.err) {
     if (!tmp.name.empty()) ::unlinkat(dir.get(), tmp.name.c_str(), 0);
     remove_dirs(made);
-    return posix_error(f.op, shown, f.err);
+    return write_error(f, shown);
   }
   sync_dir(dir.get());
   sync_made(made);

@@ -10,7 +10,10 @@
 //   file filled, fsynced and renamed over the target, its directory fsynced;
 //   removals and the directories a write makes;
 // - batch.cpp: apply_batch, many files changed at once under a journal
-//   (journal.*, its key journal_key.*), durable as one group of fsyncs.
+//   (journal.*, its key journal_key.*), durable as one group of fsyncs;
+// - in_place.cpp: a hard-linked file changed in place, under that journal;
+// - file_metadata.*: extended attributes and ACLs carried to a new inode,
+//   and the search for a hard-linked file's names.
 // Not part of the public API.
 #pragma once
 
@@ -34,6 +37,7 @@
 #include <vector>
 
 #include "backends/local/beneath.h"
+#include "backends/local/file_metadata.h"
 #include "backends/local/journal.h"
 #include "backends/local/local_backend.h"
 #include "backends/local/runtime_dir.h"
@@ -50,8 +54,6 @@ Error posix_error(std::string_view op, const std::string& path, int err);
 std::string parent_of(const std::string& p);
 
 std::string join(const std::string& dir, std::string_view name);
-
-mode_t current_umask();
 
 Error not_found(const std::string& shown);
 
@@ -182,8 +184,12 @@ class Retired {
 
 // A failed system call: errno and what was being done, for the message.
 struct Failure {
+  Failure() = default;
+  Failure(int err, const char* op, std::string attribute = {})
+      : err(err), op(op), attribute(std::move(attribute)) {}
   int err = 0;
   const char* op = "";
+  std::string attribute;  // the extended attribute that could not be copied, if any
 };
 
 class LocalBackend final : public FsBackend {
@@ -235,8 +241,9 @@ class LocalBackend final : public FsBackend {
   // resolve() refuses, when it lies inside the root (or holds it).
   void own(const std::string& dir);
   void load_journal_key(const RuntimeDir& runtime);
-  // apply_batch's refusal when its journal cannot be begun (errno `err`).
-  Error journal_error(int err) const;
+  // apply_batch's refusal when its journal cannot be begun (errno `err`), for
+  // a change of several files or one `in_place`.
+  Error journal_error(int err, bool in_place = false) const;
 
   // The part of absolute path `p` below the root ("a/b" of ROOT/a/b), or
   // nullptr when `p` is the root or not under it.
@@ -285,19 +292,52 @@ class LocalBackend final : public FsBackend {
 
   Result<void> check_removal(int dir, const Target& t, struct stat& st) const;
 
-  // Creates a temporary file beside `t` (recorded in `j` first) and locks it.
-  Failure create_temp(int dir, const Target& t, Staged& out, journal::Journal* j) const;
+  // Creates a temporary file beside `t` (recorded in `j` first) with `mode`
+  // (0600 for content whose mode fill_temp sets; 0666 for a new file, which
+  // the kernel then gives the mode of the directory's default ACL, or of the
+  // umask) and locks it.
+  Failure create_temp(int dir, const Target& t, Staged& out, journal::Journal* j,
+                      mode_t mode = 0600) const;
+
+  // The file whose extended attributes a new file takes (FileChange::
+  // metadata_from), open for fill_temp.
+  Result<Fd> open_metadata_source(const std::string& canonical) const;
+
+  // The error of a write that failed at `f` (naming the attribute, if any).
+  static Error write_error(const Failure& f, const std::string& shown);
 
   // Writes the pieces' concatenation into the temporary file (writev, up to
   // IOV_MAX pieces a call), with the mode and owner of `want` when given, else
-  // of `existing`, else the umask's mode. The owner is kept where allowed (the
-  // superuser, or a group of ours); when it cannot be, the set-user-ID and
-  // set-group-ID bits are dropped rather than given to editd's user.
-  // `executable`, when given, then sets or clears the execute bits.
+  // of `existing`, else the mode it was created with (a new file). The owner
+  // is kept where allowed (the superuser, or a group of ours); when it cannot
+  // be, the set-user-ID and set-group-ID bits are dropped rather than given to
+  // editd's user. Every extended attribute of `source` (the file replaced,
+  // open; -1: none) is copied (copy_xattrs); without a source, a file whose
+  // mode is set drops the ACL its directory gave it. `executable`, when
+  // given, then sets or clears the execute bits.
   Failure fill_temp(Staged& s, std::span<const std::string_view> pieces,
-                    const struct stat* existing,
+                    const struct stat* existing, int source = -1,
                     const std::optional<FileAttributes>& want = std::nullopt,
                     std::optional<bool> executable = std::nullopt) const;
+
+  // The refusal (denied) of a change in place of the hard-linked file `st`,
+  // of whose names only `found` are inside the root: the others would see it.
+  static Error links_outside(const Target& t, const struct stat& st, std::size_t found);
+
+  // A temporary file beside `t` (recorded in `j` first) holding the bytes of
+  // the file `st` now: what a change in place of it puts back.
+  Failure back_up(int dir, const Target& t, const struct stat& st, Staged& out,
+                  journal::Journal* j) const;
+
+  // Overwrites the file `st` with op's bytes, in place (its inode, and so
+  // every name of it, kept), with op's mode where it asks for one, and
+  // fsyncs it.
+  Failure write_in_place(int dir, const Target& t, const struct stat& st,
+                         const FileChange& op) const;
+
+  // Puts back the bytes and mode that back_up saved in `backup`. 0 or errno.
+  int restore_in_place(int dir, const Target& t, const struct stat& st,
+                       const Staged& backup) const;
 
   // fsync of a directory, unless durability is off.
   void sync_dir(int fd) const;
@@ -307,10 +347,10 @@ class LocalBackend final : public FsBackend {
 
   Failure sync_temp(Staged& s) const;
 
-  Result<void> write_sync(const std::string& canonical, const std::string& bytes) const;
+  Result<void> write_sync(const std::string& canonical, const std::string& bytes);
 
-  Result<void> write_sync(const std::string& canonical,
-                          std::span<const std::string_view> pieces) const;
+  // A file with several hard links goes to batch_sync, which writes it in place.
+  Result<void> write_sync(const std::string& canonical, std::span<const std::string_view> pieces);
 
   Result<void> remove_sync(const std::string& canonical) const;
 

@@ -12,12 +12,15 @@
 #include <set>
 
 #include "backends/root_path.h"
+#include "backends/local/file_metadata.h"
 #include "backends/local/stripe_lock.h"
 
 namespace editd::journal {
 namespace {
 
-constexpr std::string_view kHeader = "editd-journal 2";
+constexpr std::string_view kHeader = "editd-journal 3";
+// Written by builds without old records, read the same way.
+constexpr std::string_view kHeaderV2 = "editd-journal 2";
 // The largest journal recovery reads: a change of many thousand files. A
 // larger one is not editd's.
 constexpr std::size_t kMaxJournalBytes = 64u << 20;
@@ -103,6 +106,22 @@ int write_gitignore(int editd) {
 std::string join_root(const std::string& root, const std::string& dir, const std::string& name) {
   std::string rel = dir.empty() ? name : dir + "/" + name;
   return root == "/" ? "/" + rel : root + "/" + rel;
+}
+
+// Takes the cross-process locks of the files `records` name, in order; the
+// ones taken.
+template <class Records>
+std::vector<std::uint32_t> lock_targets(const Records& records, StripeLocks& locks,
+                                        const std::string& root_path) {
+  std::vector<std::uint32_t> stripes;
+  for (const auto& r : records)
+    stripes.push_back(StripeLocks::stripe_of(join_root(root_path, r.dir, r.name)));
+  std::sort(stripes.begin(), stripes.end());
+  stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
+  std::vector<std::uint32_t> held;
+  for (std::uint32_t s : stripes)
+    if (locks.acquire(s)) held.push_back(s);
+  return held;
 }
 
 }  // namespace
@@ -201,7 +220,7 @@ std::optional<Parsed> parse(std::string_view text, const Key& key, std::string_v
   std::size_t nl = text.find('\n');
   if (nl == std::string_view::npos) return std::nullopt;
   auto header = verified(text.substr(0, nl), key, name, 0);
-  if (!header || *header != kHeader) return std::nullopt;
+  if (!header || (*header != kHeader && *header != kHeaderV2)) return std::nullopt;
   std::size_t i = nl + 1;
   std::size_t index = 1;
   // Records end with '\n': a last line without one was torn by the crash.
@@ -250,6 +269,14 @@ std::optional<Parsed> parse(std::string_view text, const Key& key, std::string_v
       r.name = *n;
       r.ino = static_cast<ino_t>(*ino);
       out.plan.push_back(std::move(r));
+    } else if (kind == "old" && f.size() == 6) {
+      auto d = dir_of(f[1]);
+      auto t = d ? name_of(f[2], true, d->empty()) : std::nullopt;
+      auto n = d ? name_of(f[3], false, d->empty()) : std::nullopt;
+      auto ino = number(f[4]);
+      auto size = number(f[5]);
+      if (!d || !t || !n || !ino || !size) return std::nullopt;
+      out.saved.push_back({*d, *t, *n, static_cast<ino_t>(*ino), *size});
     } else if (kind == "commit" && f.size() == 2) {
       auto k = number(f[1]);
       if (!k || *k != out.plan.size()) break;  // not a commit: the change is rolled back
@@ -263,6 +290,12 @@ std::optional<Parsed> parse(std::string_view text, const Key& key, std::string_v
   return out;
 }
 
+std::string old_record(std::string_view dir, std::string_view temp, std::string_view name,
+                       ino_t ino, std::uint64_t size) {
+  return "old " + dir_field(dir) + " " + escape(temp) + " " + escape(name) + " " +
+         std::to_string(ino) + " " + std::to_string(size);
+}
+
 std::string Journal::tagged(std::string_view line) {
   std::string rec(line);
   rec += ' ';
@@ -273,22 +306,33 @@ std::string Journal::tagged(std::string_view line) {
 
 int Journal::append(std::string_view line) { return write_all(file_.get(), tagged(line)); }
 
-int Journal::commit(std::string_view records) {
+std::string Journal::tagged_lines(std::string_view records, std::size_t& count) {
   std::string text;
-  std::size_t k = 0;
+  count = 0;
   for (std::size_t i = 0; i < records.size();) {
     std::size_t nl = records.find('\n', i);
     if (nl == std::string_view::npos) nl = records.size();
     text += tagged(records.substr(i, nl - i));
-    ++k;
+    ++count;
     i = nl + 1;
   }
-  text += tagged("commit " + std::to_string(k));
+  return text;
+}
+
+int Journal::write_synced(std::string_view text) {
   if (int err = write_all(file_.get(), text)) return err;
   if (!durable_) return 0;
   while (::fsync(file_.get()) != 0)
     if (errno != EINTR) return errno;
-  if (dirs_taken_) return 0;
+  return 0;
+}
+
+int Journal::commit(std::string_view records) {
+  std::size_t k = 0;
+  std::string text = tagged_lines(records, k);
+  text += tagged("commit " + std::to_string(k));
+  if (int err = write_synced(text)) return err;
+  if (!durable_ || dirs_taken_) return 0;
   if (int err = sync_directory(dir_.get())) return err;
   for (const Fd& d : fresh_dirs_)
     if (int err = sync_directory(d.get())) return err;
@@ -309,12 +353,11 @@ int Journal::take_directories(std::vector<Fd>& out) {
   return 0;
 }
 
-int Journal::abort() {
-  if (int err = append("abort")) return err;
-  if (!durable_) return 0;
-  while (::fsync(file_.get()) != 0)
-    if (errno != EINTR) return errno;
-  return 0;
+int Journal::abort() { return write_synced(tagged("abort")); }
+
+int Journal::log(std::string_view records) {
+  std::size_t count = 0;
+  return write_synced(tagged_lines(records, count));
 }
 
 int Journals::begin(Journal& out) {
@@ -383,6 +426,15 @@ void Journals::end(Journal& j) {
   if (in_flight_ == 0) tidy_locked();
 }
 
+void Journals::abandon(Journal& j) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (!j.file_.valid()) return;
+  j.file_.reset();
+  j.dir_.reset();
+  j.fresh_dirs_.clear();
+  --in_flight_;
+}
+
 void Journals::tidy_locked() {
   Fd editd;
   if (root_.open_child_dir(root_.root_fd(), ".editd", editd) != 0) return;
@@ -399,14 +451,7 @@ void Journals::tidy_locked() {
 }
 
 void Journals::roll_forward(const Parsed& j, StripeLocks& locks, const std::string& root_path) {
-  std::vector<std::uint32_t> stripes;
-  for (const Record& r : j.plan)
-    stripes.push_back(StripeLocks::stripe_of(join_root(root_path, r.dir, r.name)));
-  std::sort(stripes.begin(), stripes.end());
-  stripes.erase(std::unique(stripes.begin(), stripes.end()), stripes.end());
-  std::vector<std::uint32_t> held;
-  for (std::uint32_t s : stripes)
-    if (locks.acquire(s)) held.push_back(s);
+  std::vector<std::uint32_t> held = lock_targets(j.plan, locks, root_path);
   for (const Record& r : j.plan) {
     Fd d;
     if (root_.open_dir(r.dir, d) != 0) continue;
@@ -424,6 +469,24 @@ void Journals::roll_forward(const Parsed& j, StripeLocks& locks, const std::stri
     } else if (target && o.st_ino == r.ino && !S_ISDIR(o.st_mode)) {
       ::unlinkat(d.get(), r.name.c_str(), 0);
     }
+  }
+  for (std::uint32_t s : held) locks.release(s);
+}
+
+void Journals::restore_saved(const Parsed& j, StripeLocks& locks, const std::string& root_path) {
+  std::vector<std::uint32_t> held = lock_targets(j.saved, locks, root_path);
+  for (auto r = j.saved.rbegin(); r != j.saved.rend(); ++r) {
+    Fd d;
+    if (root_.open_dir(r->dir, d) != 0) continue;
+    Fd file(::openat(d.get(), r->name.c_str(), O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    Fd saved(::openat(d.get(), r->temp.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    struct stat f, t;
+    if (!file.valid() || !saved.valid() || ::fstat(file.get(), &f) != 0 ||
+        ::fstat(saved.get(), &t) != 0 || !S_ISREG(f.st_mode) || f.st_ino != r->ino ||
+        !S_ISREG(t.st_mode) || static_cast<std::uint64_t>(t.st_size) != r->size ||
+        ::flock(saved.get(), LOCK_EX | LOCK_NB) != 0)
+      continue;  // gone, replaced since, or a live writer's
+    local_backend_detail::replace_contents(file.get(), saved.get(), durable_);
   }
   for (std::uint32_t s : held) locks.release(s);
 }
@@ -481,6 +544,7 @@ Journals::Stats Journals::recover(StripeLocks& locks, const std::string& root_pa
       roll_forward(*j, locks, root_path);
       ++stats.rolled_forward;
     } else {
+      restore_saved(*j, locks, root_path);
       for (const auto& [d, t] : j->temps) {
         Fd fd;
         if (root_.open_dir(d, fd) == 0 && remove_stale_temp(fd.get(), t)) ++stats.temps_removed;

@@ -16,9 +16,12 @@
 // bytes %-escaped, each line ending in " TAG", the tag that this user's
 // journal key gives it (backends/local/journal_key.h):
 //
-//   editd-journal 2
+//   editd-journal 3
 //   dir D                 directory D is about to be created for the change
 //   tmp D T               temporary file T is about to be created in D
+//   old D T N INO SIZE    before commit: D/N (inode INO, hard-linked) is about
+//                         to be overwritten in place; T, fsynced, holds its
+//                         SIZE bytes before
 //   mv D T N TINO OINO    at commit: rename D/T (inode TINO) over D/N (inode
 //                         OINO before the change, "-" when it did not exist)
 //   rm D N INO            at commit: unlink D/N (inode INO)
@@ -39,8 +42,10 @@
 // is still the one the change replaced (a change made since the crash is never
 // overwritten; the temporary file is dropped instead), and each removal whose
 // file is still there (same inode) is done. Any other journal is rolled back:
-// its temporary files are removed and the directories made for it are removed
-// when empty. Either way the directories it names are then searched for stray
+// each file of an old record that is still that inode gets its bytes before
+// back from T (when T is whole: SIZE bytes), its temporary files are removed
+// and the directories made for it are removed when empty. (A version 2
+// journal, which has no old records, is read the same way.) Either way the directories it names are then searched for stray
 // temporary files of dead writers, and the journal is deleted. ROOT/.editd
 // exists only while a change is in flight (or after a crash until the next
 // start) and holds a .gitignore of "*", so it never shows in `git status`.
@@ -99,10 +104,19 @@ struct Record {
   std::optional<ino_t> temp_ino, old_ino;  // kMove: old_ino nullopt: the target did not exist
   ino_t ino = 0;                           // kRemove
 };
+// An old record: `temp` of `dir` holds the `size` bytes before of `name`.
+struct Saved {
+  std::string dir, temp, name;
+  ino_t ino = 0;
+  std::uint64_t size = 0;
+};
+std::string old_record(std::string_view dir, std::string_view temp, std::string_view name,
+                       ino_t ino, std::uint64_t size);
 struct Parsed {
   std::vector<std::string> dirs;                           // dir records, in order
   std::vector<std::pair<std::string, std::string>> temps;  // tmp records: (dir, temp)
   std::vector<Record> plan;                                // mv and rm records
+  std::vector<Saved> saved;                                // old records
   bool committed = false;
   bool aborted = false;
 };
@@ -129,10 +143,18 @@ class Journal {
   int commit(std::string_view records);
   // Appends "abort" and syncs it (without durability, only writes it). 0 or errno.
   int abort();
+  // Appends `records` (lines ending in '\n') and syncs the file (without
+  // durability, only writes them): the old records, before the writes in
+  // place they stand for. 0 or errno.
+  int log(std::string_view records);
 
  private:
   friend class Journals;
   std::string tagged(std::string_view line);  // line, its tag, '\n'
+  // Each line of `records` tagged; `count` says how many.
+  std::string tagged_lines(std::string_view records, std::size_t& count);
+  // Appends `text` and fsyncs the file (only appends it, without durability).
+  int write_synced(std::string_view text);
   bool durable_ = true;
   const Key* key_ = nullptr;
   std::size_t lines_ = 0;
@@ -158,6 +180,9 @@ class Journals {
   int begin(Journal& out);
   // Deletes `j`, then ROOT/.editd if nothing else is in flight and it is empty.
   void end(Journal& j);
+  // Closes `j` and leaves it for the next recovery: a change that could be
+  // neither made nor put back by the process that began it.
+  void abandon(Journal& j);
 
   struct Stats {
     int rolled_forward = 0;
@@ -174,6 +199,8 @@ class Journals {
  private:
   void tidy_locked();
   void roll_forward(const Parsed& j, StripeLocks& locks, const std::string& root_path);
+  // Puts back the bytes before of the files that j's old records name.
+  void restore_saved(const Parsed& j, StripeLocks& locks, const std::string& root_path);
 
   const Beneath& root_;
   bool durable_ = true;

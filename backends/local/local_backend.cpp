@@ -46,15 +46,6 @@ std::string join(const std::string& dir, std::string_view name) {
   return dir == "/" ? "/" + std::string(name) : dir + "/" + std::string(name);
 }
 
-mode_t current_umask() {
-  static const mode_t mask = [] {
-    mode_t m = ::umask(022);
-    ::umask(m);
-    return m;
-  }();
-  return mask;
-}
-
 Error not_found(const std::string& shown) {
   return Error(ErrorKind::kNotFound, "not found: " + shown, {{"path", shown}});
 }

@@ -156,8 +156,8 @@ std::vector<Step> plan_steps(std::vector<patch::FileOutcome>& outcomes,
   return steps;
 }
 
-// A moved file keeps its mode, and its owner where editd may give it: the
-// write of its destination carries the source's (which the source's removal
+// A moved file keeps its mode, and its owner where editd may give it, and its
+// extended attributes: the write of its destination carries the source's (which the source's removal
 // keeps for the history).
 boost::asio::awaitable<Result<void>> carry_modes(
     FsBackend& backend, const std::vector<patch::FileOutcome>& outcomes,
@@ -168,7 +168,10 @@ boost::asio::awaitable<Result<void>> carry_modes(
     Result<FileStat> st = co_await backend.stat(canonical.at(o.path));
     if (!st) co_return st.error();
     for (Step& s : steps) {
-      if (s.kind == Step::Kind::kWrite && s.shown == *o.moved_to) s.attributes = st->attributes;
+      if (s.kind == Step::Kind::kWrite && s.shown == *o.moved_to) {
+        s.attributes = st->attributes;
+        s.metadata_from = canonical.at(o.path);
+      }
       if (s.kind == Step::Kind::kRemove && s.shown == o.path)
         s.previous_attributes = st->attributes;
     }

@@ -283,6 +283,7 @@ boost::asio::awaitable<Result<std::vector<Fd>>> Operations::write_batch(
     op.bytes = move_contents ? std::move(s.bytes) : s.bytes;
     op.attributes = s.attributes;
     op.executable = s.executable;
+    op.metadata_from = s.metadata_from;
   }
   std::vector<std::size_t> applied;
   auto batch = ctx.backend.apply_batch(std::move(ops), applied);

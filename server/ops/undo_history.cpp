@@ -4,6 +4,7 @@
 #include <linux/magic.h>
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -193,6 +194,10 @@ Fd UndoHistory::spill(std::string_view bytes) const {
   // Unnamed: nothing to clean after a crash, nothing another process can open.
   Fd file(::openat(spill_.dir->get(), ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600));
   if (!file.valid()) return Fd();
+  // Mode 0600 only: not the ACL a default ACL of the directory gave it.
+  if (::fremovexattr(file.get(), "system.posix_acl_access") != 0 && errno != ENODATA &&
+      errno != ENOTSUP)
+    return Fd();
   std::size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n =
