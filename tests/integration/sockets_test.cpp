@@ -572,6 +572,52 @@ TEST_CASE("queued replies of all clients count in one budget: a client that stop
   CHECK(started <= 3);
 }
 
+TEST_CASE(
+    "requests parked while all clients' replies fill the budget sleep, and start as soon "
+    "as it falls") {
+  constexpr std::size_t kMiB = 1024 * 1024;
+  UnixServer s({"--max-queued-bytes-total", std::to_string(8 * kMiB), "--reply-stall-timeout",
+                "600000", "--log-level", "debug"});
+  std::string big;
+  for (int i = 0; big.size() < 6 * kMiB; ++i) big += "line " + std::to_string(i) + "\n";
+  s.root.write("big.txt", big);
+  s.root.write("a.txt", "x\n");
+  auto other = s.client();
+  REQUIRE(other.call("read_text", {{"path", "a.txt"}}).has_value());
+  // 10 replies of 6 MiB asked for, none read yet: once the second is queued
+  // the budget is full, and the rest are parked.
+  auto slow = s.client();
+  std::string batch;
+  constexpr int kSlow = 10;
+  for (int i = 0; i < kSlow; ++i)
+    batch += request_line("s" + std::to_string(i), "read_text", {{"path", "big.txt"}});
+  REQUIRE(slow.send_raw(batch));
+  REQUIRE_MESSAGE(s.process.await_log("read_text id=\"s1\"").has_value(),
+                  "waited for the slow client's second reply to be queued");
+  // Parked behind the budget too.
+  REQUIRE(other.send_raw(request_line("o1", "read_text", {{"path", "a.txt"}})));
+  // Parked requests wait for an event, not a timer: editd's threads sleep.
+  // (A 5 ms poll woke them some 200 times a second per parked connection.)
+  const std::uint64_t before = sleeps(s.process.pid());
+  for (int i = 0; i < 10; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    s.process.stderr_text();  // drained: a full pipe would block the logger
+  }
+  const std::uint64_t slept = sleeps(s.process.pid()) - before;
+  MESSAGE("editd's threads went to sleep " << slept << " times in 1 s with 2 connections parked");
+  CHECK(slept < 50);
+  // The slow client reads: the budget falls, and every parked request runs.
+  for (int i = 0; i < kSlow; ++i) {
+    auto line = slow.read_line();
+    REQUIRE_MESSAGE(line.has_value(), "waited for the slow client's reply " << i);
+    CHECK(json::parse(*line)["result"]["content"] == big);
+  }
+  auto answer = other.read_line();
+  REQUIRE_MESSAGE(answer.has_value(), "waited for the other client's parked request");
+  CHECK(json::parse(*answer)["id"] == "o1");
+  CHECK(json::parse(*answer)["result"]["content"] == "x\n");
+}
+
 TEST_CASE("long messages of many clients stay within --max-message-bytes-in-flight") {
   constexpr int kClients = 8, kEach = 4;
   constexpr std::size_t kMiB = 1024 * 1024;
