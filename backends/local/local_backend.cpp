@@ -260,7 +260,8 @@ void LocalBackend::recover() {
   int temps = stats.temps_removed;
   registry_->recover([&](const std::string& rel) {
     Fd dir;
-    if (root_.open_dir(rel, dir) == 0) temps += journal::remove_stale_temps(dir.get());
+    if (root_.open_dir(rel, dir) == 0)
+      temps += journal::remove_stale_temps(dir.get(), rel, stats.named);
   });
   if (stats.rolled_forward || stats.rolled_back || temps)
     spdlog::info(
