@@ -200,8 +200,10 @@ class LocalBackend final : public FsBackend {
         root_(std::move(root)),
         journals_(root_, options_.durable) {}
 
-  // Opens the per-user state and recovers what killed writers left.
-  void start();
+  // Opens the per-user state and recovers what killed writers left; an
+  // error, and nothing done, when the lock directory is not this user's own
+  // (editd never serves without its cross-process locks).
+  Result<void> start();
 
   Result<std::string> resolve(const std::string& path) const override { return resolve_sync(path); }
 

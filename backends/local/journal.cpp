@@ -103,6 +103,24 @@ int write_gitignore(int editd) {
   return write_all(f.get(), kGitignore);
 }
 
+// The temporary files that the tmp, mv and old records of `text` name, read
+// without any check of tags or form: what is read only spares files.
+void add_named_temps(std::string_view text, NamedTemps& out) {
+  for (std::size_t i = 0; i < text.size();) {
+    std::size_t nl = text.find('\n', i);
+    if (nl == std::string_view::npos) nl = text.size();
+    std::vector<std::string_view> f = fields(text.substr(i, nl - i));
+    i = nl + 1;
+    // tmp D T, mv D T N INO DEV, old D T N INO SIZE: T is a staged file.
+    if (!((f[0] == "tmp" && f.size() >= 3) || (f[0] == "mv" && f.size() >= 6) ||
+          (f[0] == "old" && f.size() >= 6)))
+      continue;
+    std::optional<std::string> dir = f[1] == "." ? std::string() : unescape(f[1]);
+    std::optional<std::string> name = unescape(f[2]);
+    if (dir && name && is_temp_name(*name)) out.temps.emplace(std::move(*dir), std::move(*name));
+  }
+}
+
 std::string join_root(const std::string& root, const std::string& dir, const std::string& name) {
   std::string rel = dir.empty() ? name : dir + "/" + name;
   return root == "/" ? "/" + rel : root + "/" + rel;
@@ -194,7 +212,8 @@ bool remove_stale_temp(int dir, const std::string& name) {
   return ::unlinkat(dir, name.c_str(), 0) == 0;
 }
 
-int remove_stale_temps(int dir, std::size_t limit) {
+int remove_stale_temps(int dir, const std::string& rel, const NamedTemps& keep, std::size_t limit) {
+  if (!keep.complete) return 0;
   int fd = ::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return 0;
   DIR* d = ::fdopendir(fd);
@@ -206,7 +225,7 @@ int remove_stale_temps(int dir, std::size_t limit) {
   std::size_t seen = 0;
   while (dirent* e = ::readdir(d)) {
     if (++seen > limit) break;
-    if (is_temp_name(e->d_name)) temps.emplace_back(e->d_name);
+    if (is_temp_name(e->d_name) && !keep.keeps(rel, e->d_name)) temps.emplace_back(e->d_name);
   }
   ::closedir(d);
   int removed = 0;
@@ -491,25 +510,54 @@ void Journals::restore_saved(const Parsed& j, StripeLocks& locks, const std::str
   for (std::uint32_t s : held) locks.release(s);
 }
 
+NamedTemps Journals::named_temps(int dir, const std::vector<std::string>& names) {
+  NamedTemps out;
+  std::size_t read = 0;
+  for (const std::string& name : names) {
+    Fd file(::openat(dir, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    struct stat st;
+    if (!file.valid() && (errno == ENOENT || errno == ELOOP)) continue;  // gone, or a link
+    if (!file.valid() || ::fstat(file.get(), &st) != 0) {
+      out.complete = false;
+      return out;
+    }
+    if (!S_ISREG(st.st_mode)) continue;  // never a journal, names nothing
+    read += static_cast<std::size_t>(st.st_size);
+    if (read > kMaxJournalBytes) {
+      out.complete = false;
+      return out;
+    }
+    add_named_temps(read_all(file.get()), out);
+  }
+  return out;
+}
+
 Journals::Stats Journals::recover(StripeLocks& locks, const std::string& root_path) {
   Stats stats;
   std::lock_guard<std::mutex> lk(mu_);
   Fd dir;
-  if (root_.open_dir(".editd/journal", dir) != 0) {
+  if (int err = root_.open_dir(".editd/journal", dir)) {
+    // None there (editd never journals through a link), or none readable:
+    // those may name temporary files.
+    stats.named.complete = err == ENOENT || err == ENOTDIR || err == ELOOP;
     if (in_flight_ == 0) tidy_locked();
     return stats;
   }
   std::vector<std::string> names;
+  bool listed = false;
   if (int fd = ::openat(dir.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); fd >= 0) {
     if (DIR* d = ::fdopendir(fd)) {
       while (dirent* e = ::readdir(d))
         if (std::string_view(e->d_name).substr(0, 2) == "b-") names.emplace_back(e->d_name);
       ::closedir(d);
+      listed = true;
     } else {
       ::close(fd);
     }
   }
   std::sort(names.begin(), names.end());
+  stats.named = named_temps(dir.get(), names);
+  if (!listed) stats.named.complete = false;
 
   for (const std::string& name : names) {
     // Never a FIFO's open or read that waits, nor a link followed.
@@ -537,7 +585,14 @@ Journals::Stats Journals::recover(StripeLocks& locks, const std::string& root_pa
     std::set<std::string> dirs;  // every directory the journal names
     for (const auto& [d, t] : j->temps) dirs.insert(d);
     for (const Record& r : j->plan) dirs.insert(r.dir);
+    for (const Saved& s : j->saved) dirs.insert(s.dir);
     for (const std::string& d : j->dirs) dirs.insert(parent_relative(d));
+    // Once this journal is acted on, what it staged is needed no more: the
+    // sweep below takes it, unless another journal names it too.
+    NamedTemps& named = stats.named;
+    for (const auto& [d, t] : j->temps) named.temps.erase({d, t});
+    for (const Record& r : j->plan) named.temps.erase({r.dir, r.temp});
+    for (const Saved& s : j->saved) named.temps.erase({s.dir, s.temp});
 
     const bool forward = j->committed && !j->aborted;
     if (forward) {
@@ -554,7 +609,7 @@ Journals::Stats Journals::recover(StripeLocks& locks, const std::string& root_pa
     for (const std::string& d : dirs) {
       Fd fd;
       if (root_.open_dir(d, fd) == 0)
-        stats.temps_removed += remove_stale_temps(fd.get(), kScanLimit);
+        stats.temps_removed += remove_stale_temps(fd.get(), d, stats.named);
     }
     if (!forward) {
       for (auto d = j->dirs.rbegin(); d != j->dirs.rend(); ++d) {

@@ -45,8 +45,10 @@
 // each file of an old record that is still that inode gets its bytes before
 // back from T (when T is whole: SIZE bytes), its temporary files are removed
 // and the directories made for it are removed when empty. (A version 2
-// journal, which has no old records, is read the same way.) Either way the directories it names are then searched for stray
-// temporary files of dead writers, and the journal is deleted. ROOT/.editd
+// journal, which has no old records, is read the same way.) Either way the
+// directories it names are then searched for stray temporary files of dead
+// writers (sparing those that any journal there names: NamedTemps), and the
+// journal is deleted. ROOT/.editd
 // exists only while a change is in flight (or after a crash until the next
 // start) and holds a .gitignore of "*", so it never shows in `git status`.
 #pragma once
@@ -56,6 +58,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -92,9 +95,25 @@ bool remove_stale_temp(int dir, const std::string& name);
 // at most, so that a huge directory cannot hold up a start for long.
 inline constexpr std::size_t kScanLimit = 100000;
 
-// Removes the stale temporary files of directory `dir`, reading at most
-// `limit` entries. The number removed.
-int remove_stale_temps(int dir, std::size_t limit = kScanLimit);
+// The temporary files that the journals of a root name, whoever wrote them
+// and whatever key tags them: a start never removes one as stale, since the
+// editd whose journal it is (another state directory's, another key's) still
+// needs it to complete its change at its own next start.
+struct NamedTemps {
+  std::set<std::pair<std::string, std::string>> temps;  // (directory, name)
+  // false: not every journal could be read (unreadable, or more than
+  // kMaxJournalBytes in all): no temporary file is taken for stale then.
+  bool complete = true;
+  bool keeps(const std::string& dir, const std::string& name) const {
+    return !complete || temps.count({dir, name}) > 0;
+  }
+};
+
+// Removes the stale temporary files of directory `dir` (`rel` beneath the
+// root) but those `keep` names, reading at most `limit` entries. The number
+// removed.
+int remove_stale_temps(int dir, const std::string& rel, const NamedTemps& keep,
+                       std::size_t limit = kScanLimit);
 
 // What a journal says.
 struct Record {
@@ -190,14 +209,17 @@ class Journals {
     int temps_removed = 0;
     int left = 0;  // journals of live writers
     std::vector<std::string> untrusted;  // names of journals not editd's own: left in place
+    NamedTemps named;  // by every journal there was, for later sweeps of this start
   };
   // Recovers every journal whose writer is dead (see the top of this file).
+  // Its sweeps for stray temporary files spare those any journal names.
   // Committed journals take the cross-process locks of their targets from
   // `locks` first (named by `root_path` + "/" + relative path).
   Stats recover(StripeLocks& locks, const std::string& root_path);
 
  private:
   void tidy_locked();
+  NamedTemps named_temps(int dir, const std::vector<std::string>& names);
   void roll_forward(const Parsed& j, StripeLocks& locks, const std::string& root_path);
   // Puts back the bytes before of the files that j's old records name.
   void restore_saved(const Parsed& j, StripeLocks& locks, const std::string& root_path);

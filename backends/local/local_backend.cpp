@@ -89,31 +89,35 @@ bool may_write(int dir, const std::string& name) {
   return errno != EACCES && errno != EPERM;
 }
 
-void LocalBackend::start() {
+Result<void> LocalBackend::start() {
   if (options_.read_only) {
     locks_ = std::make_shared<StripeLocks>(Fd(), "");
     registry_ = std::make_unique<TempRegistry>();
-    return;
+    return {};
   }
+  struct stat st;
+  if (::fstat(root_.root_fd(), &st) != 0) return posix_error("stat root", options_.root, errno);
   RuntimeDir runtime;
   Fd lock_file;
-  int err = RuntimeDir::open(options_.runtime_dir, runtime);
-  if (!err) err = runtime.open_lock_file(lock_file);
-  struct stat st;
-  if (err || ::fstat(root_.root_fd(), &st) != 0) {
-    spdlog::warn(
-        "editd: the state directory {} is unusable ({}): other editd processes are not kept "
-        "off the files this one edits, and temporary files of killed writes are not cleaned",
-        runtime.path().empty() ? options_.runtime_dir : runtime.path(), std::strerror(err));
-    locks_ = std::make_shared<StripeLocks>(Fd(), "");
-    registry_ = std::make_unique<TempRegistry>();
-  } else {
-    locks_ = std::make_shared<StripeLocks>(std::move(lock_file), runtime.path() + "/locks");
-    registry_ = std::make_unique<TempRegistry>(runtime, options_.root, st.st_dev, st.st_ino);
-    own(runtime.path());
-  }
+  std::string why;
+  int err = RuntimeDir::open(options_.runtime_dir, runtime, &why);
+  if (!err && (err = runtime.open_lock_file(lock_file)))
+    why = runtime.path() + "/locks cannot be opened: " + std::strerror(err);
+  if (err)
+    return Error(ErrorKind::kIo,
+                 "editd does not start: " + why +
+                     ". It holds the locks that keep editd processes of this user off each "
+                     "other's files, and editd never serves without them: remove it (or make it "
+                     "a directory of this user, mode 0700) and start again",
+                 {{"errno", errno_name(err)},
+                  {"path", options_.runtime_dir.empty() ? RuntimeDir::default_path()
+                                                        : options_.runtime_dir}});
+  locks_ = std::make_shared<StripeLocks>(std::move(lock_file), runtime.path() + "/locks");
+  registry_ = std::make_unique<TempRegistry>(runtime, options_.root, st.st_dev, st.st_ino);
+  own(runtime.path());
   load_journal_key(runtime);
   recover();
+  return {};
 }
 
 void LocalBackend::own(const std::string& dir) {
@@ -247,7 +251,8 @@ void LocalBackend::recover() {
   int temps = stats.temps_removed;
   registry_->recover([&](const std::string& rel) {
     Fd dir;
-    if (root_.open_dir(rel, dir) == 0) temps += journal::remove_stale_temps(dir.get());
+    if (root_.open_dir(rel, dir) == 0)
+      temps += journal::remove_stale_temps(dir.get(), rel, stats.named);
   });
   if (stats.rolled_forward || stats.rolled_back || temps)
     spdlog::info(
@@ -294,7 +299,7 @@ Result<std::unique_ptr<FsBackend>> make_local_backend(LocalBackendOptions option
     return posix_error("open root", options.root, err);
   }
   auto backend = std::make_unique<LocalBackend>(std::move(options), pool, std::move(root));
-  backend->start();
+  if (Result<void> started = backend->start(); !started) return started.error();
   return std::unique_ptr<FsBackend>(std::move(backend));
 }
 

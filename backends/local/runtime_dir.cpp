@@ -6,6 +6,8 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -59,14 +61,34 @@ std::vector<std::pair<std::string, std::string>> dead_registries(int sub, std::v
 
 }  // namespace
 
-int RuntimeDir::open(std::string path, RuntimeDir& out) {
-  if (path.empty()) path = "/tmp/editd-" + std::to_string(::geteuid());
-  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST) return errno;
+std::string RuntimeDir::default_path() { return "/tmp/editd-" + std::to_string(::geteuid()); }
+
+int RuntimeDir::open(std::string path, RuntimeDir& out, std::string* why) {
+  if (path.empty()) path = default_path();
+  auto fail = [&](int err, const std::string& what) {
+    if (why) *why = path + " " + what;
+    return err;
+  };
+  if (::mkdir(path.c_str(), 0700) != 0 && errno != EEXIST)
+    return fail(errno, std::string("cannot be made: ") + std::strerror(errno));
   Fd fd(::open(path.c_str(), O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (!fd.valid()) return errno;
+  if (!fd.valid()) {
+    const int err = errno;
+    if (err == ENOTDIR || err == ELOOP)
+      return fail(EPERM, "is not a directory (a file or a symbolic link someone made)");
+    return fail(err, std::string("cannot be opened: ") + std::strerror(err));
+  }
   struct stat st;
-  if (::fstat(fd.get(), &st) != 0) return errno;
-  if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid() || (st.st_mode & 077) != 0) return EPERM;
+  if (::fstat(fd.get(), &st) != 0) return fail(errno, std::strerror(errno));
+  if (!S_ISDIR(st.st_mode)) return fail(EPERM, "is not a directory");
+  if (st.st_uid != ::geteuid())
+    return fail(EPERM, "belongs to uid " + std::to_string(st.st_uid) + ", not to this user (uid " +
+                           std::to_string(::geteuid()) + ")");
+  if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return fail(EPERM, std::string("is open to other users (mode ") + mode + ", not 0700)");
+  }
   out.dir_ = std::move(fd);
   out.path_ = std::move(path);
   return 0;

@@ -10,15 +10,20 @@
 //
 // Every editd of a user, whatever its root and its environment, must find the
 // same lock file, so the place is fixed rather than taken from TMPDIR or
-// XDG_RUNTIME_DIR. Registries are here rather than in the root because a
-// single-file write must not leave anything in a tree between requests; they
-// only serve to clean up, so a reboot that empties /tmp loses nothing else.
-// A backend holds an flock on its registry for its whole life: the next
-// backend over that root treats a registry whose flock it can take as the
-// record of a dead editd, removes the stale temporary files of the directories
-// it names (journal::remove_stale_temps), and deletes it. Registries of dead
-// editd over roots that no longer exist (or are now another directory) are
-// deleted by whichever backend starts next, whatever its root.
+// XDG_RUNTIME_DIR. When it is not usable (another user made it first, it is
+// open to others, it cannot be made) editd refuses to start, naming it: a
+// second place, taken only then, would let two editd of one user lock in two
+// files (one started before the path was taken or freed, one after), and
+// serving without the cross-process locks loses updates. Registries are here
+// rather than in the root because a single-file write must not leave anything
+// in a tree between requests; they only serve to clean up, so a reboot that
+// empties /tmp loses nothing else. A backend holds an flock on its registry for
+// its whole life: the next backend over that root treats a registry whose flock
+// it can take as the record of a dead editd, removes the stale temporary files
+// of the directories it names (journal::remove_stale_temps, sparing those a
+// journal names), and deletes it.
+// Registries of dead editd over roots that no longer exist (or are now another
+// directory) are deleted by whichever backend starts next, whatever its root.
 #pragma once
 
 #include <sys/types.h>
@@ -34,10 +39,13 @@ namespace editd {
 
 class RuntimeDir {
  public:
-  // Opens `path` (/tmp/editd-EUID when empty), making it if missing, and checks
+  // /tmp/editd-EUID.
+  static std::string default_path();
+  // Opens `path` (default_path() when empty), making it if missing, and checks
   // that it is a directory of this user that no one else may enter. 0 or errno
-  // (EPERM when the check fails).
-  static int open(std::string path, RuntimeDir& out);
+  // (EPERM when the check fails); then `why`, if given, names the path and
+  // what is wrong with it.
+  static int open(std::string path, RuntimeDir& out, std::string* why = nullptr);
 
   const std::string& path() const { return path_; }
   int fd() const { return dir_.get(); }

@@ -89,12 +89,31 @@ boost::asio::awaitable<void> ByteBudget::wait_grant(std::shared_ptr<Waiter> wait
       Initiation{this, std::move(waiter)}, boost::asio::use_awaitable);
 }
 
+std::shared_ptr<void> ByteBudget::when_room(boost::asio::any_io_executor executor,
+                                            std::function<void()> wake) {
+  auto waiter = std::make_shared<RoomWaiter>(RoomWaiter{std::move(executor), std::move(wake)});
+  std::lock_guard lock(mutex_);
+  // Tokens dropped without a give-back in between: pruned once they could
+  // be half of what is kept.
+  if (room_waiters_.size() >= 2 * room_live_ + 16) {
+    std::erase_if(room_waiters_, [](const std::weak_ptr<RoomWaiter>& w) { return w.expired(); });
+    room_live_ = room_waiters_.size();
+  }
+  room_waiters_.push_back(waiter);
+  return waiter;
+}
+
 void ByteBudget::give_back(std::uint64_t bytes) {
   std::vector<std::pair<boost::asio::any_io_executor, boost::asio::any_completion_handler<void()>>>
       ready;
+  std::vector<std::weak_ptr<RoomWaiter>> room;
   {
     std::lock_guard lock(mutex_);
     used_ -= bytes;
+    if (used_ <= limit_ && !room_waiters_.empty()) {
+      room.swap(room_waiters_);
+      room_live_ = 0;
+    }
     // In the order asked: a large request at the head is not passed by small
     // ones, so it cannot starve.
     while (!waiting_.empty() && used_ + waiting_.front()->bytes <= limit_) {
@@ -109,6 +128,9 @@ void ByteBudget::give_back(std::uint64_t bytes) {
     }
   }
   for (auto& [executor, handler] : ready) boost::asio::post(executor, std::move(handler));
+  for (const std::weak_ptr<RoomWaiter>& w : room)
+    if (std::shared_ptr<RoomWaiter> waiter = w.lock())
+      boost::asio::post(waiter->executor, waiter->wake);
 }
 
 }  // namespace editd

@@ -22,9 +22,11 @@
 #include <boost/asio/awaitable.hpp>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <vector>
 
 namespace editd {
 
@@ -66,11 +68,29 @@ class ByteBudget {
   // for). What it takes counts, so those after it wait the longer.
   Hold take(std::uint64_t bytes);
   // A hold on `bytes` if it fits now beside those granted and nobody waits
-  // before it; nullopt otherwise (the caller polls).
+  // before it; nullopt otherwise (the caller may wait with when_room()).
   std::optional<Hold> try_acquire(std::uint64_t bytes);
   // A hold on `bytes`, once it fits beside the holds granted before it (in
   // the order asked); nullopt at once when `bytes` exceeds the whole budget.
   boost::asio::awaitable<std::optional<Hold>> acquire(std::uint64_t bytes);
+
+  // Posts `wake` to `executor` once, at the first give-back after this call
+  // that leaves the budget at or under its limit, unless the returned token is
+  // dropped first: for a caller of try_acquire() or used() that waits for room,
+  // in place of a timer. Register before the look, so that room made between
+  // the look and the wait is not missed. One registration per token; dropped
+  // tokens are forgotten within a few registrations, so what is kept is bounded
+  // by the tokens held. A wake posted just before its token is dropped still
+  // runs: it must look whether its caller is still there.
+  std::shared_ptr<void> when_room(boost::asio::any_io_executor executor,
+                                  std::function<void()> wake);
+
+  // The when_room() registrations kept now, dropped ones not yet forgotten
+  // included.
+  std::size_t room_waiters() const {
+    std::lock_guard lock(mutex_);
+    return room_waiters_.size();
+  }
 
   std::uint64_t limit() const { return limit_; }
   // Bytes granted now.
@@ -90,10 +110,18 @@ class ByteBudget {
   void take_more(std::uint64_t bytes);
   boost::asio::awaitable<void> wait_grant(std::shared_ptr<Waiter> waiter);
 
+  struct RoomWaiter {
+    boost::asio::any_io_executor executor;
+    std::function<void()> wake;
+  };
+
   const std::uint64_t limit_;
   mutable std::mutex mutex_;
   std::uint64_t used_ = 0;
   std::deque<std::shared_ptr<Waiter>> waiting_;  // in the order asked
+  // when_room()'s, in the order asked
+  std::vector<std::weak_ptr<RoomWaiter>> room_waiters_;
+  std::size_t room_live_ = 0;  // room_waiters_.size() after the last pruning
 };
 
 }  // namespace editd

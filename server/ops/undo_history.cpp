@@ -155,8 +155,9 @@ UndoSpill UndoSpill::first_of(const std::vector<std::string>& paths, std::string
     Fd fd;
     if (path.empty()) {
       RuntimeDir runtime;
-      if (int err = RuntimeDir::open("", runtime)) {
-        passed_over(std::string("/tmp/editd-EUID: ") + std::strerror(err));
+      std::string unusable;
+      if (RuntimeDir::open("", runtime, &unusable)) {
+        passed_over(unusable);
         continue;
       }
       shown = runtime.path();

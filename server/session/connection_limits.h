@@ -45,8 +45,6 @@ static_assert(kUnauthenticatedLineBytes >= kReadChunk);
 // 2 ms (a 64 KiB line refused by the parser, the slowest path; 0.3 ms when it
 // parses; docs/performance.md).
 inline constexpr std::size_t kInlineParseBytes = 64 * 1024;
-// How often a reader held back by a full message budget looks for room.
-inline constexpr std::chrono::milliseconds kMessageBudgetPoll{5};
 // The most the writer copies and hands to the stream at once.
 inline constexpr std::size_t kWriteSlice = 1 << 20;
 // How long a closing connection discards input while its client takes in the

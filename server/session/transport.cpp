@@ -7,6 +7,7 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/post.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <vector>
 
@@ -62,8 +63,7 @@ Transport::Transport(ServerContext& server, asio::io_context& io, std::unique_pt
       slot_signal_(io),
       stall_timer_(io),
       idle_timer_(io),
-      reply_stall_timer_(io),
-      retry_timer_(io) {
+      reply_stall_timer_(io) {
   out_signal_.expires_at(std::chrono::steady_clock::time_point::max());
   slot_signal_.expires_at(std::chrono::steady_clock::time_point::max());
 }
@@ -91,7 +91,7 @@ void Transport::finish() {
   stall_timer_.cancel();
   idle_timer_.cancel();
   reply_stall_timer_.cancel();
-  retry_timer_.cancel();
+  room_wait_.reset();
 }
 
 void Transport::stop() {
@@ -279,8 +279,9 @@ asio::awaitable<void> Transport::read_loop() {
 }
 
 // While the message budget is full, this connection reads no further (the
-// line already read is all it holds besides), polling for room: the budget's
-// holders are requests, which finish without waiting for a reader. Except a
+// line already read is all it holds besides), until a give-back leaves room
+// (ByteBudget::when_room): the budget's holders are requests, which finish
+// without waiting for a reader. Except a
 // request that waits for this client's answer: while editd waits for one, a
 // line is taken in past the budget (`over`), as it may be that answer; read_loop
 // holds back the reader after it when it is not.
@@ -288,25 +289,32 @@ asio::awaitable<ByteBudget::Hold> Transport::hold_message(std::size_t line_bytes
   ByteBudget& budget = server_.messages();
   const std::uint64_t bytes = std::min<std::uint64_t>(2 * line_bytes, budget.limit());
   for (;;) {
+    // wake_reader() wakes the signal, and so does room made after this look.
+    const std::shared_ptr<void> room = wake_on_room(budget);
     if (auto granted = budget.try_acquire(bytes)) co_return std::move(*granted);
     if (receiver_.awaits_answers() || !reading_) {
       over = true;
       co_return budget.take(bytes);
     }
-    // wake_reader() wakes the signal; room is polled for.
-    slot_signal_.expires_after(kMessageBudgetPoll);
     co_await slot_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
-    slot_signal_.expires_at(std::chrono::steady_clock::time_point::max());
   }
+}
+
+std::shared_ptr<void> Transport::wake_on_room(ByteBudget& budget) {
+  return budget.when_room(io_.get_executor(), [this, owner = owner_] {
+    if (const std::shared_ptr<void> alive = owner.lock()) wake(slot_signal_);
+  });
 }
 
 asio::awaitable<void> Transport::wait_overdraft() {
   ByteBudget& budget = server_.messages();
   // Shutting down, the line is refused unrun: nothing to wait for.
-  while (reading_ && !refusing_ && !overdraft_.expired() && budget.used() > budget.limit()) {
-    slot_signal_.expires_after(kMessageBudgetPoll);
+  // The end of the overdraft's request, stop() and refuse_new() wake the
+  // signal too.
+  for (;;) {
+    const std::shared_ptr<void> room = wake_on_room(budget);
+    if (!reading_ || refusing_ || overdraft_.expired() || budget.used() <= budget.limit()) break;
     co_await slot_signal_.async_wait(asio::as_tuple(asio::use_awaitable));
-    slot_signal_.expires_at(std::chrono::steady_clock::time_point::max());
   }
 }
 
@@ -343,16 +351,21 @@ bool Transport::replies_room() const {
   return inflight_ == 0 || reply_estimate_ <= replies.limit() - used;
 }
 
-void Transport::retry_parked_soon() {
-  if (retry_armed_ || finished_) return;
-  retry_armed_ = true;
-  retry_timer_.expires_after(kMessageBudgetPoll);
-  retry_timer_.async_wait([this, owner = owner_.lock()](boost::system::error_code) {
-    retry_armed_ = false;
+void Transport::retry_parked_on_room() {
+  if (room_wait_ || finished_) return;
+  // A wake of an older registration may run after a newer one: it retries,
+  // but leaves the newer one waiting.
+  auto retry = [this, owner = owner_, wait = ++room_waits_] {
+    const std::shared_ptr<void> alive = owner.lock();
+    if (!alive) return;
+    if (wait == room_waits_) room_wait_.reset();
     if (finished_) return;
     start_parked();
     wake(slot_signal_);
-  });
+  };
+  room_wait_ = server_.replies().when_room(io_.get_executor(), retry);
+  // Room that came between the look and the registration woke no one.
+  if (replies_room()) asio::post(io_, retry);
 }
 
 bool Transport::may_start() const {
@@ -375,7 +388,7 @@ void Transport::start_parked() {
     asio::co_spawn(io_, run_request(receiver_.serve(std::move(p.in), std::move(p.hold))),
                    [](std::exception_ptr e) { log_failure("a request", e); });
   }
-  if (!parked_.empty() && !replies_room()) retry_parked_soon();
+  if (!parked_.empty() && !replies_room()) retry_parked_on_room();
 }
 
 asio::awaitable<void> Transport::run_request(asio::awaitable<std::size_t> request) {

@@ -26,7 +26,8 @@
 //   is still sent whole.
 // - the replies queued for all clients together count in one server-wide
 //   budget (--max-queued-bytes-total, ServerContext::replies()): while it is
-//   full no request of any connection starts, and a connection whose client
+//   full no request of any connection starts (parked ones start when a
+//   give-back leaves room: ByteBudget::when_room, no timer), and a connection whose client
 //   takes in less than kWriteSlice of its replies within --reply-stall-timeout
 //   meanwhile is cut off: its replies and the connection are dropped.
 // Never a dropped request or reply, but for a client cut off with its
@@ -151,13 +152,16 @@ class Transport {
   // A message taken past the budget that is not an answer: held until the
   // budget has room for it or this connection's overdraft is free.
   boost::asio::awaitable<void> wait_overdraft();
+  // Wakes slot_signal_ at the first give-back to `budget` that leaves room,
+  // while the token lives.
+  std::shared_ptr<void> wake_on_room(ByteBudget& budget);
   boost::asio::awaitable<void> wait_for_slot();
   void on_message(protocol::Incoming in, MessageHold hold = {});
   // Whether the server-wide reply budget lets one more request start.
   bool replies_room() const;
-  // Retries the parked requests shortly: the server-wide reply budget frees
-  // up as other connections' clients read, which no event here tells.
-  void retry_parked_soon();
+  // Starts the parked requests again once the server-wide reply budget falls
+  // under its limit (other connections' clients read): ByteBudget::when_room.
+  void retry_parked_on_room();
   // Whether a parked request may start now (--max-inflight, --max-queued-bytes).
   bool may_start() const;
   void start_parked();
@@ -190,8 +194,8 @@ class Transport {
   boost::asio::steady_timer stall_timer_;
   boost::asio::steady_timer idle_timer_;
   boost::asio::steady_timer reply_stall_timer_;
-  boost::asio::steady_timer retry_timer_;
-  bool retry_armed_ = false;
+  std::shared_ptr<void> room_wait_;  // retry_parked_on_room()'s, while it waits
+  std::uint64_t room_waits_ = 0;     // room_wait_'s registrations so far
   bool idle_parked_ = false;  // trim_when_idle() waits for the next write
 
   // Requests read while every slot is taken and calls to the client wait.

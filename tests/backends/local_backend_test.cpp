@@ -107,9 +107,11 @@ void put(const fs::path& p, std::string_view bytes) {
 }
 
 // A journal as editd writes it: each complete line of `text` tagged with the
-// key in the fixture's state directory (a last line without '\n' is torn).
-void write_journal(const Local& f, const std::string& name, const std::string& text) {
-  Fd state(::open(f.state.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+// key in state directory `state_dir` (a last line without '\n' is torn),
+// written into `root`.
+void write_journal(const test::TempDir& root, const test::TempDir& state_dir,
+                   const std::string& name, const std::string& text) {
+  Fd state(::open(state_dir.str().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   journal::Key key;
   REQUIRE(journal::Key::load(state.get(), key) == 0);
   std::string out;
@@ -119,7 +121,12 @@ void write_journal(const Local& f, const std::string& name, const std::string& t
     if (index == 0 && line == "editd-journal 1") line = "editd-journal 2";
     out += line + " " + key.tag(name, index++, line) + "\n";
   }
-  put(f.dir.path() / ".editd" / "journal" / name, out + text.substr(i));
+  put(root.path() / ".editd" / "journal" / name, out + text.substr(i));
+}
+
+// The same, tagged with the fixture's key, in the fixture's root.
+void write_journal(const Local& f, const std::string& name, const std::string& text) {
+  write_journal(f.dir, f.state, name, text);
 }
 
 // A failure the test makes happen at the n-th system call it is asked about,
@@ -801,6 +808,73 @@ TEST_CASE("a hard-linked file killed in the middle of its write in place gets it
   CHECK(ino_of(dir.path() / "a.txt") == ino);
   CHECK(ino_of(dir.path() / "link.txt") == ino);
   CHECK(test::editd_leftovers(test::tree_state(dir.path())).empty());
+}
+
+TEST_CASE(
+    "a start under another key never removes what a killed change's journal still needs: its "
+    "own editd completes it whole") {
+  // Two editd with different state directories (two keys) on one root,
+  // sharing the runtime directory as every editd of a user does. A is killed
+  // in the middle of a change's renames; B starts, then A again. The fork
+  // comes before any thread of this test exists.
+  test::TempDir dir, runtime, state_a, state_b;
+  const int kFiles = 6;
+  auto rel = [](int i) { return "f" + std::to_string(i) + ".txt"; };
+  for (int i = 0; i < kFiles; ++i) dir.write(rel(i), "old\n");
+  auto options = [&](const test::TempDir& state) {
+    LocalBackendOptions o;
+    o.root = dir.str();
+    o.runtime_dir = runtime.str();
+    o.state_dir = state.str();
+    return o;
+  };
+  bool registry = true;
+  SUBCASE("B finds the dead writer's registry of temporary files") {}
+  SUBCASE("B recovers a journal of its own that names the same directory") { registry = false; }
+  CAPTURE(registry);
+  pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    asio::thread_pool pool{1};
+    asio::io_context io;
+    LocalBackendOptions o = options(state_a);
+    int renames = 0;
+    o.inject = [&renames](LocalSyscall c, const std::string&) -> InjectedFault {
+      if (c == LocalSyscall::kRename && ++renames == 2) ::_exit(0);  // killed: one renamed
+      return {};
+    };
+    auto b = make_local_backend(o, pool);
+    if (b) {
+      std::vector<Op> ops;
+      for (int i = 0; i < kFiles; ++i) ops.push_back(write_op(*(*b)->resolve(rel(i)), "new\n"));
+      std::vector<std::size_t> applied;
+      test::run(io, (*b)->apply_batch(std::move(ops), applied));
+    }
+    ::_exit(1);
+  }
+  int status = 0;
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) == 0);
+  const auto killed = test::tree_state(dir.path());
+  // The journal, and a staged file for each file not yet renamed.
+  REQUIRE(test::editd_leftovers(killed).size() >= static_cast<std::size_t>(kFiles));
+  if (!registry) {
+    fs::remove_all(runtime.path() / "writers");
+    write_journal(dir, state_b, "b-1-crafted", "editd-journal 2\ntmp . .f0.txt.editd-ZZZZZZ\n");
+  }
+  {
+    asio::thread_pool pool{1};
+    REQUIRE(make_local_backend(options(state_b), pool).has_value());
+  }
+  CHECK(test::tree_state(dir.path()) == killed);
+  {
+    asio::thread_pool pool{1};
+    REQUIRE(make_local_backend(options(state_a), pool).has_value());
+  }
+  std::map<std::string, std::string> whole;
+  for (int i = 0; i < kFiles; ++i) whole[rel(i)] = "new\n";
+  CHECK(test::tree_state(dir.path()) == whole);
 }
 
 TEST_CASE("recovery rolls a committed journal forward, keeping what changed since the crash") {

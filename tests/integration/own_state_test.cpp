@@ -198,3 +198,48 @@ TEST_CASE("a state directory inside the root is editd's own too") {
   }
   p.ok("write_text", {{"path", "var/other.txt"}, {"content", "x\n"}});
 }
+
+TEST_CASE("another user's /tmp/editd-UID never turns the cross-process locks off: editd refuses") {
+  // editd runs as a user of its own (an unused uid), so that no other test's
+  // /tmp/editd-UID is touched; nobody made that user's directory first.
+  if (::geteuid() != 0) {
+    MESSAGE("skipped: needs root to run editd as another user");
+    return;
+  }
+  const uid_t uid = 200000 + static_cast<uid_t>(::getpid() % 100000);
+  const std::string id = std::to_string(uid);
+  const std::string taken = "/tmp/editd-" + id;
+  fs::remove_all(taken);
+  REQUIRE(fs::create_directory(taken));
+  REQUIRE(::chown(taken.c_str(), 65534, 65534) == 0);
+  ::chmod(taken.c_str(), 0700);
+  TempDir root;
+  root.write("a.txt", "a\n");
+  for (const fs::path& p : {root.path(), root.path() / "a.txt"})
+    REQUIRE(::chown(p.c_str(), uid, uid) == 0);
+  auto run_as_user = [&] {
+    return run_program(
+        "/usr/bin/setpriv",
+        {"--reuid=" + id, "--regid=" + id, "--clear-groups", EDITD_BINARY, "--root", root.str()},
+        "",
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"read_text\",\"params\":"
+        "{\"path\":\"a.txt\"}}\n");
+  };
+  Run refused = run_as_user();
+  CAPTURE(refused.err);
+  CHECK(refused.code != 0);
+  CHECK(refused.out.empty());
+  CHECK(refused.err.find(taken + " belongs to uid 65534, not to this user (uid " + id + ")") !=
+        std::string::npos);
+  CHECK(refused.err.find("never serves without them") != std::string::npos);
+  // The control: once it is gone, the same user is served, with its own.
+  fs::remove_all(taken);
+  Run served = run_as_user();
+  CAPTURE(served.err);
+  CHECK(served.code == 0);
+  CHECK(served.out.find("\"result\"") != std::string::npos);
+  struct stat st;
+  CHECK((::lstat(taken.c_str(), &st) == 0 && st.st_uid == uid));
+  fs::remove_all(taken);
+  CHECK(root.read("a.txt") == "a\n");
+}

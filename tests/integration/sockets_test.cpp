@@ -539,22 +539,51 @@ TEST_CASE("while editd waits for a client's answer, that client's long requests 
   sender.join();
 }
 
-TEST_CASE("queued replies of all clients count in one budget: a client that stops reading is "
-          "paused, then cut off, and the others are served") {
-  constexpr std::size_t kMiB = 1024 * 1024;
-  UnixServer s({"--max-queued-bytes-total", std::to_string(8 * kMiB), "--reply-stall-timeout",
-                "1", "--log-level", "debug"});
+namespace {
+
+// editd with an 8 MiB reply total for all clients (--reply-stall-timeout
+// `stall_ms`), a 6 MiB big.txt and a small a.txt; `fast` has been served once,
+// then `slow` asks for `requests` replies of big.txt and reads none yet: past
+// the second, the total is full.
+struct FullReplies {
+  static constexpr std::size_t kMiB = 1024 * 1024;
+  UnixServer s;
   std::string big;
-  for (int i = 0; big.size() < 6 * kMiB; ++i) big += "line " + std::to_string(i) + "\n";
-  s.root.write("big.txt", big);
-  s.root.write("a.txt", "x\n");
-  auto fast = s.client();
-  REQUIRE(fast.call("read_text", {{"path", "a.txt"}}).has_value());
+  SocketClient fast, slow;
+
+  FullReplies(const std::string& stall_ms, int requests)
+      : s({"--max-queued-bytes-total", std::to_string(8 * kMiB), "--reply-stall-timeout", stall_ms,
+           "--log-level", "debug"}),
+        big(big_text()),
+        fast(write_files_then_connect()),
+        slow(s.client()) {
+    REQUIRE(fast.call("read_text", {{"path", "a.txt"}}).has_value());
+    std::string batch;
+    for (int i = 0; i < requests; ++i)
+      batch += request_line("s" + std::to_string(i), "read_text", {{"path", "big.txt"}});
+    REQUIRE(slow.send_raw(batch));
+  }
+  static std::string big_text() {
+    std::string out;
+    for (int i = 0; out.size() < 6 * kMiB; ++i) out += "line " + std::to_string(i) + "\n";
+    return out;
+  }
+  SocketClient write_files_then_connect() {
+    s.root.write("big.txt", big);
+    s.root.write("a.txt", "x\n");
+    return s.client();
+  }
+};
+
+}  // namespace
+
+TEST_CASE(
+    "queued replies of all clients count in one budget: a client that stops reading is "
+    "paused, then cut off, and the others are served") {
   // 20 replies of 6 MiB asked for, none read.
-  auto slow = s.client();
-  std::string batch;
-  for (int i = 0; i < 20; ++i) batch += request_line("s" + std::to_string(i), "read_text", {{"path", "big.txt"}});
-  REQUIRE(slow.send_raw(batch));
+  FullReplies f("1", 20);
+  UnixServer& s = f.s;
+  SocketClient& fast = f.fast;
   // The slow client is cut off once its replies fill the budget and it takes nothing in.
   REQUIRE(s.process.await_log("cut off: the client took in less than 1 MiB").has_value());
   // Others are served, before and after.
@@ -570,6 +599,41 @@ TEST_CASE("queued replies of all clients count in one budget: a client that stop
                                      std::sregex_iterator());
   MESSAGE(started << " of the slow client's 20 requests ran");
   CHECK(started <= 3);
+}
+
+TEST_CASE(
+    "requests parked while all clients' replies fill the budget sleep, and start as soon "
+    "as it falls") {
+  // 10 replies of 6 MiB asked for, none read yet: once the second is queued
+  // the budget is full, and the rest are parked.
+  constexpr int kSlow = 10;
+  FullReplies f("600000", kSlow);
+  UnixServer& s = f.s;
+  SocketClient &other = f.fast, &slow = f.slow;
+  REQUIRE_MESSAGE(s.process.await_log("read_text id=\"s1\"").has_value(),
+                  "waited for the slow client's second reply to be queued");
+  // Parked behind the budget too.
+  REQUIRE(other.send_raw(request_line("o1", "read_text", {{"path", "a.txt"}})));
+  // Parked requests wait for an event, not a timer: editd's threads sleep.
+  // (A 5 ms poll woke them some 200 times a second per parked connection.)
+  const std::uint64_t before = sleeps(s.process.pid());
+  for (int i = 0; i < 10; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    s.process.stderr_text();  // drained: a full pipe would block the logger
+  }
+  const std::uint64_t slept = sleeps(s.process.pid()) - before;
+  MESSAGE("editd's threads went to sleep " << slept << " times in 1 s with 2 connections parked");
+  CHECK(slept < 50);
+  // The slow client reads: the budget falls, and every parked request runs.
+  for (int i = 0; i < kSlow; ++i) {
+    auto line = slow.read_line();
+    REQUIRE_MESSAGE(line.has_value(), "waited for the slow client's reply " << i);
+    CHECK(json::parse(*line)["result"]["content"] == f.big);
+  }
+  auto answer = other.read_line();
+  REQUIRE_MESSAGE(answer.has_value(), "waited for the other client's parked request");
+  CHECK(json::parse(*answer)["id"] == "o1");
+  CHECK(json::parse(*answer)["result"]["content"] == "x\n");
 }
 
 TEST_CASE("long messages of many clients stay within --max-message-bytes-in-flight") {

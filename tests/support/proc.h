@@ -46,6 +46,23 @@ inline std::uint64_t cpu_ticks(pid_t pid) {
   return utime + stime;
 }
 
+// How many times the threads of the process have gone to sleep so far
+// (voluntary context switches, all threads together): a thread that wakes on
+// a timer or an event adds one each time.
+inline std::uint64_t sleeps(pid_t pid) {
+  std::uint64_t total = 0;
+  std::error_code ec;
+  for (auto it = std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec);
+       !ec && it != std::filesystem::directory_iterator(); it.increment(ec)) {
+    std::ifstream in(it->path() / "status");
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("voluntary_ctxt_switches:", 0) == 0)
+        total += std::stoull(line.substr(line.find(':') + 1));
+  }
+  return total;
+}
+
 // The number of descriptors the process has open.
 inline std::size_t open_descriptors(pid_t pid) {
   std::size_t n = 0;

@@ -67,3 +67,40 @@ TEST_CASE("byte budget: a hold grows without waiting, and what it grew by counts
   CHECK(log == std::vector<std::string>{"-grower", "+next", "-next"});
   CHECK(budget.used() == 0);
 }
+
+TEST_CASE("byte budget: when_room wakes once, at the first give-back that leaves room") {
+  asio::io_context io;
+  ByteBudget budget(10);
+  ByteBudget::Hold a = budget.take(8), b = budget.take(6);  // 14 of 10
+  std::vector<std::string> log;
+  auto first = budget.when_room(io.get_executor(), [&] { log.push_back("first"); });
+  auto dropped = budget.when_room(io.get_executor(), [&] { log.push_back("dropped"); });
+  dropped.reset();
+  b.shrink_to(5);  // 13: still over, nobody woken
+  io.poll();
+  io.restart();
+  CHECK(log.empty());
+  auto second = budget.when_room(io.get_executor(), [&] { log.push_back("second"); });
+  b.release();  // 8: room, in the order asked
+  io.poll();
+  io.restart();
+  CHECK(log == std::vector<std::string>{"first", "second"});
+  // Once: a later give-back wakes only those registered since.
+  auto third = budget.when_room(io.get_executor(), [&] { log.push_back("third"); });
+  a.shrink_to(1);
+  io.poll();
+  CHECK(log == std::vector<std::string>{"first", "second", "third"});
+}
+
+TEST_CASE("byte budget: dropped when_room tokens are not kept, however many come and go") {
+  asio::io_context io;
+  ByteBudget budget(10);
+  ByteBudget::Hold full = budget.take(10);
+  int woken = 0;
+  auto kept = budget.when_room(io.get_executor(), [&] { ++woken; });
+  for (int i = 0; i < 100000; ++i) budget.when_room(io.get_executor(), [&] { woken += 1000; });
+  CHECK(budget.room_waiters() <= 2 * 1 + 16);
+  full.release();
+  io.poll();
+  CHECK(woken == 1);
+}
