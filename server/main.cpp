@@ -7,9 +7,11 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 
 #include "server/apply_patch_command.h"
+#include "server/checks/launch.h"
 #include "server/commit.h"
 #include "server/options.h"
 #include "server/probe.h"
@@ -29,6 +31,18 @@ void open_standard_descriptors() {
     const int got = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
     if (got != fd) std::_Exit(2);  // a lower number was free: cannot happen
   }
+}
+
+// What --check and --lsp run is chosen now, before any thread starts
+// (server/checks/launch.h): never by the tree.
+editd::Result<void> pin_checks(editd::OpsOptions& ops) {
+  if (ops.checks.specs.empty()) return {};
+  std::error_code ec;
+  const std::filesystem::path root = std::filesystem::weakly_canonical(ops.root, ec);
+  if (ec) return {};  // run_server refuses the root, and runs nothing
+  for (const std::string& removed : editd::launch::pin_environment(root))
+    spdlog::warn("checks run without the {}: it is relative or inside the root", removed);
+  return editd::launch::pin_programs(ops.checks.specs, root);
 }
 
 }  // namespace
@@ -79,6 +93,11 @@ int main(int argc, char** argv) {
       code = run_tools(*cl);
       break;
     case CommandLine::Mode::kServe:
+      if (auto pinned = pin_checks(cl->options.ops); !pinned) {
+        std::cerr << "editd: " << pinned.error().message << "\n";
+        code = 2;
+        break;
+      }
       code = run_server(cl->options);
       break;
   }

@@ -63,7 +63,8 @@ Checks::Checks(std::vector<diagnostics::Spec> specs, std::string root,
   if (ec) canonical_root_ = std::filesystem::path(root_).lexically_normal();
   for (const diagnostics::Spec& s : specs_)
     lsp_.push_back(s.lsp ? std::make_unique<LspClient>(
-                               s.argv, root_, program_name(s.argv[0]),
+                               s.argv, s.initialization_options, root_,
+                               program_name(s.argv[0]),
                                [this](std::string_view path) {
                                  return under_root(canonical_root_, path);
                                })

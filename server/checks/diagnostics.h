@@ -45,6 +45,9 @@ struct Spec {
   std::vector<std::string> argv;  // split as a shell would, with no shell: see split_command
   bool lsp = false;
   std::string option;  // the option's value as given, for messages
+  // What a language server is sent as initialize's initializationOptions,
+  // besides what editd sends every one (set at start: server/checks/launch.h).
+  nlohmann::json initialization_options = nlohmann::json::object();
 };
 
 // "GLOB=COMMAND" (split at the first '='). Errors name the option. In a

@@ -372,9 +372,10 @@ asio::awaitable<bool> wait_until(StatePtr s, std::chrono::steady_clock::time_poi
 
 }  // namespace
 
-LspClient::LspClient(std::vector<std::string> argv, std::string root, std::string name,
-                     std::function<bool(std::string_view)> inside_root)
+LspClient::LspClient(std::vector<std::string> argv, json initialization_options, std::string root,
+                     std::string name, std::function<bool(std::string_view)> inside_root)
     : argv_(std::move(argv)),
+      initialization_options_(std::move(initialization_options)),
       root_(std::move(root)),
       name_(std::move(name)),
       inside_root_(std::move(inside_root)) {}
@@ -402,6 +403,11 @@ asio::awaitable<std::shared_ptr<LspClient::State>> LspClient::start(
     std::string root = root_;
     if (!root.starts_with('/') && ::getcwd(cwd, sizeof cwd)) root = std::string(cwd) + "/" + root;
     s->init_id = s->next_id++;
+    // typescript-language-server would otherwise have tsserver fetch type
+    // definitions from the npm registry (automatic typing acquisition);
+    // other servers ignore the option.
+    json init = initialization_options_;
+    init["disableAutomaticTypingAcquisition"] = true;
     json caps = {
         {"textDocument",
          {{"publishDiagnostics", {{"versionSupport", true}, {"relatedInformation", true}}},
@@ -417,10 +423,7 @@ asio::awaitable<std::shared_ptr<LspClient::State>> LspClient::start(
                    {"rootUri", file_uri(root)},
                    {"rootPath", root},
                    {"workspaceFolders", json::array({{{"uri", file_uri(root)}, {"name", "root"}}})},
-                   // typescript-language-server would otherwise have tsserver
-                   // fetch type definitions from the npm registry (automatic
-                   // typing acquisition); other servers ignore the option.
-                   {"initializationOptions", {{"disableAutomaticTypingAcquisition", true}}},
+                   {"initializationOptions", init},
                    {"capabilities", caps}}}});
   }
   StatePtr s = state_;

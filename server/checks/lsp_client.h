@@ -31,10 +31,12 @@ class LspClient {
     std::vector<diagnostics::Diagnostic> diagnostics;
   };
 
-  // `argv` runs the server in `root`; `name` is the default diagnostic source.
-  // A diagnostic that points into a file for which `inside_root` is false is
-  // dropped (and counted in the outcome's detail).
-  LspClient(std::vector<std::string> argv, std::string root, std::string name,
+  // `argv` runs the server in `root`, and `initialization_options` go with its
+  // initialize (server/checks/launch.h pins them); `name` is the default
+  // diagnostic source. A diagnostic that points into a file for which
+  // `inside_root` is false is dropped (and counted in the outcome's detail).
+  LspClient(std::vector<std::string> argv, nlohmann::json initialization_options,
+            std::string root, std::string name,
             std::function<bool(std::string_view)> inside_root);
   ~LspClient();
   LspClient(const LspClient&) = delete;
@@ -103,6 +105,7 @@ class LspClient {
                                       std::chrono::steady_clock::time_point deadline);
 
   std::vector<std::string> argv_;
+  nlohmann::json initialization_options_;
   std::string root_;
   std::string name_;
   std::function<bool(std::string_view)> inside_root_;

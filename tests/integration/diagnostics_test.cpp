@@ -4,6 +4,9 @@
 // run, apply_patch and undo, and a check that holds up no other file.
 #include <doctest/doctest.h>
 
+#include <cstdlib>
+#include <set>
+
 #include "support/process.h"
 #include "support/socket_client.h"
 
@@ -318,6 +321,51 @@ TEST_CASE("bad --check and --lsp options exit 2 with the reason") {
   r = run_editd({"apply-patch", "--root", root.str(), "--check", "*.c=cc {file}", "-f", "p.diff"});
   CHECK(r.code == 2);
   CHECK(r.err.find("apply-patch runs no checks") != std::string::npos);
+}
+
+TEST_CASE("a program in the root, or one a query lets the tree choose, is refused at start") {
+  TempDir root;
+  root.write("tools/check", "#!/bin/sh\n");
+  fs::permissions(root.path() / "tools/check", fs::perms::owner_all);
+  const std::vector<std::pair<std::string, std::string>> refused = {
+      {"*.ts=node_modules/.bin/typescript-language-server --stdio", "relative path"},
+      {"*.x=" + (root.path() / "tools/check").string(), "inside the root"},
+      {"*.c=clangd --query-driver=/usr/bin/*", "--query-driver"},
+      {"*.ts=node node_modules/typescript-language-server/lib/cli.mjs --stdio", "relative path"}};
+  for (const auto& [lsp, why] : refused) {
+    INFO(lsp);
+    auto r = run_editd({"--root", root.str(), "--lsp", lsp});
+    CHECK(r.code == 2);
+    CHECK(r.err.find("--lsp " + lsp) != std::string::npos);
+    CHECK(r.err.find(why) != std::string::npos);
+  }
+}
+
+TEST_CASE("a checker's program and modules are never the tree's: PATH entries in the root, python3 -m") {
+  TempDir root, outside;
+  // A pyflakes3 and a py_compile of the tree's, each leaving a marker outside it.
+  const std::string script = "#!/bin/sh\ntouch " + (outside.path() / "ran").string() + "\n";
+  for (const char* dir : {"node_modules/.bin", "bin"}) {
+    root.write(std::string(dir) + "/pyflakes3", script);
+    fs::permissions(root.path() / dir / "pyflakes3", fs::perms::owner_all);
+  }
+  root.write("py_compile.py", "open(" + json((outside.path() / "ran").string()).dump() +
+                                  ", 'w').write('ran')\n");
+  root.write("a.py", "x = 1\n");
+  // The deployer's PATH names both (relative, and absolute in the root).
+  const std::string path = std::getenv("PATH");
+  ::setenv("PATH", ("node_modules/.bin:" + root.str() + "/bin:" + path).c_str(), 1);
+  auto p = spawn_editd(root, {"--check", "*.py=pyflakes3 {file}", "--check",
+                              "*.py=python3 -m py_compile {file}", "--check-timeout", "30"});
+  ::setenv("PATH", path.c_str(), 1);
+  json r = p.ok("write_text", {{"path", "a.py"}, {"content", "import os\ndef f(:\n"}});
+  INFO(r.dump());
+  CHECK(r["diagnosticsStatus"] == "ok");
+  std::set<std::string> sources;
+  for (const json& d : r["introduced"]) sources.insert(d["source"].get<std::string>());
+  CHECK(sources == std::set<std::string>{"pyflakes3", "python3"});
+  CHECK_FALSE(outside.exists("ran"));
+  CHECK(p.await_log("checks run without the PATH entry 'node_modules/.bin'"));
 }
 
 TEST_CASE("--lsp clangd: introduced versus pre-existing, kept across edits") {

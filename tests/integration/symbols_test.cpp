@@ -41,6 +41,19 @@ const char* kPython =
 
 std::string error_kind(const json& e) { return e["data"]["kind"].get<std::string>(); }
 
+// typescript-language-server from tests/clients/lsp (make lsp-deps), in a
+// network namespace of its own where the machine allows one.
+const std::string kTsBin = EDITD_SOURCE_DIR "/tests/clients/lsp/node_modules/.bin/";
+std::vector<std::string> typescript_server() {
+  INFO("its npm packages: make lsp-deps (make test does)");
+  REQUIRE(std::filesystem::exists(kTsBin + "typescript-language-server"));
+  const bool isolated = std::system("unshare --net true 2>/dev/null") == 0;
+  return {"--lsp",
+          "*.ts=" + std::string(isolated ? "unshare --net -- " : "") + kTsBin + "node " + kTsBin +
+              "typescript-language-server --stdio",
+          "--check-timeout", "60"};
+}
+
 }  // namespace
 
 TEST_CASE("pylsp: read_symbols, read_text by symbol, and edit_symbol's replace, insertBefore, insertAfter") {
@@ -268,10 +281,6 @@ TEST_CASE("clangd: an overload by index, and symbols that share a line are refus
 }
 
 TEST_CASE("typescript-language-server: a method of a class, in a network namespace of its own") {
-  const std::string bin = EDITD_SOURCE_DIR "/tests/clients/lsp/node_modules/.bin/";
-  INFO("its npm packages: make lsp-deps (make test does)");
-  REQUIRE(std::filesystem::exists(bin + "typescript-language-server"));
-  const bool isolated = std::system("unshare --net true 2>/dev/null") == 0;
   TempDir root;
   root.write("t.ts",
              "export class Greeter {\n"
@@ -279,10 +288,7 @@ TEST_CASE("typescript-language-server: a method of a class, in a network namespa
              "    return \"hi \" + name;\n"
              "  }\n"
              "}\n");
-  auto p = spawn_editd(root, {"--lsp",
-                              "*.ts=" + std::string(isolated ? "unshare --net -- " : "") + bin +
-                                  "node " + bin + "typescript-language-server --stdio",
-                              "--check-timeout", "60"});
+  auto p = spawn_editd(root, typescript_server());
   // Written, with the diagnostics of the same server: the file stays clean,
   // for which typescript-language-server publishes nothing after a change
   // (editd reopens the document), and then is not.
@@ -303,6 +309,37 @@ TEST_CASE("typescript-language-server: a method of a class, in a network namespa
   CHECK(r["introduced"][0]["line"] == 3);
   CHECK(r["introduced"][0]["severity"] == "error");
   CHECK(root.read("t.ts").find("    return name.length;\n") != std::string::npos);
+}
+
+TEST_CASE("typescript-language-server runs the TypeScript installed beside it, never one in the root or above it") {
+  // A TypeScript of the tree's (a client writes it with two write_text calls)
+  // and one in the directory above the root (a cloned parent, another user's
+  // /tmp/node_modules): typescript-language-server would fork either's
+  // tsserver.js with node. Each writes a marker, then runs the real tsserver,
+  // so that every call would still succeed.
+  TempDir top;
+  const std::string real = EDITD_SOURCE_DIR "/tests/clients/lsp/node_modules/typescript/lib/tsserver.js";
+  const std::string package = "{\"name\": \"typescript\", \"version\": \"5.9.3\"}\n";
+  auto planted = [&](const std::string& marker) {
+    return "require('fs').writeFileSync(" + json((top.path() / marker).string()).dump() +
+           ", 'ran');\nrequire(" + json(real).dump() + ");\n";
+  };
+  top.write("node_modules/typescript/package.json", package);
+  top.write("node_modules/typescript/lib/tsserver.js", planted("ran-above"));
+  top.write("root/t.ts", "export class Greeter {\n  greet(name: string): string {\n    return name;\n  }\n}\n");
+  std::vector<std::string> args{"--root", (top.path() / "root").string()};
+  for (const std::string& a : typescript_server()) args.push_back(a);
+  Process p(EDITD_BINARY, args);
+  p.ok("write_text", {{"path", "node_modules/typescript/package.json"}, {"content", package}});
+  p.ok("write_text", {{"path", "node_modules/typescript/lib/tsserver.js"}, {"content", planted("ran-root")}});
+
+  json list = p.ok("read_symbols", {{"path", "t.ts"}});
+  INFO(list.dump());
+  std::set<std::string> names;
+  for (const json& s : list["symbols"]) names.insert(s["namePath"].get<std::string>());
+  CHECK(names == std::set<std::string>{"Greeter", "Greeter/greet"});
+  CHECK_FALSE(top.exists("ran-root"));
+  CHECK_FALSE(top.exists("ran-above"));
 }
 
 TEST_CASE("without a language server: unsupported, saying which option enables it; MCP lists no symbol tools") {
