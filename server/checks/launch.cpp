@@ -36,15 +36,23 @@ bool in_root(const fs::path& root, const fs::path& p) {
 
 // The first of `p` and the directories above it that a user other than
 // editd's and root may change (or that cannot be examined): whoever may
-// change a directory may put another program or module in its place.
+// change a directory may put another program or module in its place. A
+// sticky directory that others may write (/tmp) is safe for an entry of
+// editd's user or root: no one else may rename or remove that entry.
 std::optional<std::string> changeable_by_others(const fs::path& p) {
+  bool child_trusted = false;  // the entry below q is editd's user's or root's
+  bool first = true;
   for (fs::path q = p;; q = q.parent_path()) {
     struct stat st;
     if (::lstat(q.c_str(), &st) != 0) return q.string() + " (" + std::strerror(errno) + ")";
     const bool owner_ok = st.st_uid == 0 || st.st_uid == ::geteuid();
     const bool group_ok = !(st.st_mode & S_IWGRP) || st.st_gid == 0 || st.st_gid == ::getegid();
-    if (!S_ISLNK(st.st_mode) && (!owner_ok || !group_ok || (st.st_mode & S_IWOTH)))
+    const bool others_write = !group_ok || (st.st_mode & S_IWOTH);
+    const bool sticky_guard = !first && S_ISDIR(st.st_mode) && (st.st_mode & S_ISVTX) && child_trusted;
+    if (!S_ISLNK(st.st_mode) && (!owner_ok || (others_write && !sticky_guard)))
       return q.string();
+    child_trusted = owner_ok;
+    first = false;
     if (q == q.parent_path()) return std::nullopt;
   }
 }

@@ -341,6 +341,25 @@ TEST_CASE("a program in the root, or one a query lets the tree choose, is refuse
   }
 }
 
+TEST_CASE("a program another user may replace is refused; root's entry of a sticky /tmp is not") {
+  TempDir root, tools;  // tools: root's, 0700, in the sticky /tmp
+  REQUIRE((fs::status(tools.path().parent_path()).permissions() & fs::perms::sticky_bit) !=
+          fs::perms::none);
+  for (const char* dir : {"open", "own"}) {
+    tools.write(std::string(dir) + "/check", "#!/bin/sh\nexit 0\n");
+    fs::permissions(tools.path() / dir / "check", fs::perms::owner_all);
+  }
+  fs::permissions(tools.path() / "open", fs::perms::all);  // o+w, not sticky
+  const std::string open = (tools.path() / "open/check").string();
+  auto refused = run_editd({"--root", root.str(), "--check", "*.x=" + open + " {file}"});
+  CHECK(refused.code == 2);
+  CHECK(refused.err.find((tools.path() / "open").string() + " may be changed by other users") !=
+        std::string::npos);
+  const std::string own = (tools.path() / "own/check").string();
+  auto served = run_editd({"--root", root.str(), "--check", "*.x=" + own + " {file}"});
+  CHECK_MESSAGE(served.code == 0, served.err);
+}
+
 TEST_CASE("a checker's program and modules are never the tree's: PATH entries in the root, python3 -m") {
   TempDir root, outside;
   // A pyflakes3 and a py_compile of the tree's, each leaving a marker outside it.
