@@ -99,6 +99,19 @@ std::size_t LineIndex::offset(Position p, Encoding encoding) const {
   return at;
 }
 
+bool LineIndex::past_end(Position p, Encoding encoding) const {
+  if (p.line >= lsp_starts_.size()) return true;
+  const std::size_t begin = lsp_starts_[p.line], end = lsp_ends_[p.line];
+  if (ascii_[p.line] || encoding == Encoding::kUtf8) return p.character > end - begin;
+  std::uint64_t units = 0;
+  for (std::size_t at = begin; at < end;) {
+    const std::size_t n = std::min(sequence_length(static_cast<unsigned char>(text_[at])), end - at);
+    units += encoding == Encoding::kUtf16 ? (n == 4 ? 2 : 1) : 1;
+    at += n;
+  }
+  return p.character > units;
+}
+
 std::size_t LineIndex::editd_lines() const {
   if (text_.empty()) return 0;
   return lf_.size() + (text_.back() == '\n' ? 0 : 1);

@@ -51,6 +51,8 @@ class LineIndex {
   // The byte offset `p` points at, clamped into the text. In time of the
   // line's length at most (none on a line of ASCII, or in UTF-8).
   std::size_t offset(Position p, Encoding encoding) const;
+  // Whether `p` lies past the end of its line, or its line past the text's.
+  bool past_end(Position p, Encoding encoding) const;
   // The lines as the server counts them (a text's last line, empty after a
   // final break, counts).
   std::size_t lsp_lines() const { return lsp_starts_.size(); }

@@ -21,6 +21,8 @@ NameFit name_fit(const LineIndex& index, const Reported& r, Encoding encoding) {
   if (!r.selection || same(*r.selection, r.range)) return NameFit::kUnknown;
   if (!index.text().empty() && r.selection->start.line >= index.lsp_lines())
     return NameFit::kMisplaced;
+  // A name that starts past its line's end is not there.
+  if (index.past_end(r.selection->start, encoding)) return NameFit::kMisplaced;
   const std::size_t begin = index.offset(r.selection->start, encoding);
   const std::size_t end = index.offset(r.selection->end, encoding);
   if (end <= begin || end - begin > kMaxNameSpan) return NameFit::kUnknown;

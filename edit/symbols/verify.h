@@ -20,7 +20,8 @@ enum class NameFit {
                // or as large as the whole range (a server's fallback)
   kHolds,      // the bytes at the selection range are the name, a part of it
                // (clangd's `parse` in `Parser::parse`), or hold it
-  kMisplaced,  // they are not, or the symbol starts past the text's lines
+  kMisplaced,  // they are not, the selection starts past its line's end, or the
+               // symbol past the text's lines
 };
 
 // Whether `r`'s selection range, mapped by `index`, holds its name.

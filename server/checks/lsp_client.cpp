@@ -226,14 +226,9 @@ asio::awaitable<LspClient::Outcome> LspClient::diagnose(
   std::string error;
   StatePtr s = co_await start(deadline, error);
   if (!s) {
-    outcome.status = state_ && state_->alive ? diagnostics::Status::kTimeout
-                                              : diagnostics::Status::kFailed;
-    outcome.detail = name_ + ": " + error;
-    // One that never finished initialize is not waited for again.
-    if (state_ && state_->alive) {
-      state_->fail(error);
-      outcome.detail += "; it was stopped, and the next check starts it again";
-    }
+    outcome.status = start_failed(state_.get(), name_, error, outcome.detail, "check")
+                         ? diagnostics::Status::kTimeout
+                         : diagnostics::Status::kFailed;
     co_return outcome;
   }
   const std::string uri = file_uri(path);

@@ -146,4 +146,17 @@ boost::asio::awaitable<bool> wait_until(StatePtr s, std::chrono::steady_clock::t
 // (never `keep`, nor one a call holds).
 void close_least_used(const StatePtr& s, const std::string& keep);
 
+// When start() gave no server (`state`, the client's, may be none): `detail`
+// says why, `name: error`; one that never finished initialize is not waited
+// for again: it is stopped, and the next `call` starts it again. True when it
+// was so (a timeout), false when it failed.
+inline bool start_failed(LspClient::State* state, const std::string& name,
+                         const std::string& error, std::string& detail, const char* call) {
+  detail = name + ": " + error;
+  if (!state || !state->alive) return false;
+  state->fail(error);
+  detail += std::string("; it was stopped, and the next ") + call + " starts it again";
+  return true;
+}
+
 }  // namespace editd

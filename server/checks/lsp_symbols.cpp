@@ -30,12 +30,9 @@ asio::awaitable<LspClient::SymbolsOutcome> LspClient::document_symbols(
   std::string error;
   StatePtr s = co_await start(deadline, error);
   if (!s) {
-    outcome.status = state_ && state_->alive ? SymbolsStatus::kTimeout : SymbolsStatus::kFailed;
-    outcome.detail = name_ + ": " + error;
-    if (state_ && state_->alive) {
-      state_->fail(error);
-      outcome.detail += "; it was stopped, and the next call starts it again";
-    }
+    outcome.status = start_failed(state_.get(), name_, error, outcome.detail, "call")
+                         ? SymbolsStatus::kTimeout
+                         : SymbolsStatus::kFailed;
     co_return outcome;
   }
   if (!s->document_symbols) {

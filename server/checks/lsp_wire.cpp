@@ -138,6 +138,7 @@ class Reader {
     symbols::Reported symbol;  // kSymbol
     bool named = false, ranged = false;
     std::size_t count_before = 0, bytes_before = 0;  // kSymbol: to drop it with its children
+    bool truncated_before = false;
     bool selection = false;  // kSpan: the selectionRange (else the range)
     bool end = false;        // kPosition: the end (else the start)
     std::optional<symbols::Position> start_at, end_at;    // kSpan
@@ -233,6 +234,7 @@ class Reader {
         next = Frame(Kind::kSymbol);
         next->count_before = list.count++;
         next->bytes_before = list.bytes;
+        next->truncated_before = list.truncated;
       }
     } else if (f.kind == Kind::kSymbol && object && (k == "range" || k == "selectionRange")) {
       next = Frame(Kind::kSpan);
@@ -293,6 +295,7 @@ class Reader {
         if (!f.named || !f.ranged) {  // not a symbol: dropped, with what it held
           list.count = f.count_before;
           list.bytes = f.bytes_before;
+          list.truncated = f.truncated_before;
           break;
         }
         list.bytes += sizeof(symbols::Reported) + f.symbol.name.size();

@@ -12,7 +12,7 @@ using nlohmann::json;
 
 namespace {
 
-lsp::Message parse(const std::string& text, std::size_t max_symbols = 100000) {
+lsp::Message wire_parse(const std::string& text, std::size_t max_symbols = 100000) {
   return lsp::parse_message(text, 256, max_symbols, 64u << 20);
 }
 
@@ -31,7 +31,7 @@ TEST_CASE("parse_message: DocumentSymbols nested by children, with their ranges 
       range(0, 0, 9, 1) + R"(,"selectionRange":)" + range(0, 6, 0, 11) +
       R"(,"children":[{"name":"inner","kind":6,"range":)" + range(1, 2, 3, 3) +
       R"(,"selectionRange":)" + range(1, 2, 1, 7) + R"(,"tags":[1],"children":[]}]}]})";
-  lsp::Message m = parse(text);
+  lsp::Message m = wire_parse(text);
   CHECK(m.json["id"] == 7);
   CHECK_FALSE(m.json.contains("result"));
   REQUIRE(m.symbols.has_value());
@@ -55,7 +55,7 @@ TEST_CASE("parse_message: a flat SymbolInformation list becomes a tree by contai
                            range(0, 0, 5, 0) +
                            R"(}},{"name":"m","kind":6,"containerName":"C","location":{"range":)" +
                            range(1, 0, 2, 0) + "}}]}";
-  lsp::Message m = parse(text);
+  lsp::Message m = wire_parse(text);
   REQUIRE(m.symbols.has_value());
   REQUIRE(m.symbols->roots.size() == 1);
   CHECK(m.symbols->roots[0].children.size() == 1);
@@ -71,7 +71,7 @@ TEST_CASE("parse_message: what is not a symbol is skipped with what it holds, an
                            R"(},{"name":"r","range":"everywhere"},{"name":"n","range":{"start":{"line":-1,"character":0},"end":)" +
                            pos(1, 0) + R"(}},[1,2,[3]],null,"x")";
   std::string text = R"({"id":1,"result":[)" + junk + R"(,{"name":"kept","range":)" + range(2, 0, 3, 0) + "}]}";
-  lsp::Message m = parse(text, 1);
+  lsp::Message m = wire_parse(text, 1);
   REQUIRE(m.symbols.has_value());
   REQUIRE(m.symbols->roots.size() == 1);
   CHECK(m.symbols->roots[0].name == "kept");
@@ -82,11 +82,11 @@ TEST_CASE("parse_message: what is not a symbol is skipped with what it holds, an
   for (int i = 0; i < 10; ++i)
     text += (i ? "," : "") + std::string(R"({"name":"s)") + std::to_string(i) + R"(","range":)" +
             range(i, 0, i, 1) + "}";
-  m = parse(text + "]}", 4);
+  m = wire_parse(text + "]}", 4);
   CHECK(m.symbols->roots.size() == 4);
   CHECK(m.symbols->truncated);
   // A name is cut at 1 KiB.
-  m = parse(R"({"id":1,"result":[{"name":")" + std::string(5000, 'n') + R"(","range":)" +
+  m = wire_parse(R"({"id":1,"result":[{"name":")" + std::string(5000, 'n') + R"(","range":)" +
             range(0, 0, 0, 1) + "}]}");
   CHECK(m.symbols->roots[0].name.size() == 1024);
 }
@@ -96,7 +96,7 @@ TEST_CASE("parse_message: nesting past the bounds is dropped, never recursed int
   std::string deep = R"({"name":"d","range":)" + range(0, 0, 1, 0) + "}";
   for (int i = 0; i < 5000; ++i)
     deep = R"({"name":"d","range":)" + range(0, 0, 1, 0) + R"(,"children":[)" + deep + "]}";
-  lsp::Message m = parse(R"({"id":1,"result":[)" + deep + "]}");
+  lsp::Message m = wire_parse(R"({"id":1,"result":[)" + deep + "]}");
   REQUIRE(m.symbols.has_value());
   std::size_t levels = 0;
   for (const symbols::Reported* r = &m.symbols->roots.at(0);; r = &r->children[0]) {
@@ -107,20 +107,20 @@ TEST_CASE("parse_message: nesting past the bounds is dropped, never recursed int
   // Any other message: values deeper than max_depth are dropped.
   std::string nested = "1";
   for (int i = 0; i < 100000; ++i) nested = "[" + nested + "]";
-  m = parse(R"({"method":"x","params":)" + nested + "}");
+  m = wire_parse(R"({"method":"x","params":)" + nested + "}");
   CHECK(m.json["method"] == "x");
   CHECK_FALSE(m.symbols.has_value());
 }
 
 TEST_CASE("parse_message: other messages keep their JSON; bad JSON is discarded") {
-  lsp::Message m = parse(R"({"id":3,"error":{"code":-32601,"message":"no"}})");
+  lsp::Message m = wire_parse(R"({"id":3,"error":{"code":-32601,"message":"no"}})");
   CHECK(m.json["error"]["message"] == "no");
-  m = parse(R"({"id":3,"result":{"capabilities":{"documentSymbolProvider":true}}})");
+  m = wire_parse(R"({"id":3,"result":{"capabilities":{"documentSymbolProvider":true}}})");
   CHECK(m.json["result"]["capabilities"]["documentSymbolProvider"] == true);
   CHECK_FALSE(m.symbols.has_value());
-  m = parse(R"({"method":"textDocument/publishDiagnostics","params":{"diagnostics":[{"a":[1,2.5,null,false]}]}})");
+  m = wire_parse(R"({"method":"textDocument/publishDiagnostics","params":{"diagnostics":[{"a":[1,2.5,null,false]}]}})");
   CHECK(m.json["params"]["diagnostics"][0]["a"][1] == 2.5);
-  m = parse(R"({"id":1,"result":[{"name":"x")");
+  m = wire_parse(R"({"id":1,"result":[{"name":"x")");
   CHECK(m.json.is_discarded());
   CHECK_FALSE(m.symbols.has_value());
 }
@@ -129,7 +129,7 @@ TEST_CASE("parse_message: 10 MiB of empty objects is one pass, and none is a sym
   std::string text = R"({"id":1,"result":[{})";
   text.reserve(10u << 20);
   while (text.size() < (10u << 20)) text += ",{}";
-  lsp::Message m = parse(text + "]}");
+  lsp::Message m = wire_parse(text + "]}");
   REQUIRE(m.symbols.has_value());
   CHECK(m.symbols->roots.empty());
   CHECK(m.symbols->count == 0);
