@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "edit/match/similarity.h"
+#include "edit/symbols/verify.h"
 
 namespace editd::symbols {
 
@@ -100,8 +101,7 @@ struct Builder {
       s.depth = depth;
       s.parent = parent;
       if (count[r->name] > 1) s.overload = seen[r->name]++;
-      s.name_path = (parent ? out[*parent].name_path + "/" : std::string()) + segment(r->name);
-      if (s.overload) s.name_path += "[" + std::to_string(*s.overload) + "]";
+      s.misplaced = name_fit(index, *r, encoding) == NameFit::kMisplaced;
       s.first_line = s.range_line = index.editd_line(begin);
       // A range that ends at the very start of a line (after its break) does
       // not touch that line.
@@ -195,8 +195,8 @@ std::size_t leading_start(const LineIndex& index, const Symbol& s, std::size_t f
 
 std::vector<Symbol> outline(std::string_view text, const std::vector<Reported>& roots,
                             Encoding encoding, std::size_t max_symbols,
-                            const std::vector<std::string_view>& markers) {
-  const LineIndex index(text);
+                            const std::vector<std::string_view>& markers, LineBreaks breaks) {
+  const LineIndex index(text, breaks);
   Builder b{index, encoding, max_symbols, {}};
   b.add(roots, std::nullopt, 0);
   std::vector<Symbol>& out = b.out;
@@ -249,6 +249,19 @@ std::string segment(std::string_view name) {
   for (std::size_t i = 0; i < name.size(); ++i) {
     if (name[i] == '\\' || name[i] == '/' || (bracket && i == *bracket)) out += '\\';
     out += name[i];
+  }
+  return out;
+}
+
+std::string name_path(const std::vector<Symbol>& outline, std::size_t i) {
+  std::vector<std::size_t> chain;
+  for (std::optional<std::size_t> at = i; at; at = outline[*at].parent) chain.push_back(*at);
+  std::string out;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const Symbol& s = outline[*it];
+    if (!out.empty()) out += '/';
+    out += segment(s.name);
+    if (s.overload) out += "[" + std::to_string(*s.overload) + "]";
   }
   return out;
 }
@@ -330,19 +343,49 @@ std::vector<std::size_t> find(const std::vector<Symbol>& outline, const Query& q
 
 namespace {
 
-// How far `name` is from `wanted`, for ranking the closest names: the bounded
-// edit distance, with a name that contains the other (case aside) first.
-std::size_t distance(std::string_view wanted, std::string_view name) {
-  auto lower = [](std::string_view s) {
-    std::string out(s.substr(0, 256));
-    for (char& c : out)
-      if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-    return out;
-  };
-  const std::string w = lower(wanted), n = lower(name);
+std::string lower(std::string_view s) {
+  std::string out(s.substr(0, 256));
+  for (char& c : out)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return out;
+}
+
+// How far `name` is from `wanted` (lower case, cut at 256 bytes), for ranking
+// the closest names: the bounded edit distance, with a name that contains the
+// other first.
+std::size_t distance(const std::string& w, const std::string& n) {
   if (w == n) return 0;
   if (n.find(w) != std::string::npos || w.find(n) != std::string::npos) return 1;
   return 2 + similarity::bounded_levenshtein(w, n, 64);
+}
+
+// The closest names to `wanted`, at most kMaxClosest: the names nearest in
+// length compared first (a length apart is an edit distance at least), as many
+// as kMaxRankCells of comparison work allows.
+std::vector<std::size_t> closest(const std::vector<Symbol>& outline, std::string_view wanted) {
+  const std::string w = lower(wanted);
+  std::vector<std::pair<std::size_t, std::size_t>> order;  // (length apart, index)
+  order.reserve(outline.size());
+  for (std::size_t i = 0; i < outline.size(); ++i) {
+    const std::size_t n = std::min<std::size_t>(outline[i].name.size(), 256);
+    order.emplace_back(n > w.size() ? n - w.size() : w.size() - n, i);
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<std::pair<std::size_t, std::size_t>> ranked;  // (distance, index)
+  std::size_t cells = 0;
+  for (const auto& [apart, i] : order) {
+    const std::size_t cost =
+        (w.size() + 1) * (std::min<std::size_t>(outline[i].name.size(), 256) + 1);
+    if (cells + cost > kMaxRankCells && !ranked.empty()) break;
+    cells += cost;
+    ranked.emplace_back(distance(w, lower(outline[i].name)), i);
+  }
+  const std::size_t keep = std::min(kMaxClosest, ranked.size());
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep),
+                    ranked.end());
+  std::vector<std::size_t> out;
+  for (std::size_t k = 0; k < keep; ++k) out.push_back(ranked[k].second);
+  return out;
 }
 
 }  // namespace
@@ -351,40 +394,37 @@ Result<std::size_t> resolve(const std::vector<Symbol>& outline, const Query& que
   const std::vector<std::size_t> hits = find(outline, query);
   if (hits.size() == 1) return hits.front();
   if (hits.empty()) {
-    std::vector<std::pair<std::size_t, std::size_t>> ranked;  // (distance, index)
-    for (std::size_t i = 0; i < outline.size(); ++i)
-      ranked.emplace_back(distance(query.segments.back().name, outline[i].name), i);
-    const std::size_t keep = std::min(kMaxClosest, ranked.size());
-    std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(keep),
-                      ranked.end());
-    nlohmann::json closest = nlohmann::json::array();
+    nlohmann::json near = nlohmann::json::array();
     std::string listed;
-    for (std::size_t k = 0; k < keep; ++k) {
-      const Symbol& s = outline[ranked[k].second];
-      closest.push_back(
-          {{"namePath", s.name_path}, {"kind", kind_name(s.kind)}, {"line", s.first_line}});
-      listed += (k ? ", " : "") + s.name_path + " (line " + std::to_string(s.first_line) + ")";
+    for (std::size_t i : closest(outline, query.segments.back().name)) {
+      const Symbol& s = outline[i];
+      const std::string path = name_path(outline, i);
+      near.push_back({{"namePath", path}, {"kind", kind_name(s.kind)}, {"line", s.first_line}});
+      listed += (listed.empty() ? "" : ", ") + path + " (line " + std::to_string(s.first_line) + ")";
     }
     std::string message = "no symbol has the name path \"" + query.text + "\"";
     message += outline.empty() ? ": the language server reports no symbols in this file"
                                : "; the closest: " + listed;
-    return Error(ErrorKind::kNoMatch, std::move(message), {{"closest", std::move(closest)}});
+    return Error(ErrorKind::kNoMatch, std::move(message), {{"closest", std::move(near)}});
   }
   nlohmann::json candidates = nlohmann::json::array();
   std::string listed;
-  for (std::size_t k = 0; k < hits.size(); ++k) {
+  const std::size_t shown = std::min(hits.size(), kMaxCandidates);
+  for (std::size_t k = 0; k < shown; ++k) {
     const Symbol& s = outline[hits[k]];
-    candidates.push_back({{"namePath", s.name_path},
+    const std::string path = name_path(outline, hits[k]);
+    candidates.push_back({{"namePath", path},
                           {"kind", kind_name(s.kind)},
                           {"startLine", s.first_line},
                           {"endLine", s.last_line}});
-    listed += (k ? ", " : "") + s.name_path + " (lines " + std::to_string(s.first_line) + "-" +
+    listed += (k ? ", " : "") + path + " (lines " + std::to_string(s.first_line) + "-" +
               std::to_string(s.last_line) + ")";
   }
+  if (shown < hits.size()) listed += ", and " + std::to_string(hits.size() - shown) + " more";
   return Error(ErrorKind::kAmbiguous,
                std::to_string(hits.size()) + " symbols match \"" + query.text +
                    "\": " + listed + "; name one by its whole name path",
-               {{"candidates", std::move(candidates)}});
+               {{"candidates", std::move(candidates)}, {"totalCandidates", hits.size()}});
 }
 
 }  // namespace editd::symbols

@@ -59,7 +59,6 @@ std::string_view kind_name(std::uint32_t kind);
 
 struct Symbol {
   std::string name;
-  std::string name_path;  // with indices where siblings share a name
   std::uint32_t kind = 0;
   std::size_t depth = 0;  // 0: top level
   std::optional<std::size_t> parent;    // index in the outline
@@ -75,7 +74,15 @@ struct Symbol {
   // one of its lines (`int a; int b;` on one line): its whole lines are not its
   // own, so an edit by symbol would touch that one too.
   bool shares_lines = false;
+  // Its selection range does not hold its name, or it starts past the text's
+  // lines (verify.h): the server's positions for it do not fit the bytes, so
+  // its lines are not to be trusted.
+  bool misplaced = false;
 };
+
+// The name path of symbol `i` of `outline`, with indices where siblings share
+// a name: built when asked, as one can be 64 names of 1 KiB long.
+std::string name_path(const std::vector<Symbol>& outline, std::size_t i);
 
 // The line starts that open a symbol's leading block in the language of a file
 // named `path` (by its extension): decorators, attributes, template headers
@@ -86,7 +93,8 @@ std::vector<std::string_view> leading_markers(std::string_view path);
 
 // Every symbol of `roots` in document order (a parent before its children,
 // siblings by where they start), with ranges mapped onto `text`, the exact
-// bytes the server was given (no BOM). Positions past a line's end or the
+// bytes the server was given (no BOM), its lines counted as `breaks` says
+// (verify.h's fit_line_breaks). Positions past a line's end or the
 // text's end are clamped as LSP says; a range that ends before it starts is
 // read as empty at its start. A symbol whose name is empty is dropped with its
 // children. At most `max_symbols` are kept (the first in document order).
@@ -105,7 +113,8 @@ std::vector<std::string_view> leading_markers(std::string_view path);
 // and its function, and a replacement sees the whole of it.
 std::vector<Symbol> outline(std::string_view text, const std::vector<Reported>& roots,
                             Encoding encoding, std::size_t max_symbols,
-                            const std::vector<std::string_view>& markers = {});
+                            const std::vector<std::string_view>& markers = {},
+                            LineBreaks breaks = LineBreaks::kLsp);
 
 // A parsed name path query.
 struct Query {
@@ -134,9 +143,13 @@ std::vector<std::size_t> find(const std::vector<Symbol>& outline, const Query& q
 
 // The one symbol `query` names, or the error a model fixes in one retry:
 // no_match with the closest names (data.closest: namePath, kind, line, at most
-// kMaxClosest) when none does, ambiguous with every candidate (data.candidates:
-// namePath, kind, startLine, endLine) when several do.
+// kMaxClosest, ranked within kMaxRankCells of edit distance work) when none
+// does, ambiguous with the candidates (data.candidates: namePath, kind,
+// startLine, endLine; the first kMaxCandidates, data.totalCandidates saying
+// how many) when several do.
 inline constexpr std::size_t kMaxClosest = 5;
+inline constexpr std::size_t kMaxCandidates = 20;
+inline constexpr std::size_t kMaxRankCells = 4u << 20;
 Result<std::size_t> resolve(const std::vector<Symbol>& outline, const Query& query);
 
 }  // namespace editd::symbols

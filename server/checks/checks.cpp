@@ -73,6 +73,11 @@ Checks::Checks(std::vector<diagnostics::Spec> specs, std::string root,
 
 Checks::~Checks() = default;
 
+void Checks::set_pool(boost::asio::thread_pool& pool) {
+  for (auto& l : lsp_)
+    if (l) l->set_pool(pool);
+}
+
 void Checks::stop() {
   for (auto& l : lsp_)
     if (l) l->stop();

@@ -18,6 +18,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <filesystem>
 #include <map>
@@ -71,6 +72,9 @@ class Checks {
   void stop();
   // Where the checks run from now on: before the first check.
   void set_home(boost::asio::any_io_executor home) { home_ = std::move(home); }
+  // Where the language servers' large answers are parsed and checked: before
+  // the first check (else at home).
+  void set_pool(boost::asio::thread_pool& pool);
 
  private:
   boost::asio::awaitable<Before> before_here(const Target& t,

@@ -2,6 +2,9 @@
 // running, fed each file's content (didOpen, then didChange with the full
 // text), and asked for the diagnostics it publishes and a file's symbols
 // (textDocument/documentSymbol), always of the very text it was just given.
+// The parts: this file and lsp_client.cpp (start, initialize, diagnostics),
+// lsp_symbols.cpp (documentSymbol), lsp_endpoint.cpp (framing), lsp_state.h
+// (what they share), lsp_wire.h (the pure part).
 //
 // Every member runs on the checks' home, the main I/O thread (server/checks/checks.h).
 // A server that exits or breaks the protocol is forgotten, its diagnoses answer
@@ -10,6 +13,7 @@
 
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
+#include <boost/asio/thread_pool.hpp>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -19,6 +23,7 @@
 #include <vector>
 
 #include "edit/symbols/outline.h"
+#include "edit/symbols/positions.h"
 #include "server/checks/diagnostics.h"
 
 namespace editd {
@@ -54,7 +59,10 @@ class LspClient {
   // first, so the ranges are of these bytes. kNotOffered when the server
   // does not offer documentSymbol; kTimeout (the server is then stopped, as a
   // diagnose that times out stops it) or kFailed as diagnose says. At most
-  // kMaxSymbols are kept, nested at most symbols::kMaxDepth deep.
+  // kMaxSymbols are kept, nested at most symbols::kMaxDepth deep, and of the
+  // line counts (symbols::LineBreaks) the one under which the symbols' names
+  // stand where the server says (symbols::fit_line_breaks), learnt for the
+  // server. Several calls may wait on one path at once.
   enum class SymbolsStatus {
     kOk,
     kTimeout,     // no answer in time (the server was stopped)
@@ -62,11 +70,15 @@ class LspClient {
     kNoServer,    // no --lsp covers the file (Checks::symbols)
     kNotOffered,  // the server does not answer documentSymbol
   };
+  // An answer's symbols, shared by the calls that asked for the same bytes.
+  using Symbols = std::shared_ptr<const std::vector<symbols::Reported>>;
   struct SymbolsOutcome {
     SymbolsStatus status = SymbolsStatus::kOk;
     std::string detail;  // when not ok
-    std::vector<symbols::Reported> roots;
+    Symbols roots = std::make_shared<const std::vector<symbols::Reported>>();
     symbols::Encoding encoding = symbols::Encoding::kUtf16;  // of the ranges
+    symbols::LineBreaks breaks = symbols::LineBreaks::kLsp;  // of the ranges
+    bool truncated = false;  // the server reported more than kept
   };
   static constexpr std::size_t kMaxSymbols = 100000;
   // The answers kept for documents whose text has not changed since (the same
@@ -79,6 +91,9 @@ class LspClient {
 
   // Ends the server (editd is exiting): pending calls answer `failed`.
   void stop();
+  // Where large messages are parsed and large answers checked, from the next
+  // start of the server on (else on the calling thread).
+  void set_pool(boost::asio::thread_pool& pool) { pool_ = &pool; }
 
   // Most documents kept open in the server; the least recently checked is closed.
   static constexpr std::size_t kMaxOpenDocuments = 64;
@@ -115,6 +130,7 @@ class LspClient {
   // Learnt when no publish came within the grace, kept across restarts.
   bool reopens_quiet_ = false;
   bool starting_ = false;
+  boost::asio::thread_pool* pool_ = nullptr;
 };
 
 // file:///a%20b/c for /a b/c.

@@ -94,71 +94,249 @@ namespace lsp {
 
 namespace {
 
+constexpr std::size_t kMaxNameBytes = 1024;  // nobody names a symbol with more
 
-// An LSP position, or nullopt when `j` is not one.
-std::optional<symbols::Position> position_of(const json& j) {
-  if (!j.is_object()) return std::nullopt;
-  auto line = j.find("line");
-  auto character = j.find("character");
-  if (line == j.end() || character == j.end() || !line->is_number_unsigned() ||
-      !character->is_number_unsigned())
-    return std::nullopt;
-  return symbols::Position{line->get<std::uint64_t>(), character->get<std::uint64_t>()};
-}
+// A SAX reader (nlohmann::json::sax_parse) that builds the message's JSON,
+// except a response's array `result`, which it reads as symbols: no tree of
+// JSON values is ever built for an answer of thousands of symbols, and nothing
+// is searched or copied per value (the callback parser of nlohmann::json scans
+// an array for discarded values after each of its elements: the square of an
+// answer's length).
+class Reader {
+ public:
+  Reader(Message& out, int max_depth, std::size_t max_symbols, std::size_t max_bytes)
+      : out_(out), max_depth_(max_depth), max_symbols_(max_symbols), max_bytes_(max_bytes) {}
 
-std::optional<symbols::Span> span_of(const json& j) {
-  if (!j.is_object()) return std::nullopt;
-  auto start = j.find("start");
-  auto end = j.find("end");
-  if (start == j.end() || end == j.end()) return std::nullopt;
-  auto a = position_of(*start), b = position_of(*end);
-  if (!a || !b) return std::nullopt;
-  return symbols::Span{*a, *b};
-}
-
-// One DocumentSymbol or SymbolInformation; false for anything else (skipped).
-// A name is cut at 1 KiB: nobody names a symbol with more.
-bool reported_of(const json& j, symbols::Reported& out, bool& flat) {
-  if (!j.is_object()) return false;
-  auto name = j.find("name");
-  auto kind = j.find("kind");
-  if (name == j.end() || !name->is_string()) return false;
-  out.name = name->get<std::string>().substr(0, 1024);
-  out.kind = kind != j.end() && kind->is_number_unsigned() && kind->get<std::uint64_t>() <= 64
-                 ? static_cast<std::uint32_t>(kind->get<std::uint64_t>())
-                 : 0;
-  if (auto loc = j.find("location"); loc != j.end()) {  // SymbolInformation
-    flat = true;
-    auto range = loc->is_object() ? span_of(loc->value("range", json())) : std::nullopt;
-    if (!range) return false;
-    out.range = *range;
+  bool null() { return value(json(nullptr)); }
+  bool boolean(bool b) { return value(json(b)); }
+  bool number_integer(json::number_integer_t v) { return value(json(v)); }
+  bool number_unsigned(json::number_unsigned_t v) { return value(json(v)); }
+  bool number_float(json::number_float_t v, const std::string&) { return value(json(v)); }
+  bool string(std::string& v) { return value(json(std::move(v))); }
+  bool binary(json::binary_t&) { return value(json()); }
+  bool key(std::string& k) {
+    if (skip_ > 0) return true;
+    if (!frames_.empty()) frames_.back().key = std::move(k);
+    else key_ = std::move(k);
     return true;
   }
-  auto range = span_of(j.value("range", json()));
-  if (!range) return false;
-  out.range = *range;
-  if (auto sel = span_of(j.value("selectionRange", json()))) out.selection = *sel;
-  return true;
-}
+  bool start_object(std::size_t) { return open(true); }
+  bool start_array(std::size_t) { return open(false); }
+  bool end_object() { return close(); }
+  bool end_array() { return close(); }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) {
+    return false;
+  }
+
+ private:
+  // What a value inside the symbols is, by where it stands.
+  enum class Kind { kList, kSymbol, kLocation, kSpan, kPosition };
+  struct Frame {
+    explicit Frame(Kind k) : kind(k) {}
+    Kind kind;
+    std::string key;  // an object's last key
+    symbols::Reported symbol;  // kSymbol
+    bool named = false, ranged = false;
+    std::size_t count_before = 0, bytes_before = 0;  // kSymbol: to drop it with its children
+    bool truncated_before = false;
+    bool selection = false;  // kSpan: the selectionRange (else the range)
+    bool end = false;        // kPosition: the end (else the start)
+    std::optional<symbols::Position> start_at, end_at;    // kSpan
+    std::optional<std::uint64_t> line, character;         // kPosition
+  };
+
+  // Where the values of the DOM part go: the innermost open container.
+  bool value(json v) {
+    if (skip_ > 0) return true;
+    if (!frames_.empty()) return symbol_value(v);
+    if (static_cast<int>(dom_.size()) > max_depth_) return true;
+    place(std::move(v));
+    return true;
+  }
+  json* place(json v) {
+    if (dom_.empty()) {
+      out_.json = std::move(v);
+      return &out_.json;
+    }
+    json& parent = *dom_.back();
+    if (parent.is_array()) {
+      parent.push_back(std::move(v));
+      return &parent.back();
+    }
+    json& slot = parent[key_];
+    slot = std::move(v);
+    return &slot;
+  }
+
+  bool open(bool object) {
+    if (skip_ > 0) {
+      ++skip_;
+      return true;
+    }
+    if (!frames_.empty()) return symbol_open(object);
+    if (static_cast<int>(dom_.size()) >= max_depth_) {
+      ++skip_;
+      return true;
+    }
+    // The top-level object's "result", an array: symbols.
+    if (!object && dom_.size() == 1 && dom_.back()->is_object() && key_ == "result") {
+      out_.symbols.emplace();
+      frames_.push_back(Frame(Kind::kList));
+      return true;
+    }
+    dom_.push_back(place(object ? json::object() : json::array()));
+    return true;
+  }
+
+  bool close() {
+    if (skip_ > 0) {
+      --skip_;
+      return true;
+    }
+    if (!frames_.empty()) return symbol_close();
+    if (!dom_.empty()) dom_.pop_back();
+    return true;
+  }
+
+  Frame* symbol_frame() {
+    for (auto it = frames_.rbegin(); it != frames_.rend(); ++it)
+      if (it->kind == Kind::kSymbol) return &*it;
+    return nullptr;
+  }
+
+  bool symbol_value(const json& v) {
+    Frame& f = frames_.back();
+    if (f.kind == Kind::kSymbol) {
+      if (f.key == "name" && v.is_string()) {
+        f.symbol.name = v.get_ref<const std::string&>().substr(0, kMaxNameBytes);
+        f.named = true;
+      } else if (f.key == "kind") {
+        f.symbol.kind = v.is_number_unsigned() && v.get<std::uint64_t>() <= 64
+                            ? static_cast<std::uint32_t>(v.get<std::uint64_t>())
+                            : 0;
+      }
+    } else if (f.kind == Kind::kPosition && v.is_number_unsigned()) {
+      if (f.key == "line") f.line = v.get<std::uint64_t>();
+      if (f.key == "character") f.character = v.get<std::uint64_t>();
+    }
+    return true;
+  }
+
+  bool symbol_open(bool object) {
+    Frame& f = frames_.back();
+    const std::string& k = f.key;
+    std::optional<Frame> next;
+    if (f.kind == Kind::kList && object) {
+      SymbolList& list = *out_.symbols;
+      if (list.count >= max_symbols_ || list.bytes >= max_bytes_) {
+        list.truncated = true;
+      } else {
+        next = Frame(Kind::kSymbol);
+        next->count_before = list.count++;
+        next->bytes_before = list.bytes;
+        next->truncated_before = list.truncated;
+      }
+    } else if (f.kind == Kind::kSymbol && object && (k == "range" || k == "selectionRange")) {
+      next = Frame(Kind::kSpan);
+      next->selection = k == "selectionRange";
+    } else if (f.kind == Kind::kSymbol && object && k == "location") {
+      next = Frame(Kind::kLocation);
+      flat_ = true;
+    } else if (f.kind == Kind::kSymbol && !object && k == "children" &&
+               depth_ < symbols::kMaxDepth) {
+      next = Frame(Kind::kList);
+    } else if (f.kind == Kind::kLocation && object && k == "range") {
+      next = Frame(Kind::kSpan);
+    } else if (f.kind == Kind::kSpan && object && (k == "start" || k == "end")) {
+      next = Frame(Kind::kPosition);
+      next->end = k == "end";
+    }
+    if (!next) {
+      ++skip_;
+      return true;
+    }
+    if (next->kind == Kind::kList && f.kind == Kind::kSymbol) ++depth_;
+    frames_.push_back(std::move(*next));
+    return true;
+  }
+
+  bool symbol_close() {
+    Frame f = std::move(frames_.back());
+    frames_.pop_back();
+    SymbolList& list = *out_.symbols;
+    switch (f.kind) {
+      case Kind::kList:
+        if (frames_.empty()) {  // the result's own list
+          if (flat_) list.roots = symbols::nest(std::move(list.roots));
+        } else {
+          --depth_;
+        }
+        break;
+      case Kind::kPosition:
+        if (f.line && f.character)
+          (f.end ? frames_.back().end_at : frames_.back().start_at) =
+              symbols::Position{*f.line, *f.character};
+        break;
+      case Kind::kSpan:
+        if (f.start_at && f.end_at) {
+          Frame* s = symbol_frame();
+          const symbols::Span span{*f.start_at, *f.end_at};
+          if (f.selection) {
+            s->symbol.selection = span;
+          } else {
+            s->symbol.range = span;
+            s->ranged = true;
+          }
+        }
+        break;
+      case Kind::kLocation:
+        break;
+      case Kind::kSymbol: {
+        if (!f.named || !f.ranged) {  // not a symbol: dropped, with what it held
+          list.count = f.count_before;
+          list.bytes = f.bytes_before;
+          list.truncated = f.truncated_before;
+          break;
+        }
+        list.bytes += sizeof(symbols::Reported) + f.symbol.name.size();
+        Frame* parent = frames_.size() >= 2 ? &frames_[frames_.size() - 2] : nullptr;
+        (parent ? parent->symbol.children : list.roots).push_back(std::move(f.symbol));
+        break;
+      }
+    }
+    return true;
+  }
+
+  Message& out_;
+  const int max_depth_;
+  const std::size_t max_symbols_, max_bytes_;
+  std::vector<json*> dom_;   // the open containers of the DOM part
+  std::string key_;          // the DOM's last key
+  std::vector<Frame> frames_;  // the open values of the symbols, innermost last
+  std::size_t skip_ = 0;     // open containers being skipped
+  std::size_t depth_ = 0;    // of the symbols being read
+  bool flat_ = false;        // SymbolInformation: nested after
+};
 
 }  // namespace
 
-// The tree of `list` (DocumentSymbol[] nested by children, or a flat
-// SymbolInformation[]), at most `budget` symbols, depth-bounded.
-void reported_list(const json& list, std::vector<symbols::Reported>& out, std::size_t depth,
-                   std::size_t& budget, bool& flat) {
-  if (!list.is_array()) return;
-  for (const json& item : list) {
-    if (budget == 0) return;
-    symbols::Reported r;
-    if (!reported_of(item, r, flat)) continue;
-    --budget;
-    if (auto kids = item.find("children"); kids != item.end() && depth < symbols::kMaxDepth)
-      reported_list(*kids, r.children, depth + 1, budget, flat);
-    out.push_back(std::move(r));
+Message parse_message(std::string_view bytes, int max_depth, std::size_t max_symbols,
+                      std::size_t max_symbol_bytes) {
+  Message out;
+  Reader reader(out, max_depth, max_symbols, max_symbol_bytes);
+  if (!json::sax_parse(bytes.begin(), bytes.end(), &reader)) {
+    out.json = json(json::value_t::discarded);
+    out.symbols.reset();
   }
+  return out;
 }
 
+std::size_t symbol_bytes(const std::vector<symbols::Reported>& list) {
+  std::size_t n = 0;
+  for (const symbols::Reported& r : list)
+    n += sizeof(symbols::Reported) + r.name.size() + symbol_bytes(r.children);
+  return n;
+}
 
 }  // namespace lsp
 

@@ -112,7 +112,9 @@ class Operations {
         history_(options.undo_history_entries, options.undo_history_bytes, undo_spill(options)),
         checks_(options.checks.specs, options.root, options.checks.timeout),
         budget_(options.max_file_bytes_in_flight),
-        views_(options.view_memory) {}
+        views_(options.view_memory) {
+    checks_.set_pool(pool_);
+  }
 
   const OpsOptions& options() const { return options_; }
   // The views read_text served, for edit_lines' anchors.
@@ -248,10 +250,13 @@ class Operations {
   // The symbols of `bytes` (the file `canonical`, shown as `shown`) as its
   // language server reports them, mapped onto those bytes. Call with the
   // file's chain held. not_text, or the server's failure as an error.
+  // `truncated`, when given, is set when the server reported more than kept.
   boost::asio::awaitable<Result<std::vector<symbols::Symbol>>> outline_of(
-      const std::string& canonical, const std::string& shown, const std::string& bytes);
+      const std::string& canonical, const std::string& shown, const std::string& bytes,
+      bool* truncated = nullptr);
   // The one symbol `name_path` names in `bytes` (read_text's `symbol`), or
-  // invalid_params, no_match, ambiguous, or outline_of's error.
+  // invalid_params, no_match, ambiguous, unsupported (its position does not
+  // fit the bytes: reason misplaced_symbol), or outline_of's error.
   boost::asio::awaitable<Result<ops::SymbolLines>> symbol_lines(const std::string& canonical,
                                                                 const std::string& shown,
                                                                 const std::string& bytes,

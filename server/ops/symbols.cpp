@@ -43,9 +43,16 @@ Error symbols_failure(const std::string& shown, const LspClient::SymbolsOutcome&
                {{"path", shown}, {"reason", "server_failed"}});
 }
 
-Error shared_lines(const std::string& shown, const symbols::Symbol& s) {
+// The symbol a query names, with its name path.
+struct Found {
+  symbols::Symbol symbol;
+  std::string name_path;
+};
+
+Error shared_lines(const std::string& shown, const Found& f) {
+  const symbols::Symbol& s = f.symbol;
   return Error(ErrorKind::kUnsupported,
-               s.name_path + " shares its lines (" + std::to_string(s.first_line) + "-" +
+               f.name_path + " shares its lines (" + std::to_string(s.first_line) + "-" +
                    std::to_string(s.last_line) + ") with another symbol of " + shown +
                    ": an edit of whole lines would change that one too; edit them by text "
                    "(str_replace, edit_lines)",
@@ -55,8 +62,44 @@ Error shared_lines(const std::string& shown, const symbols::Symbol& s) {
                 {"endLine", s.last_line}});
 }
 
-ops::SymbolLines lines_of(const symbols::Symbol& s) {
-  return {s.name_path, std::string(symbols::kind_name(s.kind)), s.first_line, s.last_line, s.depth};
+// A symbol whose name is not where the server says: its lines cannot be trusted.
+Error misplaced(const std::string& shown, const Found& f) {
+  return Error(ErrorKind::kUnsupported,
+               "the language server places the name of " + f.name_path + " at line " +
+                   std::to_string(f.symbol.name_line) + " of " + shown +
+                   ", where the file does not have it: its positions do not fit the file's "
+                   "bytes, so the lines it gives for that symbol cannot be trusted; edit them by "
+                   "text (str_replace, edit_lines)",
+               {{"path", shown}, {"reason", "misplaced_symbol"}, {"namePath", f.name_path}});
+}
+
+ops::SymbolLines lines_of(const symbols::Symbol& s, std::string name_path) {
+  return {std::move(name_path), std::string(symbols::kind_name(s.kind)), s.first_line,
+          s.last_line, s.depth};
+}
+
+// What one page of read_symbols lists of name paths at most (a name path can
+// be 64 names of 1 KiB): past it the page ends, and nextOffset goes on.
+constexpr std::size_t kMaxListedBytes = 1 << 20;
+
+// The one symbol `query` names in `outline`, resolved on the pool (ranking the
+// closest names of a miss is work), or the error a model fixes in one retry.
+boost::asio::awaitable<Result<Found>> find_symbol(boost::asio::thread_pool& pool,
+                                                  const std::vector<symbols::Symbol>& outline,
+                                                  const symbols::Query& query,
+                                                  const std::string& shown) {
+  auto found = co_await offload(pool, [&]() -> Result<Found> {
+    auto at = symbols::resolve(outline, query);
+    if (!at) return at.error();
+    return Found{outline[*at], symbols::name_path(outline, *at)};
+  });
+  if (!found) {
+    Error e = found.error();
+    e.data["path"] = shown;
+    co_return e;
+  }
+  if (found->symbol.misplaced) co_return misplaced(shown, *found);
+  co_return found;
 }
 
 // The request param that carries edit_symbol's text.
@@ -78,7 +121,8 @@ Error bad_query(Error e) { return name_input(std::move(e)); }
 }  // namespace
 
 boost::asio::awaitable<Result<std::vector<symbols::Symbol>>> Operations::outline_of(
-    const std::string& canonical, const std::string& shown, const std::string& bytes) {
+    const std::string& canonical, const std::string& shown, const std::string& bytes,
+    bool* truncated) {
   auto doc = text::Document::decode(bytes);
   if (!doc) {
     Error e = doc.error();
@@ -89,12 +133,13 @@ boost::asio::awaitable<Result<std::vector<symbols::Symbol>>> Operations::outline
   const Checks::Target target{canonical, shown};
   LspClient::SymbolsOutcome o = co_await checks_.symbols(target, bytes);
   if (o.status != Status::kOk) co_return symbols_failure(shown, o);
-  auto map = [&]() -> Result<std::vector<symbols::Symbol>> {
-    return symbols::outline(text::without_bom(bytes), o.roots, o.encoding, LspClient::kMaxSymbols,
-                            symbols::leading_markers(shown));
-  };
-  if (bytes.size() > kOffloadBytes) co_return co_await offload(pool_, map);
-  co_return map();
+  if (truncated) *truncated = o.truncated;
+  // On the pool whatever the size: an answer of many symbols is work on a small file.
+  co_return co_await offload(pool_, [&]() -> Result<std::vector<symbols::Symbol>> {
+    return symbols::outline(text::without_bom(bytes), *o.roots, o.encoding,
+                            LspClient::kMaxSymbols, symbols::leading_markers(shown),
+                            o.breaks);
+  });
 }
 
 boost::asio::awaitable<Result<ops::Symbols>> Operations::read_symbols(RequestContext& ctx,
@@ -103,16 +148,25 @@ boost::asio::awaitable<Result<ops::Symbols>> Operations::read_symbols(RequestCon
   if (!held) co_return held.error();
   const std::string& canonical = held->canonical;
   const std::string shown = ctx.backend.display_path(canonical);
-  auto outline = co_await outline_of(canonical, shown, held->bytes);
+  bool truncated = false;
+  auto outline = co_await outline_of(canonical, shown, held->bytes, &truncated);
   if (!outline) co_return outline.error();
   ops::Symbols r;
   r.fingerprint = editd::fingerprint(held->bytes);
   r.total_lines = text::count_lines(text::without_bom(held->bytes));
-  // The listing at the depth asked, and of it the part asked for.
-  for (const symbols::Symbol& s : *outline) {
+  // The listing at the depth asked, and of it the part asked for, its name
+  // paths built for that part alone, within kMaxListedBytes.
+  std::size_t listed = 0;
+  bool full = false;
+  for (std::size_t i = 0; i < outline->size(); ++i) {
+    const symbols::Symbol& s = (*outline)[i];
     if (p.depth && s.depth > *p.depth) continue;
     const std::uint64_t at = r.total_symbols++;
-    if (at >= p.offset && (!p.limit || at - p.offset < *p.limit)) r.symbols.push_back(lines_of(s));
+    if (full || at < p.offset || (p.limit && at - p.offset >= *p.limit)) continue;
+    std::string path = symbols::name_path(*outline, i);
+    listed += path.size();
+    r.symbols.push_back(lines_of(s, std::move(path)));
+    full = listed >= kMaxListedBytes;
   }
   r.offset = p.offset;
   // Past the end: the caller's offset is of another listing (the file changed).
@@ -121,7 +175,7 @@ boost::asio::awaitable<Result<ops::Symbols>> Operations::read_symbols(RequestCon
                     "param 'offset' is " + std::to_string(p.offset) + ", but " + shown + " has " +
                         std::to_string(r.total_symbols) + " symbols at this depth",
                     {{"param", "offset"}, {"totalSymbols", r.total_symbols}, {"path", shown}});
-  r.truncated = outline->size() >= LspClient::kMaxSymbols;
+  r.truncated = truncated || outline->size() >= LspClient::kMaxSymbols;
   // The structure of the file at this fingerprint is what the caller now
   // knows (--require-read): an edit by symbol needs no more.
   if (ctx.known) ctx.known->set(canonical, r.fingerprint);
@@ -135,13 +189,9 @@ boost::asio::awaitable<Result<ops::SymbolLines>> Operations::symbol_lines(
   if (!query) co_return bad_query(query.error());
   auto outline = co_await outline_of(canonical, shown, bytes);
   if (!outline) co_return outline.error();
-  auto found = symbols::resolve(*outline, *query);
-  if (!found) {
-    Error e = found.error();
-    e.data["path"] = shown;
-    co_return e;
-  }
-  co_return lines_of((*outline)[*found]);
+  auto found = co_await find_symbol(pool_, *outline, *query, shown);
+  if (!found) co_return found.error();
+  co_return lines_of(found->symbol, found->name_path);
 }
 
 Operations::Awaitable Operations::edit_symbol(RequestContext& ctx, ops::SymbolEditRequest p) {
@@ -151,19 +201,16 @@ Operations::Awaitable Operations::edit_symbol(RequestContext& ctx, ops::SymbolEd
   if (!query) co_return bad_query(query.error());
   // Found in prepare, with the file's chain held and its bytes read: the
   // range is of exactly the bytes the transform edits.
-  std::optional<symbols::Symbol> found;
+  std::optional<Found> hit;
+  const symbols::Symbol* found = nullptr;
   Prepare prepare = [&](const Current& cur) -> boost::asio::awaitable<Result<void>> {
     auto outline = co_await outline_of(cur.canonical, cur.shown, *cur.bytes);
     if (!outline) co_return outline.error();
-    auto at = symbols::resolve(*outline, *query);
-    if (!at) {
-      Error e = at.error();
-      e.data["path"] = cur.shown;
-      co_return e;
-    }
-    const symbols::Symbol& s = (*outline)[*at];
-    if (s.shares_lines) co_return shared_lines(cur.shown, s);
-    found = s;
+    auto at = co_await find_symbol(pool_, *outline, *query, cur.shown);
+    if (!at) co_return at.error();
+    if (at->symbol.shares_lines) co_return shared_lines(cur.shown, *at);
+    hit = std::move(*at);
+    found = &hit->symbol;
     co_return Result<void>();
   };
   co_return co_await mutate(
@@ -180,7 +227,7 @@ Operations::Awaitable Operations::edit_symbol(RequestContext& ctx, ops::SymbolEd
           return name_input(edit.error(), names);
         }
         Transformed c;
-        c.result.symbol = lines_of(*found);
+        c.result.symbol = lines_of(*found, hit->name_path);
         const auto breaks = static_cast<std::uint64_t>(
             std::count(edit->text.begin(), edit->text.end(), '\n'));
         std::optional<ops::LineRange> landed;
@@ -197,7 +244,7 @@ Operations::Awaitable Operations::edit_symbol(RequestContext& ctx, ops::SymbolEd
             break;
         }
         if (landed) c.result.lines = std::vector<ops::LineRange>{*landed};
-        c.if_unchanged = "the new lines of " + found->name_path +
+        c.if_unchanged = "the new lines of " + hit->name_path +
                          " are its lines as they are (line endings and indentation are kept "
                          "as the file has them, byte fidelity)";
         std::vector<splice::Edit> edits;

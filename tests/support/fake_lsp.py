@@ -16,20 +16,40 @@ Usage: fake_lsp.py MODE LOG
                 didChange unless the last publish and this one are both empty
   symbols-count answers documentSymbol with one symbol, `asked<N>` on line 1, N
                 counting the requests it has answered
+  symbols-late  answers documentSymbol with one symbol, `sym_<file's stem>` on line 1,
+                but holds the answers for a file whose name holds "slow": once two
+                such requests wait and 66 other documents were opened, it answers
+                the first; three documents later, the second
+  symbols-scan  a symbol for each line `function NAME` (to the next line that starts
+                with `}`), its selectionRange on NAME, lines counted as LSP says;
+                but it lies about NAMEs that start with `shifted` (a line lower)
+                and adds `far`, a million lines below the text
+  symbols-u2028 as symbols-scan, but counting lines as tsserver does: U+2028 and
+                U+2029 end lines too (both publish no diagnostics for each version)
+  symbols-many  answers documentSymbol with 165,000 symbols (about 24 MiB)
+  symbols-empty answers documentSymbol with 10 MiB of `[{},{},...]`
+  symbols-deep  answers documentSymbol with 63 nested symbols named by 1,000 characters,
+                the innermost holding 2,000 more
 Each start appends the process id to LOG, one line.
 """
-import json
+import os
 import sys
-import time
 
 mode, log = sys.argv[1], sys.argv[2]
+with open(log, "a") as f:  # first, before the imports: a start is counted however slow
+    f.write(f"{os.getpid()}\n")
+
+import json  # noqa: E402
+import re  # noqa: E402
+import time  # noqa: E402
+
 sys.setrecursionlimit(20000)  # symbols-junk nests 5,000 levels
-with open(log, "a") as f:
-    f.write(f"{__import__('os').getpid()}\n")
 
 stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
 texts, published = {}, {}  # by URI: the text held, the diagnostics last published
 answered = 0  # documentSymbol requests answered (symbols-count)
+held, others = [], set()  # symbols-late: requests held, other documents opened
+first_at = None  # symbols-late: how many others were open at the first answer
 
 
 def read_message():
@@ -53,9 +73,64 @@ def send(message):
     stdout.flush()
 
 
+def pos(l, c):
+    return {"line": l, "character": c}
+
+
+def one_symbol(name, line=0):
+    return {"name": name, "kind": 12, "range": {"start": pos(line, 0), "end": pos(line, 1)},
+            "selectionRange": {"start": pos(line, 0), "end": pos(line, 1)}}
+
+
+def stem(uri):
+    return os.path.splitext(os.path.basename(uri))[0]
+
+
+def scanned(text, breaks):
+    """The symbols of `function NAME` lines, lines split at `breaks`."""
+    lines = re.split(breaks, text)
+    out = []
+    for i, line in enumerate(lines):
+        m = re.match(r"\s*function (\w+)", line)
+        if not m:
+            continue
+        end = next((j for j in range(i + 1, len(lines)) if lines[j].startswith("}")), i)
+        name = m.group(1)
+        at = 1 if name.startswith("shifted") else 0
+        col = m.start(1)
+        out.append({"name": name, "kind": 12,
+                    "range": {"start": pos(i + at, 0), "end": pos(end + at, 1)},
+                    "selectionRange": {"start": pos(i + at, col), "end": pos(i + at, col + len(name))}})
+    if "u2028" not in mode:
+        out.append({"name": "far", "kind": 12, "range": {"start": pos(10**6, 0), "end": pos(10**6, 5)},
+                    "selectionRange": {"start": pos(10**6, 0), "end": pos(10**6, 3)}})
+    return out
+
+
+def answer_late():
+    global first_at
+    if len(held) == 2 and first_at is None and len(others) >= 66:
+        first_at = len(others)
+        send({"jsonrpc": "2.0", "id": held.pop(0), "result": [one_symbol("sym_slow")]})
+    if first_at is not None and held and len(others) >= first_at + 3:
+        send({"jsonrpc": "2.0", "id": held.pop(0), "result": [one_symbol("sym_slow")]})
+
+
 while True:
     message = read_message()
     method = message.get("method")
+    if method == "textDocument/didOpen":
+        texts[message["params"]["textDocument"]["uri"]] = message["params"]["textDocument"]["text"]
+        if mode == "symbols-late" and "slow" not in message["params"]["textDocument"]["uri"]:
+            others.add(message["params"]["textDocument"]["uri"])
+            answer_late()
+    elif method == "textDocument/didChange":
+        texts[message["params"]["textDocument"]["uri"]] = message["params"]["contentChanges"][-1]["text"]
+    if mode in ("symbols-scan", "symbols-u2028") and method in (
+            "textDocument/didOpen", "textDocument/didChange"):
+        doc = message["params"]["textDocument"]
+        send({"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics",
+              "params": {"uri": doc["uri"], "version": doc["version"], "diagnostics": []}})
     if mode == "never-init":
         continue
     if method == "initialize":
@@ -100,6 +175,41 @@ while True:
                  "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
                  "selectionRange": {"start": {"line": 0, "character": 0},
                                     "end": {"line": 0, "character": 1}}}]})
+            continue
+        uri = message["params"]["textDocument"]["uri"]
+        if mode == "symbols-late":
+            if "slow" in uri:
+                held.append(message["id"])
+                answer_late()
+            else:
+                send({"jsonrpc": "2.0", "id": message["id"], "result": [one_symbol("sym_" + stem(uri))]})
+            continue
+        if mode in ("symbols-scan", "symbols-u2028"):
+            breaks = "\r\n|\r|\n|\u2028|\u2029" if mode == "symbols-u2028" else "\r\n|\r|\n"
+            send({"jsonrpc": "2.0", "id": message["id"], "result": scanned(texts[uri], breaks)})
+            continue
+        if mode == "symbols-many":
+            send({"jsonrpc": "2.0", "id": message["id"], "result": [
+                {"name": f"symbol_number_{i}", "kind": 13, "detail": "int",
+                 "range": {"start": pos(i % 3, 0), "end": pos(i % 3, 2)},
+                 "selectionRange": {"start": pos(i % 3, 0), "end": pos(i % 3, 2)}}
+                for i in range(165000)]})
+            continue
+        if mode == "symbols-deep":
+            def named(name, children=()):
+                return {"name": name, "kind": 3, "range": {"start": pos(0, 0), "end": pos(0, 1)},
+                        "selectionRange": {"start": pos(0, 0), "end": pos(0, 0)},
+                        "children": list(children)}
+            node = named("n62" + "x" * 997, [named(f"leaf{i}") for i in range(2000)])
+            for level in range(61, -1, -1):
+                node = named(f"n{level:02d}" + "x" * 997, [node])
+            send({"jsonrpc": "2.0", "id": message["id"], "result": [node]})
+            continue
+        if mode == "symbols-empty":
+            body = b'{"jsonrpc":"2.0","id":%d,"result":[' % message["id"] + \
+                b",".join([b"{}"] * (10 * 2**20 // 3)) + b"]}"
+            stdout.write(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            stdout.flush()
             continue
         if mode == "symbols-die":
             sys.exit(3)

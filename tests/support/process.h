@@ -168,10 +168,14 @@ class Process {
     }
   }
   json read_message() {
-    auto line = read_line();
-    REQUIRE_MESSAGE(line.has_value(), "no message from editd; stderr: " << stderr_text());
+    auto line = read_line(reply_wait);
+    REQUIRE_MESSAGE(line.has_value(), "no message from editd within " << reply_wait.count() / 1000
+                                          << " s (waiting for a reply); stderr: " << stderr_text());
     return json::parse(*line);
   }
+  // How long read_message() waits: longer for a test whose replies wait on
+  // something slow to start (a real language server on a loaded machine).
+  std::chrono::milliseconds reply_wait = kDeadline;
   // Reads messages until the response with this id; others are kept in `other`.
   json response_to(const json& id) {
     while (true) {

@@ -7,6 +7,7 @@
 
 #include "edit/symbols/positions.h"
 #include "edit/symbols/symbol_edit.h"
+#include "edit/symbols/verify.h"
 #include "edit/change/splice.h"
 #include "edit/text/text.h"
 
@@ -14,6 +15,8 @@ using namespace editd;
 using symbols::Encoding;
 using symbols::Position;
 using symbols::Reported;
+using symbols::LineBreaks;
+using symbols::NameFit;
 using symbols::Span;
 
 namespace {
@@ -34,7 +37,7 @@ Reported sym(std::string name, std::uint32_t kind, Span range, std::vector<Repor
 
 std::vector<std::string> paths(const std::vector<symbols::Symbol>& o) {
   std::vector<std::string> out;
-  for (const auto& s : o) out.push_back(s.name_path);
+  for (std::size_t i = 0; i < o.size(); ++i) out.push_back(symbols::name_path(o, i));
   return out;
 }
 
@@ -45,6 +48,25 @@ std::size_t resolve(const std::vector<symbols::Symbol>& o, const std::string& q)
   REQUIRE(r.has_value());
   return *r;
 }
+
+Reported named(std::string name, Span range, Span selection) {
+  Reported r;
+  r.name = std::move(name);
+  r.kind = 12;
+  r.range = range;
+  r.selection = selection;
+  return r;
+}
+
+// tsserver's report of kText: U+2028 ends its line 0.
+const std::string kText =
+    "const s = \"a\u2028b\";\n"  // LSP line 0; tsserver's 0 and 1
+    "function alpha() {\n"       // 1; 2
+    "  return 1;\n"              // 2; 3
+    "}\n"                        // 3; 4
+    "function beta() {}\n";      // 4; 5
+const std::vector<Reported> kTsserver = {named("alpha", span(2, 0, 4, 1), span(2, 9, 2, 14)),
+                                         named("beta", span(5, 0, 5, 18), span(5, 9, 5, 13))};
 
 }  // namespace
 
@@ -268,8 +290,8 @@ TEST_CASE("name paths: a name's own '/', '\\' and index-like brackets are escape
                                               "a\\/b", "C:\\\\x", "item\\[0]"});
   // Every name path as listed names its symbol, and only it.
   for (std::size_t i = 0; i < o.size(); ++i) {
-    CAPTURE(o[i].name_path);
-    CHECK(resolve(o, o[i].name_path) == i);
+    CAPTURE(symbols::name_path(o, i));
+    CHECK(resolve(o, symbols::name_path(o, i)) == i);
   }
   CHECK(resolve(o, "operator\\/[1]") == 2);
   CHECK(resolve(o, "/a\\/b") == 3);
@@ -401,7 +423,7 @@ TEST_CASE("outline: C++'s template header and doc comment belong to the function
   REQUIRE(o.size() == 3);
   CHECK(o[0].first_line == 2);
   CHECK(o[0].last_line == 6);
-  CHECK(o[2].name_path == "ns/f");
+  CHECK(symbols::name_path(o, 2) == "ns/f");
   CHECK(o[2].first_line == 8);  // `namespace ns {` is its parent's first line
   CHECK(symbols::leading_markers("x.py") != symbols::leading_markers("x.ts"));
 }
@@ -432,4 +454,89 @@ TEST_CASE("outline: a leading block stops at code that is no decorator or commen
   auto oc = symbols::outline(c, {sym("f", 12, span(1, 0, 1, 11))}, Encoding::kUtf16, 100,
                              symbols::leading_markers("a.c"));
   CHECK(oc[0].first_line == 2);
+}
+
+// Whether a server's positions fit the bytes (edit/symbols/verify.h): the line
+// count it keeps, found by where it says the names are, and the symbols whose
+// names are not there; and the bounds of a lookup's errors.
+
+TEST_CASE("LineIndex: U+2028 and U+2029 end lines where the server counts so; LF alone where it does") {
+  const std::string text = "a\u2028b\u2029c\rd\ne";
+  const symbols::LineIndex lsp(text), unicode(text, LineBreaks::kLspAndUnicode),
+      lf(text, LineBreaks::kLf);
+  CHECK(lsp.lsp_lines() == 3);
+  CHECK(unicode.lsp_lines() == 5);
+  CHECK(lf.lsp_lines() == 2);
+  CHECK(unicode.offset({2, 0}, Encoding::kUtf16) == text.find('c'));
+  CHECK(unicode.offset({1, 5}, Encoding::kUtf16) == text.find('b') + 1);  // the line's end
+  CHECK(lf.offset({0, 10}, Encoding::kUtf8) == text.find('d'));  // the CR is content
+  CHECK(symbols::breaks_differ(text));
+  CHECK_FALSE(symbols::breaks_differ("a\r\nb\n"));
+  // A long line of ASCII maps at once; a UTF-8 offset inside a character means its start.
+  CHECK(lsp.offset({0, 2}, Encoding::kUtf8) == 1);
+}
+
+TEST_CASE("name_fit: the selection holds the name, a part of it, or not") {
+  const std::string text = "int Parser::parse() {}\nx\n";
+  const symbols::LineIndex index(text);
+  CHECK(symbols::name_fit(index, named("parse", span(0, 0, 0, 22), span(0, 12, 0, 17)), Encoding::kUtf16) ==
+        NameFit::kHolds);
+  CHECK(symbols::name_fit(index, named("Parser::parse", span(0, 0, 0, 22), span(0, 12, 0, 17)),
+                          Encoding::kUtf16) == NameFit::kHolds);
+  CHECK(symbols::name_fit(index, named("other", span(0, 0, 0, 22), span(0, 12, 0, 17)), Encoding::kUtf16) ==
+        NameFit::kMisplaced);
+  // No name position to check: none, empty, or the whole range.
+  Reported r = named("cb", span(0, 0, 0, 5), span(0, 0, 0, 5));
+  CHECK(symbols::name_fit(index, r, Encoding::kUtf16) == NameFit::kUnknown);
+  r.selection.reset();
+  CHECK(symbols::name_fit(index, r, Encoding::kUtf16) == NameFit::kUnknown);
+  // Past the text's lines.
+  CHECK(symbols::name_fit(index, named("far", span(1000000, 0, 1000000, 3), span(1000000, 0, 1000000, 3)),
+                          Encoding::kUtf16) == NameFit::kMisplaced);
+}
+
+TEST_CASE("fit_line_breaks: tsserver's count is found by its names, kept on a tie, and outline maps by it") {
+  CHECK(symbols::fit_line_breaks(kText, kTsserver, Encoding::kUtf16, LineBreaks::kLsp) ==
+        LineBreaks::kLspAndUnicode);
+  // Nothing tells the counts apart: what the server was found to count.
+  CHECK(symbols::fit_line_breaks(kText, {}, Encoding::kUtf16, LineBreaks::kLspAndUnicode) ==
+        LineBreaks::kLspAndUnicode);
+  CHECK(symbols::fit_line_breaks("function alpha() {}\n", kTsserver, Encoding::kUtf16,
+                                 LineBreaks::kLsp) == LineBreaks::kLsp);
+  // Read as LSP counts, both are a line off and misplaced; as tsserver counts, on their lines.
+  auto wrong = symbols::outline(kText, kTsserver, Encoding::kUtf16, 100);
+  REQUIRE(wrong.size() == 2);
+  CHECK(wrong[0].misplaced);
+  CHECK(wrong[1].misplaced);
+  auto right = symbols::outline(kText, kTsserver, Encoding::kUtf16, 100, {}, LineBreaks::kLspAndUnicode);
+  REQUIRE(right.size() == 2);
+  CHECK_FALSE(right[0].misplaced);
+  CHECK(right[0].first_line == 2);
+  CHECK(right[0].last_line == 4);
+  CHECK(right[1].first_line == 5);
+}
+
+TEST_CASE("resolve: a miss among 100,000 long names ranks within its bound; many candidates are listed in part") {
+  std::string text;
+  std::vector<Reported> many;
+  for (int i = 0; i < 100000; ++i) {
+    many.push_back(named(std::string(240, 'a' + i % 26) + std::to_string(i), span(0, 0, 0, 1),
+                         span(0, 0, 0, 0)));
+  }
+  const auto o = symbols::outline("x\n", many, Encoding::kUtf16, 100000);
+  auto q = symbols::parse_query(std::string(240, 'b') + "x");
+  REQUIRE(q.has_value());
+  auto miss = symbols::resolve(o, *q);
+  REQUIRE(miss.has_error());
+  CHECK(miss.error().kind == ErrorKind::kNoMatch);
+  CHECK(miss.error().data["closest"].size() == symbols::kMaxClosest);
+  std::vector<Reported> same(1000, named("dup", span(0, 0, 0, 1), span(0, 0, 0, 0)));
+  const auto d = symbols::outline("x\n", same, Encoding::kUtf16, 100000);
+  q = symbols::parse_query("dup");
+  auto amb = symbols::resolve(d, *q);
+  REQUIRE(amb.has_error());
+  CHECK(amb.error().kind == ErrorKind::kAmbiguous);
+  CHECK(amb.error().data["candidates"].size() == symbols::kMaxCandidates);
+  CHECK(amb.error().data["totalCandidates"] == 1000);
+  CHECK(amb.error().message.find("and 980 more") != std::string::npos);
 }

@@ -59,14 +59,15 @@ std::vector<symbols::Symbol> symbols_of(const std::string& lsp, const std::strin
   io.poll();
   INFO(o.detail);
   REQUIRE(o.status == LspClient::SymbolsStatus::kOk);
-  return symbols::outline(text::without_bom(text), o.roots, o.encoding, 100000,
-                          symbols::leading_markers(name));
+  return symbols::outline(text::without_bom(text), *o.roots, o.encoding, 100000,
+                          symbols::leading_markers(name), o.breaks);
 }
 
 std::string paths(const std::vector<symbols::Symbol>& o) {
   std::string out;
-  for (const auto& s : o)
-    out += s.name_path + ":" + std::to_string(s.first_line) + "-" + std::to_string(s.last_line) + " ";
+  for (std::size_t i = 0; i < o.size(); ++i)
+    out += symbols::name_path(o, i) + ":" + std::to_string(o[i].first_line) + "-" +
+           std::to_string(o[i].last_line) + " ";
   return out;
 }
 
