@@ -428,32 +428,29 @@ TEST_CASE("outline: C++'s template header and doc comment belong to the function
   CHECK(symbols::leading_markers("x.py") != symbols::leading_markers("x.ts"));
 }
 
-TEST_CASE("outline: a leading block stops at code that is no decorator or comment") {
-  const std::string py = "# about print\nprint('hi')\n# about f\ndef f():\n    pass\n";
-  auto o = symbols::outline(py, {sym("f", 12, span(3, 0, 5, 0))}, Encoding::kUtf16, 100,
-                            symbols::leading_markers("a.py"));
+// The first line of the one symbol `name` at `range` of `text`, in file `file`'s language.
+std::size_t first_line(const std::string& text, Span range, const char* file) {
+  auto o = symbols::outline(text, {sym("s", 12, range)}, Encoding::kUtf16, 100,
+                            symbols::leading_markers(file));
   REQUIRE(o.size() == 1);
-  CHECK(o[0].first_line == 3);
+  return o[0].first_line;
+}
+
+TEST_CASE("outline: a leading block stops at code that is no decorator or comment") {
+  CHECK(first_line("# about print\nprint('hi')\n# about f\ndef f():\n    pass\n", span(3, 0, 5, 0),
+                   "a.py") == 3);
   // A line comment has no continuation lines: the deeper line under it is the
   // body of the `if` above (Python lets a comment stand at any indentation).
-  const std::string body = "if DEBUG:\n# about f\n    setup()\n# more\ndef f():\n    pass\n";
-  auto ob = symbols::outline(body, {sym("f", 12, span(4, 0, 6, 0))}, Encoding::kUtf16, 100,
-                             symbols::leading_markers("a.py"));
-  CHECK(ob[0].first_line == 4);
-  const std::string js = "if (a)\n// about g\n  run();\nfunction g() {}\n";
-  auto oj = symbols::outline(js, {sym("g", 12, span(3, 0, 3, 15))}, Encoding::kUtf16, 100,
-                             symbols::leading_markers("a.js"));
-  CHECK(oj[0].first_line == 4);
+  CHECK(first_line("if DEBUG:\n# about f\n    setup()\n# more\ndef f():\n    pass\n",
+                   span(4, 0, 6, 0), "a.py") == 4);
+  CHECK(first_line("if (a)\n// about g\n  run();\nfunction g() {}\n", span(3, 0, 3, 15), "a.js") ==
+        4);
   // A decorator's argument lines, and a block comment's, are its own.
-  const std::string args = "x = 1\n@route(\n    '/x',\n)\ndef h():\n    pass\n";
-  auto oa = symbols::outline(args, {sym("h", 12, span(4, 0, 6, 0))}, Encoding::kUtf16, 100,
-                             symbols::leading_markers("a.py"));
-  CHECK(oa[0].first_line == 2);
+  CHECK(first_line("x = 1\n@route(\n    '/x',\n)\ndef h():\n    pass\n", span(4, 0, 6, 0),
+                   "a.py") == 2);
+  CHECK(first_line("int x;\n/*\n * about g\n */\nint g(void);\n", span(4, 0, 4, 11), "a.c") == 2);
   // C's preprocessor lines are not comments.
-  const std::string c = "#define X 1\nint f(void);\n";
-  auto oc = symbols::outline(c, {sym("f", 12, span(1, 0, 1, 11))}, Encoding::kUtf16, 100,
-                             symbols::leading_markers("a.c"));
-  CHECK(oc[0].first_line == 2);
+  CHECK(first_line("#define X 1\nint f(void);\n", span(1, 0, 1, 11), "a.c") == 2);
 }
 
 // Whether a server's positions fit the bytes (edit/symbols/verify.h): the line
