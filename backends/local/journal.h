@@ -55,6 +55,7 @@
 
 #include <sys/types.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -99,6 +100,10 @@ inline constexpr std::size_t kScanLimit = 100000;
 // and whatever key tags them: a start never removes one as stale, since the
 // editd whose journal it is (another state directory's, another key's) still
 // needs it to complete its change at its own next start.
+// The largest journal recovery reads: a change of many thousand files. A
+// larger one is not editd's.
+inline constexpr std::size_t kMaxJournalBytes = 64u << 20;
+
 struct NamedTemps {
   std::set<std::pair<std::string, std::string>> temps;  // (directory, name)
   // false: not every journal could be read (unreadable, or more than
