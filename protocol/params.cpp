@@ -5,6 +5,8 @@
 
 namespace editd::protocol {
 
+using json = nlohmann::json;
+
 const nlohmann::json* ParamDecoder::find(const char* name) const {
   if (error_ || !params_.is_object()) return nullptr;
   auto it = params_.find(name);
@@ -111,6 +113,53 @@ void ParamDecoder::optional_string_map(const char* name, std::map<std::string, s
       return fail(invalid_param(name, "value for '" + it.key() + "' must be a string"));
     out[it.key()] = it.value().get<std::string>();
   }
+}
+
+Result<InitializeParams> decode_initialize(const json& p) {
+  ParamDecoder d(p);
+  InitializeParams r;
+  d.integer("protocolVersion", r.protocol_version, 0);
+  if (d.ok() && p.contains("clientCapabilities") && !p["clientCapabilities"].is_null()) {
+    if (!p["clientCapabilities"].is_object())
+      d.fail(invalid_param("clientCapabilities", "must be an object"));
+    else
+      r.client_capabilities = p["clientCapabilities"];
+  }
+  if (p.contains("clientInfo")) r.client_info = p["clientInfo"];
+  d.optional_string("authToken", r.auth_token);
+  return d.finish(std::move(r));
+}
+
+std::optional<std::string> lenient_string(const json& p, const char* key,
+                                          std::optional<std::string>& problem) {
+  auto it = p.find(key);
+  if (it == p.end() || it->is_null()) return std::nullopt;
+  if (it->is_string()) return it->get<std::string>();
+  if (!problem) problem = std::string("Parameter `") + key + "` must be a string";
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> integer_value(const json& v, const std::string& name,
+                                          std::optional<std::string>& problem) {
+  constexpr double kLimit = 9223372036854775808.0;  // 2^63
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(INT64_MAX)) {
+    if (!problem) problem = "Parameter `" + name + "` must be at most " + std::to_string(INT64_MAX);
+    return std::nullopt;
+  }
+  if (v.is_number_integer()) return v.get<std::int64_t>();
+  if (v.is_number_float()) {
+    const double d = v.get<double>();
+    if (d >= -kLimit && d < kLimit && d == std::trunc(d)) return static_cast<std::int64_t>(d);
+  }
+  if (!problem) problem = "Parameter `" + name + "` must be an integer";
+  return std::nullopt;
+}
+
+std::optional<std::int64_t> lenient_integer(const json& p, const char* key,
+                                            std::optional<std::string>& problem) {
+  auto it = p.find(key);
+  if (it == p.end() || it->is_null()) return std::nullopt;
+  return integer_value(*it, key, problem);
 }
 
 }  // namespace editd::protocol

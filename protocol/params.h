@@ -26,6 +26,29 @@ inline constexpr std::size_t kMaxPathBytes = 4096;
 // expectedFingerprints or inside a patch, passes this check.
 std::optional<std::string> path_problem(std::string_view path);
 
+// The handshake's params (initialize), the one request every dialect starts with.
+struct InitializeParams {
+  std::uint64_t protocol_version = 1;
+  nlohmann::json client_capabilities = nlohmann::json::object();
+  nlohmann::json client_info;
+  std::optional<std::string> auth_token;
+};
+Result<InitializeParams> decode_initialize(const nlohmann::json& p);
+
+// Lenient reading of a provider tool's input, which never fails on what a
+// model got wrong: `problem` names the first field that is there but not what
+// it should be, as the provider's own tool words it ("Parameter `x` must be
+// a string"), and reading goes on.
+// The string at `key`; nullopt when absent, null or not a string.
+std::optional<std::string> lenient_string(const nlohmann::json& p, const char* key,
+                                          std::optional<std::string>& problem);
+// `v`, when it is an integer from -2^63 to 2^63 - 1 (2.0 is 2), naming it `name`.
+std::optional<std::int64_t> integer_value(const nlohmann::json& v, const std::string& name,
+                                          std::optional<std::string>& problem);
+// The integer at `key` (integer_value); nullopt when absent or null.
+std::optional<std::int64_t> lenient_integer(const nlohmann::json& p, const char* key,
+                                            std::optional<std::string>& problem);
+
 class ParamDecoder {
  public:
   explicit ParamDecoder(const nlohmann::json& params) : params_(params) {}

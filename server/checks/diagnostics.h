@@ -14,8 +14,8 @@
 namespace editd::diagnostics {
 
 // A problem a checker (--check) or a language server (--lsp) reported in a
-// file after a mutation wrote it. The doors give it its wire form
-// (protocol::Diagnostic, docs/protocol.md).
+// file after a mutation wrote it. Its wire form is
+// server/methods/shared.cpp's (docs/protocol.md).
 struct Diagnostic {
   std::optional<std::string> file;      // set when it is in another file than the one written
   std::optional<std::uint64_t> line;    // 1-based; absent for output nothing could parse

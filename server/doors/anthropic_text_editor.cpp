@@ -4,14 +4,92 @@
 #include <algorithm>
 
 #include "edit/text/text.h"
-#include "server/doors/bindings.h"
-#include "server/doors/tool_text.h"
+#include "protocol/params.h"
+#include "server/methods/schemas.h"
+#include "server/methods/shared.h"
+#include "server/methods/texts.h"
 
 namespace editd {
 
 using nlohmann::json;
+using protocol::lenient_integer;
+using protocol::lenient_string;
 
 namespace {
+
+// The tool_use block's `input` as the model wrote it, plus the block's id
+// when the host passes it. Decoding never fails on what the model got wrong:
+// `problem` says what, and the result is an is_error tool_result a model can
+// act on.
+struct TextEditorInput {
+  std::string command;
+  std::string path;
+  std::optional<std::int64_t> view_start, view_end;  // view_range [start, end]; end -1: to the end
+  std::optional<std::string> old_str, new_str, file_text, insert_text;
+  std::optional<std::uint64_t> insert_line;
+  std::optional<std::uint64_t> max_characters;
+  std::optional<std::string> tool_use_id;
+  std::optional<std::string> problem;
+};
+
+// A tool_result block: `content` is what the model reads.
+struct ToolResultBlock {
+  std::optional<std::string> tool_use_id;
+  std::string content;
+  bool is_error = false;
+};
+
+Result<TextEditorInput> decode_text_editor(const json& p) {
+  if (!p.is_object()) return invalid_param("params", "must be the tool's input object");
+  TextEditorInput r;
+  std::optional<std::string> problem;
+  r.command = lenient_string(p, "command", problem).value_or("");
+  r.path = lenient_string(p, "path", problem).value_or("");
+  r.old_str = lenient_string(p, "old_str", problem);
+  r.new_str = lenient_string(p, "new_str", problem);
+  r.file_text = lenient_string(p, "file_text", problem);
+  r.insert_text = lenient_string(p, "insert_text", problem);
+  r.tool_use_id = lenient_string(p, "tool_use_id", problem);
+  if (auto line = lenient_integer(p, "insert_line", problem)) {
+    if (*line < 0)
+      problem = problem.value_or("Parameter `insert_line` must be 0 or more");
+    else
+      r.insert_line = static_cast<std::uint64_t>(*line);
+  }
+  if (auto m = lenient_integer(p, "max_characters", problem)) {
+    if (*m < 1)
+      problem = problem.value_or("Parameter `max_characters` must be 1 or more");
+    else
+      r.max_characters = static_cast<std::uint64_t>(*m);
+  }
+  if (auto range = p.find("view_range"); range != p.end() && !range->is_null()) {
+    if (!range->is_array() || range->size() != 2 || !(*range)[0].is_number() ||
+        !(*range)[1].is_number()) {
+      problem = problem.value_or(
+          "Parameter `view_range` must be two integers [start, end] (end -1: to the end)");
+    } else {
+      auto start = protocol::integer_value((*range)[0], "view_range[0]", problem);
+      auto end = protocol::integer_value((*range)[1], "view_range[1]", problem);
+      if (start && end) {
+        r.view_start = start;
+        r.view_end = end;
+      }
+    }
+  }
+  if (!problem && r.command.empty()) problem = "Parameter `command` is required";
+  if (!problem && r.path.empty()) problem = "Parameter `path` is required";
+  if (!problem)
+    if (auto bad = protocol::path_problem(r.path)) problem = "Parameter `path` " + *bad;
+  r.problem = std::move(problem);
+  return r;
+}
+
+json encode_tool_result(ToolResultBlock r) {
+  json j{{"type", "tool_result"}, {"content", std::move(r.content)}};
+  if (r.tool_use_id) j["tool_use_id"] = std::move(*r.tool_use_id);
+  if (r.is_error) j["is_error"] = true;
+  return j;
+}
 
 // A view of a file shows at most this much unless view_range asks for less
 // (the same page as MCP's read_text).
@@ -20,8 +98,8 @@ constexpr std::size_t kViewBytes = 256 * 1024;
 // A view of a directory: two levels, at most this many entries.
 constexpr std::size_t kListEntries = 1000;
 
-protocol::ToolResultBlock tool_error(std::string text) {
-  protocol::ToolResultBlock r;
+ToolResultBlock tool_error(std::string text) {
+  ToolResultBlock r;
   r.content = std::move(text);
   r.is_error = true;
   return r;
@@ -48,7 +126,7 @@ std::string details(const Error& e) {
 // The documented texts first: "Error: File not found", "Error: No match found
 // for replacement. ...", "Error: Found N matches for replacement text. ...",
 // "Error: Permission denied. Cannot write to file."; then editd's details.
-protocol::ToolResultBlock editor_error(const Error& e) {
+ToolResultBlock editor_error(const Error& e) {
   switch (e.kind) {
     case ErrorKind::kNotFound:
       return tool_error("Error: File not found\n\n" + details(e));
@@ -73,9 +151,8 @@ protocol::ToolResultBlock editor_error(const Error& e) {
 }
 
 // What the checks said about a written file, after the success line.
-std::string with_diagnostics(std::string text, const std::string& path,
-                             const ops::Mutation& r) {
-  std::string d = render_diagnostics(path, protocol::to_json(to_wire(r)));
+std::string with_diagnostics(std::string text, const std::string& path, const ops::Mutation& r) {
+  std::string d = render_diagnostics(path, methods::encode_mutation(r));
   if (!d.empty()) text += "\n" + d;
   while (!text.empty() && text.back() == '\n') text.pop_back();
   return text;
@@ -95,8 +172,8 @@ std::string numbered(std::string_view content, std::uint64_t first) {
 }
 
 // The view command: a file's numbered lines, or a directory's listing.
-boost::asio::awaitable<protocol::ToolResultBlock> view(Operations& ops, RequestContext& ctx,
-                                                       const protocol::TextEditorParams& p) {
+boost::asio::awaitable<ToolResultBlock> view(Operations& ops, RequestContext& ctx,
+                                             const TextEditorInput& p) {
   auto where = co_await ops.locate(ctx, p.path);
   if (!where) co_return editor_error(where.error());
   if (where->stat.type == FileStat::Type::kDirectory) {
@@ -110,7 +187,7 @@ boost::asio::awaitable<protocol::ToolResultBlock> view(Operations& ops, RequestC
     if (listing->truncated)
       out += "\n(the first " + std::to_string(kListEntries) +
              " entries only: view a subdirectory to see the rest)";
-    protocol::ToolResultBlock r;
+    ToolResultBlock r;
     r.content = std::move(out);
     co_return r;
   }
@@ -151,7 +228,7 @@ boost::asio::awaitable<protocol::ToolResultBlock> view(Operations& ops, RequestC
     if (shown_lines == 0) shown_lines = 1;
     content = content.substr(0, cut);
   }
-  protocol::ToolResultBlock out;
+  ToolResultBlock out;
   out.content = numbered(content, start);
   if (p.max_characters && out.content.size() > *p.max_characters) {
     out.content.resize(*p.max_characters);
@@ -168,11 +245,11 @@ boost::asio::awaitable<protocol::ToolResultBlock> view(Operations& ops, RequestC
   co_return out;
 }
 
-}  // namespace
-
-boost::asio::awaitable<Result<protocol::ToolResultBlock>> anthropic_text_editor(
-    Operations& ops, RequestContext& ctx, protocol::TextEditorParams p) {
-  protocol::ToolResultBlock result;
+// The tool's call: its command run over the operations.
+boost::asio::awaitable<Result<ToolResultBlock>> text_editor_call(Operations& ops,
+                                                                 RequestContext& ctx,
+                                                                 TextEditorInput p) {
+  ToolResultBlock result;
   if (p.problem) {
     result = tool_error("Error: " + *p.problem);
   } else if (p.command == "view") {
@@ -241,6 +318,73 @@ boost::asio::awaitable<Result<protocol::ToolResultBlock>> anthropic_text_editor(
   }
   result.tool_use_id = std::move(p.tool_use_id);
   co_return result;
+}
+
+// A view writes nothing.
+bool only_views(const json& params) {
+  if (!params.is_object()) return false;
+  auto command = params.find("command");
+  return command != params.end() && *command == "view";
+}
+
+// The tool_result's content: what the model reads.
+std::string render_text_editor(const json& /*params*/, const json& result) {
+  return texts::string_at(result, "content");
+}
+
+}  // namespace
+
+Method methods::anthropic_text_editor() {
+  using namespace schema;
+  return {
+      .name = "anthropic_text_editor",
+      .title = "Anthropic's text editor tool",
+      .description =
+          "For hosts of Anthropic's text editor tool (str_replace_based_edit_tool, "
+          "text_editor_20250728 and text_editor_20250429): pass the tool_use input exactly as "
+          "the model wrote it (and tool_use_id, optionally); the result is the tool_result to "
+          "send back. command view shows a file as numbered lines (\"12: text\"; view_range "
+          "[start, end], end -1 to the end) or a directory two levels deep; str_replace "
+          "replaces old_str, which must match one place, with new_str; create writes "
+          "file_text (a new file, or over an existing one); insert puts insert_text (new_str "
+          "in text_editor_20250429) after line insert_line (0: the top). Matching, line "
+          "endings and checks are editd's. Failures are results with is_error and a message "
+          "that says what to do.",
+      .input_schema = object(
+          {{"command",
+            {{"type", "string"},
+             {"enum", {"view", "create", "str_replace", "insert"}},
+             {"description", "What to do."}}},
+           {"path", path_param()},
+           {"view_range",
+            {{"type", "array"},
+             {"items", {{"type", "integer"}}},
+             {"minItems", 2},
+             {"maxItems", 2},
+             {"description", "view: [start, end] lines, 1-based; end -1 reads to the end."}}},
+           {"old_str", str("str_replace: the text to replace, copied from the file.")},
+           {"new_str",
+            str("str_replace: the replacement (empty deletes); insert in text_editor_20250429: "
+                "the text.")},
+           {"file_text", str("create: the file's content.")},
+           {"insert_line", integer("insert: the line after which the text goes (0: the top).", 0)},
+           {"insert_text", str("insert: the text.")},
+           {"max_characters", integer("view: truncate the view past this many characters.", 1)},
+           {"tool_use_id", str("Optional: the tool_use block's id, echoed in the tool_result.")}},
+          {"command", "path"}),
+      .output_schema = {{"type", "object"},
+                        {"properties",
+                         {{"type", {{"type", "string"}, {"enum", {"tool_result"}}}},
+                          {"tool_use_id", {{"type", "string"}}},
+                          {"content", str("What the model reads.")},
+                          {"is_error", {{"type", "boolean"}}}}},
+                        {"required", {"type", "content"}}},
+      .mutates = true,
+      .destructive = true,
+      .provider_native = true,
+      .reads_only = &only_views,
+      .render = &render_text_editor,
+      .run = &methods::run<&decode_text_editor, &text_editor_call, &encode_tool_result>};
 }
 
 }  // namespace editd

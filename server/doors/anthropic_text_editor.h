@@ -5,20 +5,14 @@
 // directory listing, so fingerprints, fidelity, the matching ladder, checks
 // and undo are the same; this file only translates the tool's commands and
 // words its results and errors as Anthropic documents them.
+//
+// Its method row (server/methods/method.h) is here, with its decode and encode.
 #pragma once
 
-#include <boost/asio/awaitable.hpp>
+#include "server/methods/method.h"
 
-#include "protocol/methods.h"
-#include "server/ops/operations.h"
+namespace editd::methods {
 
-namespace editd {
+Method anthropic_text_editor();
 
-// Runs one tool_use input (view, create, str_replace, insert). Every failure,
-// a bad input included, is a result with is_error and a message after the
-// line Anthropic documents; the Result fails only as the operations do
-// outside the tool's own errors (never today).
-boost::asio::awaitable<Result<protocol::ToolResultBlock>> anthropic_text_editor(
-    Operations& ops, RequestContext& ctx, protocol::TextEditorParams p);
-
-}  // namespace editd
+}  // namespace editd::methods

@@ -19,7 +19,7 @@ asio::awaitable<Result<json>> JsonRpcDoor::dispatch(const protocol::Incoming& in
   if (!m) co_return method_not_found(in.method);
   auto call = acp_.prepare(*m, in.params, std::move(cancel), &known_, &place);
   if (!call) co_return call.error();
-  Result<json> result = co_await m->run(*(*call)->context, in.params);
+  Result<json> result = co_await registry_.run(*m, *(*call)->context, in.params);
   acp_.report(**call, *m, result);
   co_return result;
 }

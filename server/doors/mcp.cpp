@@ -4,7 +4,7 @@
 
 #include "protocol/fast_json.h"
 #include "server/doors/mcp_errors.h"
-#include "server/doors/tool_text.h"
+#include "server/methods/texts.h"
 
 namespace editd::mcp {
 

@@ -8,7 +8,7 @@
 // Each registry method is one tool: its inputSchema, outputSchema and
 // annotations come from the declaration; tools/call runs the plain method, its
 // structuredContent is the method's whole result and its text content is
-// complete on its own (server/doors/tool_text.h). How MCP reports an error,
+// complete on its own (server/methods/texts.h). How MCP reports an error,
 // isError results included, is server/doors/mcp_errors.h.
 #pragma once
 

@@ -35,7 +35,7 @@ asio::awaitable<Result<json>> McpDoor::call_tool(const json& params,
   if (!prepared) co_return mcp::tool_result(*m, arguments, prepared);
   auto call = acp_.prepare(*m, *prepared, cancel, &known_, &place);
   if (!call) co_return mcp::tool_result(*m, *prepared, call.error());
-  Result<json> result = co_await m->run(*(*call)->context, *prepared);
+  Result<json> result = co_await registry_.run(*m, *(*call)->context, *prepared);
   acp_.report(**call, *m, result);
   if (mcp::cancelled_by_client(result, *cancel)) co_return result.error();
   if (result && m->paged) mcp::page(*result);

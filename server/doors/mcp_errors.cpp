@@ -1,6 +1,6 @@
 #include "server/doors/mcp_errors.h"
 
-#include "server/doors/tool_text.h"
+#include "server/methods/texts.h"
 
 namespace editd::mcp {
 

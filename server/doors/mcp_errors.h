@@ -9,7 +9,7 @@
 //   keeps the kind;
 // - a tool call that fails (a failed operation, bad arguments included) is a
 //   CallToolResult with isError and the error as text complete on its own
-//   (server/doors/tool_text.h); a provider-native tool's result that reports
+//   (server/methods/texts.h); a provider-native tool's result that reports
 //   a failure (the text editor's is_error, apply_patch_call_output's status
 //   "failed") is isError too;
 // - a request the client cancelled (notifications/cancelled) gets no answer.

@@ -3,18 +3,14 @@
 // delete_file with its V4A diff) becomes a one-file Codex patch for
 // apply_patch, and its result or error becomes the apply_patch_call_output
 // the host sends back verbatim.
+//
+// Its method row (server/methods/method.h) is here, with its decode and encode.
 #pragma once
 
-#include <boost/asio/awaitable.hpp>
+#include "server/methods/method.h"
 
-#include "protocol/methods.h"
-#include "server/ops/operations.h"
+namespace editd::methods {
 
-namespace editd {
+Method openai_apply_patch();
 
-// Runs one operation. A failure, a bad operation included, is an output with
-// status "failed" and the text of what went wrong.
-boost::asio::awaitable<Result<protocol::ApplyPatchCallOutput>> openai_apply_patch(
-    Operations& ops, RequestContext& ctx, protocol::OpenAiPatchParams p);
-
-}  // namespace editd
+}  // namespace editd::methods

@@ -1,9 +1,9 @@
 // What the operations take and give: each request and each outcome as the
 // core sees it, with no JSON and no wire in sight.
 //
-// The doors decode a method's params (protocol/methods.h), turn them into
-// these (server/doors/bindings.h: the mode strings parsed once, into enums)
-// and turn an outcome back into the wire's result. The fields mean what
+// Each method's file (server/methods/*.cpp) decodes its params straight into
+// its request here (the mode strings parsed once, into enums) and encodes
+// the outcome as its result. The fields mean what
 // docs/protocol.md says of the params and results they come from and go to.
 #pragma once
 

@@ -4,7 +4,7 @@
 
 #include <boost/asio/co_spawn.hpp>
 
-#include "protocol/methods.h"
+#include "protocol/params.h"
 #include "server/doors/mcp.h"
 #include "server/session/server_context.h"
 

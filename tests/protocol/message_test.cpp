@@ -4,7 +4,6 @@
 
 #include <set>
 
-#include "protocol/methods.h"
 #include "protocol/params.h"
 
 using namespace editd;
@@ -79,42 +78,46 @@ TEST_CASE("every error kind has a distinct name and code that round-trip") {
   CHECK(codes.size() == 25);
 }
 
+namespace {
+
+// A method's decode as the method files write one (server/methods/*.cpp).
+struct Inserted {
+  std::string path;
+  std::uint64_t line = 0;
+  std::string text;
+};
+Result<Inserted> decode_inserted(const json& p) {
+  ParamDecoder d(p);
+  Inserted r;
+  d.path("path", r.path);
+  d.integer("line", r.line, 0);
+  d.string("text", r.text);
+  return d.finish(std::move(r));
+}
+
+struct Lines {
+  std::optional<std::uint64_t> line, limit;
+};
+Result<Lines> decode_lines(const json& p) {
+  ParamDecoder d(p);
+  Lines r;
+  d.optional_integer("line", r.line, 1);
+  d.optional_integer("limit", r.limit, 1);
+  return d.finish(std::move(r));
+}
+
+}  // namespace
+
 TEST_CASE("param decoding reports the first bad param") {
-  auto r = decode_str_replace(json{{"path", "a"}, {"oldText", "x"}, {"newText", 3}});
-  REQUIRE(r.has_error());
-  CHECK(r.error().data["param"] == "newText");
-  auto i = decode_insert(json{{"path", "a"}, {"line", 1.5}, {"text", "x"}});
+  auto t = decode_inserted(json{{"path", "a"}, {"line", 0}, {"text", 3}});
+  REQUIRE(t.has_error());
+  CHECK(t.error().data["param"] == "text");
+  auto i = decode_inserted(json{{"path", "a"}, {"line", 1.5}, {"text", 3}});
   REQUIRE(i.has_error());
   CHECK(i.error().data["param"] == "line");
-  auto ok = decode_insert(json{{"path", "a"}, {"line", 0}, {"text", "x"}, {"unknown", true}});
+  auto ok = decode_inserted(json{{"path", "a"}, {"line", 0}, {"text", "x"}, {"unknown", true}});
   CHECK(ok.has_value());
 }
-
-TEST_CASE("a mode string the wire does not know is invalid params naming it, at decode") {
-  // Decoded once here; the doors turn the string into the core's enum.
-  const json base = {{"path", "a"}, {"oldText", "x"}, {"newText", "y"}};
-  for (const char* mode : {"exact", "standard", "fuzzy"}) {
-    json p = base;
-    p["matching"] = mode;
-    auto ok = decode_str_replace(p);
-    REQUIRE(ok.has_value());
-    CHECK(ok->matching == mode);
-  }
-  json p = base;
-  p["matching"] = "loose";
-  auto bad = decode_str_replace(p);
-  REQUIRE(bad.has_error());
-  CHECK(bad.error().kind == ErrorKind::kInvalidParams);
-  CHECK(bad.error().message ==
-        "invalid param 'matching': must be \"exact\", \"standard\" or \"fuzzy\"");
-  CHECK(bad.error().data["param"] == "matching");
-  auto format = decode_read_text(json{{"path", "a"}, {"format", "html"}});
-  REQUIRE(format.has_error());
-  CHECK(format.error().data["param"] == "format");
-}
-
-// Hostile input: every line, whatever its bytes, becomes a message or the
-// error to answer with; parse_message never throws.
 
 TEST_CASE("a number beyond the range of a double is a parse error, not an exception") {
   for (std::string line :
@@ -258,20 +261,18 @@ TEST_CASE(
   for (json v : {json(1e300), json(-1e300), json(1e19), json(9223372036854775808ULL),
                  json(18446744073709551615ULL), json(-9223372036854775807LL - 1), json(0.5),
                  json("1"), json(true), json::array()}) {
-    auto r = decode_read_text(json{{"path", "a"}, {"line", v}});
+    auto r = decode_lines(json{{"line", v}});
     REQUIRE_MESSAGE(r.has_error(), v.dump());
     CHECK(r.error().kind == ErrorKind::kInvalidParams);
     CHECK(r.error().data["param"] == "line");
   }
-  CHECK(decode_read_text(json{{"path", "a"}, {"line", 1e300}}).error().message.find("at most") !=
-        std::string::npos);
-  CHECK(decode_read_text(json{{"path", "a"}, {"line", -1e300}}).error().message.find("at least") !=
-        std::string::npos);
-  auto max = decode_read_text(json{{"path", "a"}, {"line", 9223372036854775807LL}, {"limit", 2.0}});
+  CHECK(decode_lines(json{{"line", 1e300}}).error().message.find("at most") != std::string::npos);
+  CHECK(decode_lines(json{{"line", -1e300}}).error().message.find("at least") != std::string::npos);
+  auto max = decode_lines(json{{"line", 9223372036854775807LL}, {"limit", 2.0}});
   REQUIRE(max.has_value());
   CHECK(*max->line == 9223372036854775807ULL);
   CHECK(*max->limit == 2);
-  auto insert = decode_insert(json{{"path", "a"}, {"line", 1e300}, {"text", "x"}});
+  auto insert = decode_inserted(json{{"path", "a"}, {"line", 1e300}, {"text", "x"}});
   REQUIRE(insert.has_error());
   CHECK(insert.error().data["param"] == "line");
 }
@@ -280,7 +281,7 @@ TEST_CASE("a path param is refused when path_problem says so") {
   CHECK(path_problem("") == "must not be empty");
   CHECK(path_problem(std::string("a\0b", 3)) == "must not contain a NUL byte");
   CHECK_FALSE(path_problem("a/b.txt"));
-  auto r = decode_fingerprint(json{{"path", std::string("a\0b", 3)}});
+  auto r = decode_inserted(json{{"path", std::string("a\0b", 3)}, {"line", 1}, {"text", "x"}});
   REQUIRE(r.has_error());
   CHECK(r.error().data["param"] == "path");
 }

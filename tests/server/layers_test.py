@@ -2,12 +2,12 @@
 """server/'s includes only go down (docs/architecture.md, "The map").
 
 The parts, top to bottom: the process (server/), the session (server/session/),
-the front doors (server/doors/), the operations (server/ops/) and the checks
-(server/checks/). A file may include a header of its own part or of a part
+the front doors (server/doors/), the methods (server/methods/), the operations
+(server/ops/) and the checks (server/checks/). A file may include a header of its own part or of a part
 below it, never one above. The operations and the checks, the core, take no
 wire types: of protocol/ they include only protocol/error.h (the error model
-and how an invalid_params error names its param); the doors translate
-(server/doors/bindings.h). Prints every include that breaks a rule and fails.
+and how an invalid_params error names its param); the methods translate
+(server/methods/). Prints every include that breaks a rule and fails.
 
 Usage: layers_test.py SOURCE_DIR
 """
@@ -15,7 +15,7 @@ import pathlib
 import re
 import sys
 
-PARTS = ["server/checks/", "server/ops/", "server/doors/", "server/session/", "server/"]
+PARTS = ["server/checks/", "server/ops/", "server/methods/", "server/doors/", "server/session/", "server/"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(server/[^"]+)"', re.MULTILINE)
 GENERATED = {"server/commit.h"}  # written by the build (CMakeLists.txt)
 PROTOCOL = re.compile(r'^\s*#\s*include\s+"(protocol/[^"]+)"', re.MULTILINE)

@@ -8,7 +8,7 @@
 #include <boost/asio/thread_pool.hpp>
 
 #include "protocol/fast_json.h"
-#include "server/doors/tool_text.h"
+#include "server/methods/texts.h"
 
 using namespace editd;
 using nlohmann::json;

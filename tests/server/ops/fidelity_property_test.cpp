@@ -42,9 +42,8 @@
 #include <vector>
 
 #include "backends/memory/memory_backend.h"
-#include "protocol/methods.h"
 #include "protocol/params.h"
-#include "server/doors/bindings.h"
+#include "server/methods/shared.h"
 #include "server/ops/operations.h"
 
 using namespace editd;
@@ -676,7 +675,7 @@ Reply call(Server& s, const Op& op, bool dry_run) {
       reply.error = r.error();
       return;
     }
-    reply.json = protocol::to_json(to_wire(*r));  // as the door sends it
+    reply.json = methods::encode_mutation(*r);  // as the door sends it
     reply.diff = r->diff;
     reply.files.push_back({path, r->added, r->removed, r->fingerprint});
   };
@@ -711,7 +710,7 @@ Reply call(Server& s, const Op& op, bool dry_run) {
         reply.error = r.error();
         break;
       }
-      reply.json = protocol::to_json(to_wire(*r));
+      reply.json = methods::encode_patched(*r);
       reply.diff = r->diff;
       for (const auto& f : r->files)
         reply.files.push_back({f.path, f.added, f.removed, f.fingerprint});

@@ -1,4 +1,4 @@
-// The pieces of the registry's JSON Schemas (server/doors/registry.cpp): only
+// The pieces of the methods' JSON Schemas (server/methods/*.cpp): only
 // the flat shapes every host accepts, and the params and results several
 // methods share.
 #pragma once

@@ -1,4 +1,4 @@
-#include "server/doors/tool_text.h"
+#include "server/methods/texts.h"
 
 #include <cstdio>
 
@@ -6,7 +6,7 @@ namespace editd {
 
 using nlohmann::json;
 
-namespace {
+namespace texts {
 
 std::string string_at(const json& j, const char* key) {
   auto it = j.find(key);
@@ -26,6 +26,14 @@ std::string lines_text(std::uint64_t start, std::uint64_t end) {
   return start == end ? "line " + std::to_string(start)
                       : "lines " + std::to_string(start) + "-" + std::to_string(end);
 }
+
+}  // namespace texts
+
+namespace {
+
+using texts::lines_text;
+using texts::number_at;
+using texts::string_at;
 
 // " at lines 2-3, 7" from [{startLine, endLine}].
 std::string where(const json& result) {
@@ -102,11 +110,9 @@ std::string render_diagnostics(const std::string& path, const json& result) {
   if (all == result.end() || !all->is_array()) return {};
   const json introduced = result.value("introduced", json::array());
   std::string out = "Diagnostics of " + path + " after the edit (" +
-                    string_at(result, "diagnosticsStatus") + "): " +
-                    std::to_string(all->size()) + " in all, " +
-                    std::to_string(introduced.size()) + " introduced by this edit";
-  if (auto detail = string_at(result, "diagnosticsDetail"); !detail.empty())
-    out += "; " + detail;
+                    string_at(result, "diagnosticsStatus") + "): " + std::to_string(all->size()) +
+                    " in all, " + std::to_string(introduced.size()) + " introduced by this edit";
+  if (auto detail = string_at(result, "diagnosticsDetail"); !detail.empty()) out += "; " + detail;
   out += "\n";
   for (const json& d : introduced) {
     out += "  ";
@@ -120,37 +126,6 @@ std::string render_diagnostics(const std::string& path, const json& result) {
            string_at(d, "source") + "]\n";
   }
   return out;
-}
-
-
-
-std::string render_read_text(const json& params, const json& result) {
-  const std::string path = string_at(params, "path");
-  const std::uint64_t total = number_at(result, "totalLines");
-  const std::uint64_t first = number_at(result, "line");
-  const std::uint64_t count = number_at(result, "lineCount");
-  const std::string fp = string_at(result, "fingerprint");
-  std::string header = path + ": ";
-  if (auto s = result.find("symbol"); s != result.end() && s->is_object()) {
-    header += string_at(*s, "namePath") + " (" + string_at(*s, "kind") + "), ";
-    if (auto next = result.find("nextLine"); next == result.end())
-      return header + lines_text(first, first + count - 1) + " of " + std::to_string(total) +
-             ", fingerprint " + fp + "\n" + string_at(result, "content");
-  }
-  if (count == 0) {
-    header += "no lines shown of " + std::to_string(total) + ", fingerprint " + fp;
-  } else {
-    const std::uint64_t last = first + count - 1;
-    header += "lines " + std::to_string(first) + "-" + std::to_string(last) + " of " +
-              std::to_string(total) + ", fingerprint " + fp;
-    if (first == 1 && last >= total) {
-      header += " (the whole file)";
-    } else if (last < total) {
-      header += "; lines " + std::to_string(last + 1) + "-" + std::to_string(total) +
-                " not shown: call read_text with line " + std::to_string(last + 1) + " to read on";
-    }
-  }
-  return header + "\n" + string_at(result, "content");
 }
 
 std::string render_mutation(const json& params, const json& result) {
@@ -169,9 +144,8 @@ std::string render_mutation(const json& params, const json& result) {
   } else if (auto w = where(result); !w.empty()) {
     out += "inserted" + w + ", ";
   }
-  out +=
-      counts(result) + ", fingerprint " + string_at(result, "fingerprint") + undo_note(result) +
-      dry_run_note(params);
+  out += counts(result) + ", fingerprint " + string_at(result, "fingerprint") + undo_note(result) +
+         dry_run_note(params);
   out += "\n" + string_at(result, "diff");
   if (auto d = render_diagnostics(string_at(params, "path"), result); !d.empty())
     out += (out.back() == '\n' ? "" : "\n") + d;
@@ -202,44 +176,6 @@ std::string render_apply_patch(const json& params, const json& result) {
       out += (out.back() == '\n' ? "" : "\n") + d;
   }
   return out;
-}
-
-std::string render_text_editor(const json& /*params*/, const json& result) {
-  return string_at(result, "content");
-}
-
-std::string render_openai_patch(const json& /*params*/, const json& result) {
-  return string_at(result, "output");
-}
-
-std::string render_symbols(const json& params, const json& result) {
-  const json symbols = result.value("symbols", json::array());
-  const std::uint64_t total = number_at(result, "totalSymbols"), first = number_at(result, "offset");
-  std::string out = string_at(params, "path") + ": ";
-  if (symbols.size() < total)
-    out += "symbols " + std::to_string(first + 1) + "-" + std::to_string(first + symbols.size()) +
-           " of " + std::to_string(total);
-  else
-    out += std::to_string(symbols.size()) + (symbols.size() == 1 ? " symbol" : " symbols");
-  out += " (" + std::to_string(number_at(result, "totalLines")) + " lines), fingerprint " +
-         string_at(result, "fingerprint");
-  if (result.value("truncated", false)) out += " (more not listed: ask for less depth)";
-  out += "\n";
-  for (const json& s : symbols) {
-    out += std::string(2 * number_at(s, "depth"), ' ') + string_at(s, "namePath") + " (" +
-           string_at(s, "kind") + ") " + lines_text(number_at(s, "startLine"), number_at(s, "endLine")) +
-           "\n";
-  }
-  if (result.contains("nextOffset"))
-    out += std::to_string(total - first - symbols.size()) +
-           " more not shown: call read_symbols with offset " +
-           std::to_string(number_at(result, "nextOffset")) + " to list on\n";
-  return out;
-}
-
-std::string render_fingerprint(const json& params, const json& result) {
-  return string_at(params, "path") + ": fingerprint " + string_at(result, "fingerprint") + ", " +
-         std::to_string(number_at(result, "size")) + " bytes";
 }
 
 std::string render_error(const Error& unnamed) {

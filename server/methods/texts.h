@@ -7,9 +7,11 @@
 // summary and then its diff; an error its message, its kind and every hint
 // (closest region, candidates, a stale anchor's region) in full, and the rest
 // of its data as "Details:" JSON, so that a message that points at its data
-// points at text the model sees. Pure functions of JSON, no I/O.
+// points at text the model sees. Pure functions of JSON, no I/O. What only
+// one method renders is in that method's file (server/methods/read_text.cpp...).
 #pragma once
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 
@@ -18,22 +20,26 @@
 namespace editd {
 
 // Each takes the params as the method received them and its encoded result.
-std::string render_read_text(const nlohmann::json& params, const nlohmann::json& result);
+// A one-file mutation: a summary line, then its diff and its checks.
 std::string render_mutation(const nlohmann::json& params, const nlohmann::json& result);
+// apply_patch and undo: a line of every file, then the diff and the checks.
 std::string render_apply_patch(const nlohmann::json& params, const nlohmann::json& result);
-std::string render_fingerprint(const nlohmann::json& params, const nlohmann::json& result);
-// read_symbols: a header, then one line a symbol, indented by its depth.
-std::string render_symbols(const nlohmann::json& params, const nlohmann::json& result);
 
 // Inputs the error mentions (protocol/error.h, name_inputs) are named by
 // editd's params unless the door named them first.
 std::string render_error(const Error& error);
-// The provider-native tools' results read as the text their provider's model
-// expects: the tool_result's content, the apply_patch_call_output's output.
-std::string render_text_editor(const nlohmann::json& params, const nlohmann::json& result);
-std::string render_openai_patch(const nlohmann::json& params, const nlohmann::json& result);
 // The checks' report in a mutation's result (or an apply_patch file entry)
 // as text: empty when there is none.
 std::string render_diagnostics(const std::string& path, const nlohmann::json& result);
 
+namespace texts {
+
+// What the renderings read from JSON: the string at `key` ("" when absent or
+// not a string); a count or line number, whether held signed or unsigned (0
+// when absent); "line 4" or "lines 4-9".
+std::string string_at(const nlohmann::json& j, const char* key);
+std::uint64_t number_at(const nlohmann::json& j, const char* key);
+std::string lines_text(std::uint64_t start, std::uint64_t end);
+
+}  // namespace texts
 }  // namespace editd

@@ -1,4 +1,4 @@
-#include "server/doors/schemas.h"
+#include "server/methods/schemas.h"
 
 namespace editd::schema {
 
@@ -57,25 +57,24 @@ json diagnostics_properties() {
         {"message", {{"type", "string"}}},
         {"source", {{"type", "string"}}}}},
       {"required", {"severity", "message", "source"}}};
-  return {
-      {"diagnostics",
-       {{"type", "array"},
-        {"items", diagnostic},
-        {"description",
-         "Present when the server checks this file after edits (--check, --lsp): every problem "
-         "the checker reports in the file as written."}}},
-      {"introduced",
-       {{"type", "array"},
-        {"items", diagnostic},
-        {"description",
-         "The diagnostics this edit introduced (not there before it): fix these first."}}},
-      {"diagnosticsStatus",
-       {{"type", "string"},
-        {"enum", {"ok", "timeout", "failed"}},
-        {"description",
-         "ok: the checks ran. timeout or failed: a check did not finish or could not run "
-         "(diagnosticsDetail says which); the edit was written either way."}}},
-      {"diagnosticsDetail", str("What went wrong with the checks, when something did.")}};
+  return {{"diagnostics",
+           {{"type", "array"},
+            {"items", diagnostic},
+            {"description",
+             "Present when the server checks this file after edits (--check, --lsp): every problem "
+             "the checker reports in the file as written."}}},
+          {"introduced",
+           {{"type", "array"},
+            {"items", diagnostic},
+            {"description",
+             "The diagnostics this edit introduced (not there before it): fix these first."}}},
+          {"diagnosticsStatus",
+           {{"type", "string"},
+            {"enum", {"ok", "timeout", "failed"}},
+            {"description",
+             "ok: the checks ran. timeout or failed: a check did not finish or could not run "
+             "(diagnosticsDetail says which); the edit was written either way."}}},
+          {"diagnosticsDetail", str("What went wrong with the checks, when something did.")}};
 }
 
 // What every mutation returns; `extra` adds the method's own fields.
