@@ -253,9 +253,7 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, ops::ReplaceR
         c.asked.emplace(p.old_text, p.new_text);
         c.result.replacements = plan->replacements;
         c.result.matched_by = plan->tier;
-        std::vector<ops::LineRange> lines;
-        for (const auto& l : plan->lines) lines.push_back({l.start_line, l.end_line});
-        c.result.lines = std::move(lines);
+        c.result.lines = std::move(plan->lines);
         return spliced(*doc, splice::plan(*doc, norm.view(), std::move(plan->edits)), std::move(c));
       });
 }
@@ -318,12 +316,8 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, ops::LineEdits
         " is the text of the lines it replaces (line endings and a copy of "
         "the BOM are kept as the file has them, byte fidelity); to convert line endings or add "
         "or remove the BOM, call set_format";
-    std::vector<ops::LineRange> lines;
-    for (const hashline::LineRange& l : plan->lines) lines.push_back({l.start_line, l.end_line});
-    c.result.lines = std::move(lines);
-    std::vector<ops::RebasedAnchor> rebased;
-    for (const hashline::Rebased& r : plan->rebased) rebased.push_back({r.anchor, r.line});
-    c.result.rebased = std::move(rebased);
+    c.result.lines = std::move(plan->lines);
+    c.result.rebased = std::move(plan->rebased);
     for (splice::Edit& e : plan->edits)
       if (e.begin == 0) e.text = std::string(text::without_copied_bom(*doc, 0, e.text));
     return spliced(*doc, splice::plan(*doc, norm.view(), std::move(plan->edits)), std::move(c));
