@@ -13,7 +13,7 @@
 #include "edit/match/occurrences.h"
 #include "edit/change/splice.h"
 #include "edit/text/text.h"
-#include "server/ops/operations.h"
+#include "server/ops/pipeline.h"
 
 namespace editd {
 
@@ -28,24 +28,14 @@ std::optional<std::uint64_t> first_line(const Mutation& result) {
   return std::nullopt;
 }
 
-}  // namespace
-
-Result<Operations::Transformed> Operations::spliced(const text::Document& doc,
-                                                    std::vector<splice::Splice> splices,
-                                                    Transformed change) {
-  change.bom = doc.bom() ? text::kBom.size() : 0;
-  change.splices = std::move(splices);
-  return change;
-}
-
-std::vector<std::string_view> Operations::pieces(const std::string& current,
-                                                 const Transformed& change) {
+// The new bytes of a spliced `change` of `current`, as pieces (views of both).
+std::vector<std::string_view> pieces(const std::string& current, const Transformed& change) {
   const std::string_view bytes = current;
   return splice::pieces(bytes.substr(0, change.bom), bytes.substr(change.bom), *change.splices);
 }
 
-Result<Operations::Transformed> Operations::compute(const Current& cur,
-                                                    const Transform& transform) {
+// Runs the transform and describes the change (diff, counts, fingerprint).
+Result<Transformed> compute(const Current& cur, const Transform& transform) {
   auto change = transform(cur);
   if (!change) return change;
   std::string_view before = cur.bytes ? std::string_view(*cur.bytes) : std::string_view();
@@ -88,15 +78,24 @@ Result<Operations::Transformed> Operations::compute(const Current& cur,
   return change;
 }
 
-Operations::RunsHere Operations::new_file_runs_here(const std::string& content) {
+}  // namespace
+
+Result<Transformed> spliced(const text::Document& doc, std::vector<splice::Splice> splices,
+                            Transformed change) {
+  change.bom = doc.bom() ? text::kBom.size() : 0;
+  change.splices = std::move(splices);
+  return change;
+}
+
+RunsHere new_file_runs_here(const std::string& content) {
   return [&content](const Current& cur) {
     return !cur.bytes && !cur.is_directory && content.size() <= kOffloadBytes;
   };
 }
 
-Operations::Awaitable Operations::mutate(RequestContext& ctx, const ops::MutationRequest& p,
-                                         bool may_be_missing, RunsHere runs_here,
-                                         const Transform& transform, const Prepare& prepare) {
+boost::asio::awaitable<Result<ops::Mutation>> Pipeline::mutate(
+    RequestContext& ctx, const ops::MutationRequest& p, bool may_be_missing, RunsHere runs_here,
+    const Transform& transform, const Prepare& prepare) {
   if (options_.read_only) co_return read_only_error(p.path);
   auto canonical = co_await resolve_in_turn(ctx, p.path);
   if (!canonical) co_return canonical.error();
