@@ -8,7 +8,7 @@
 // removed. Any difference refuses the whole undo with `conflict`
 // naming the file, and nothing is touched. Then previous contents are written
 // back first and files the mutation created are removed last, through the same
-// batch and rollback as apply_patch (Operations::commit). An undo is a mutation of
+// batch and rollback as apply_patch (Pipeline::commit). An undo is a mutation of
 // its own: it gets an undoId, and undoing it redoes.
 #include <spdlog/spdlog.h>
 
