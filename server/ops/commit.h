@@ -29,7 +29,10 @@ namespace editd {
 
 // A FileChange (backends/fs_backend.h: what the file becomes, or that it
 // goes) staged for the commit, with what the commit needs around it: the file
-// before, how it is shown, and what the history and the reports take.
+// before, how it is shown, and what the history and the reports take. A
+// one-file mutation's transform stages its change in one of these itself
+// (Transformed::staged, server/ops/pipeline.h); apply_patch and undo plan
+// theirs from their outcomes.
 struct StagedChange : FileChange {
   std::string shown;
   std::optional<std::string> previous;  // the content before; nullopt: the file did not exist

@@ -83,7 +83,7 @@ Operations::Awaitable Operations::write_text(RequestContext& ctx, ops::WriteRequ
         Transformed c;
         c.result.created = !cur.bytes;
         if (!cur.bytes) {
-          c.bytes = p.content;
+          c.staged.bytes = p.content;
           return c;
         }
         auto doc = text::Document::decode(*cur.bytes);
@@ -142,8 +142,8 @@ Operations::Awaitable Operations::set_format(RequestContext& ctx, ops::FormatReq
     }
     Transformed c;
     c.diff_bom = p.bom.value_or(doc->bom()) != doc->bom();
-    c.bytes = std::move(*bytes);
-    if (c.bytes == *cur.bytes)
+    c.staged.bytes = std::move(*bytes);
+    if (c.staged.bytes == *cur.bytes)
       return Error(ErrorKind::kNoChange,
                    cur.shown + " already has " + format_asked(p) + ": nothing would change",
                    {{"path", cur.shown}});
@@ -164,7 +164,7 @@ Operations::Awaitable Operations::create(RequestContext& ctx, ops::CreateRequest
                        {{"path", cur.shown}});
         Transformed c;
         c.result.created = true;
-        c.bytes = p.content;
+        c.staged.bytes = p.content;
         return c;
       });
 }

@@ -28,7 +28,6 @@
 #include "backends/fs_backend.h"
 #include "edit/change/restore.h"
 #include "edit/change/splice.h"
-#include "edit/change/unified_diff.h"
 #include "edit/symbols/outline.h"
 #include "edit/text/text.h"
 #include "server/checks/checks.h"
@@ -98,18 +97,17 @@ struct Current {
   bool lean = false;
 };
 
-// What a transform produces: the new bytes and the method's own result fields.
+// What a transform produces: the file's change, staged for the commit as it
+// will be written, and the method's own result fields.
 struct Transformed {
-  std::string bytes;  // empty while `splices` holds the change
+  // The transform sets its `bytes`, or its `splices` of the current body
+  // (after `bom` bytes of BOM) while the new bytes are not made: compute()
+  // makes them unless the Current is lean; then the diff is made around the
+  // splices and the write takes pieces. mutate() fills in the rest (the path,
+  // the fingerprints, the file before, what the undo history keeps) and
+  // hands this very change to the commit, a batch of one.
+  StagedChange staged;
   ops::Mutation result;
-  // Where the bodies (after `bom` bytes of BOM in both) differ, when the
-  // transform knows; else the diff compares the whole bodies.
-  std::optional<std::vector<diff::Window>> windows;
-  std::size_t bom = 0;
-  // The new bytes not made yet: the current bytes with these splices of the
-  // body applied. compute() makes them unless the Current is lean; then the
-  // diff is made around the splices and the write takes pieces.
-  std::optional<std::vector<splice::Splice>> splices;
   // The text the caller asked to replace and its replacement (views of the
   // request, or of the file), when they differ: a change that leaves the
   // bytes as they were then answers no_change, naming the rule that kept
@@ -124,8 +122,8 @@ struct Transformed {
   bool diff_bom = false;
 };
 using Transform = std::function<Result<Transformed>(const Current&)>;
-// `change` as `splices` of `doc`'s body (made into bytes by compute() when
-// needed).
+// `change` staged as `splices` of `doc`'s body (made into bytes by compute()
+// when needed).
 Result<Transformed> spliced(const text::Document& doc, std::vector<splice::Splice> splices,
                             Transformed change);
 
