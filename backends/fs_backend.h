@@ -92,7 +92,7 @@ class FsBackend {
   // Synchronous and cheap (metadata lookups at most): a request resolves its
   // path before its first suspension, so it joins its lock chain in the order
   // the request arrived. A failure may be the tree as it was before requests
-  // still running (Operations::resolve_in_turn resolves again after them).
+  // still running (Pipeline::resolve_in_turn resolves again after them).
   virtual Result<std::string> resolve(const std::string& path) const = 0;
 
   // The path as shown to clients (relative to the root when inside it).

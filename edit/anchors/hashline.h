@@ -28,6 +28,7 @@
 #include "edit/change/diff.h"
 #include "edit/change/splice.h"
 #include "edit/error.h"
+#include "edit/text/line_range.h"
 
 namespace editd::hashline {
 
@@ -86,10 +87,7 @@ struct LineEdit {
   std::string new_text;       // any line endings; "" with replace deletes
 };
 
-struct LineRange {
-  std::uint64_t start_line = 0;
-  std::uint64_t end_line = 0;
-};
+using LineRange = text::LineRange;
 
 // A view a client read: the file as it was (`file`, not null) and the lines
 // of it that were shown (1-based, inclusive; any order).
@@ -124,15 +122,16 @@ class LineMap {
   std::vector<diff::Block> blocks_;
 };
 
-struct Rebased {
+// An anchor that stood at another line than it named: where plan() found it.
+struct RebasedAnchor {
   std::string anchor;
   std::uint64_t line = 0;
 };
 
 struct Plan {
-  std::vector<splice::Edit> edits;  // on the normalized body, ascending
-  std::vector<LineRange> lines;     // per edit in call order: its lines in the new file
-  std::vector<Rebased> rebased;     // in call order
+  std::vector<splice::Edit> edits;     // on the normalized body, ascending
+  std::vector<LineRange> lines;        // per edit in call order: its lines in the new file
+  std::vector<RebasedAnchor> rebased;  // in call order
 };
 
 // The views one call's anchors may have come from, in the order they are

@@ -17,12 +17,11 @@
 #include <string_view>
 #include <vector>
 
+#include "edit/text/line_range.h"
+
 namespace editd::match {
 
-struct LineRange {
-  std::size_t start_line;  // 1-based
-  std::size_t end_line;    // 1-based, inclusive
-};
+using LineRange = text::LineRange;
 
 // Edit-distance cells that scoring the candidate windows may spend, shared
 // among them (similarity::lines_ratio), and bytes of windows and needle it may

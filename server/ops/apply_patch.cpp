@@ -18,7 +18,7 @@
 #include "edit/patch/patch.h"
 #include "edit/text/text.h"
 #include "protocol/error.h"
-#include "server/ops/operations.h"
+#include "server/ops/pipeline.h"
 
 namespace editd {
 
@@ -183,12 +183,12 @@ boost::asio::awaitable<Result<void>> carry_modes(
 
 boost::asio::awaitable<Result<ops::Patched>> Operations::apply_patch(RequestContext& ctx,
                                                                      ops::PatchRequest p) {
-  if (options_.read_only) co_return read_only_patch();
+  if (pipeline_->options().read_only) co_return read_only_patch();
   if (!p.path_rule) co_return Error(ErrorKind::kInternal, "apply_patch was given no path rule");
   auto parse = [&p] { return patch::parse(p.patch, p.path_rule); };
   Result<patch::Patch> parsed = Error();
   if (p.patch.size() > kOffloadBytes)
-    parsed = co_await offload(pool_, parse);
+    parsed = co_await offload(pipeline_->pool(), parse);
   else
     parsed = parse();
   if (!parsed) co_return parsed.error();
@@ -204,7 +204,7 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::apply_patch(RequestCont
   }
   std::map<std::string, std::string> expected;  // display path -> fingerprint
   for (const auto& [key, fp] : p.expected_fingerprints) {
-    auto c = co_await resolve_in_turn(ctx, key);
+    auto c = co_await pipeline_->resolve_in_turn(ctx, key);
     if (!c) co_return c.error();
     std::string shown = ctx.backend.display_path(*c);
     if (!canonical.count(shown)) co_return untouched_expectation(key);
@@ -213,7 +213,7 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::apply_patch(RequestCont
 
   std::vector<std::string> keys;
   for (const auto& [shown, c] : canonical) keys.push_back(c);
-  auto files = co_await hold_for_mutation(ctx, std::move(keys));
+  auto files = co_await pipeline_->hold_for_mutation(ctx, std::move(keys));
   if (!files) co_return files.error();
 
   // Read every touched file; check what the caller expects of each.
@@ -227,7 +227,7 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::apply_patch(RequestCont
     if (auto e = expected.find(shown); e != expected.end() && e->second != fp)
       co_return conflict_error(shown, e->second, exists ? std::optional(fp) : std::nullopt);
     if (!expected.count(shown))
-      if (auto k = check_known(ctx, c, shown, exists, fp); !k) co_return k.error();
+      if (auto k = pipeline_->check_known(ctx, c, shown, exists, fp); !k) co_return k.error();
     inputs.emplace(shown, std::move(input));
   }
 
@@ -235,7 +235,7 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::apply_patch(RequestCont
   // (docs/architecture.md, Threads).
   auto apply = [&parsed, &inputs] { return patch::apply(*parsed, inputs); };
   Result<std::vector<patch::FileOutcome>> outcomes = Error();
-  outcomes = co_await offload(pool_, apply);
+  outcomes = co_await offload(pipeline_->pool(), apply);
   if (!outcomes) co_return outcomes.error();
   if (std::none_of(outcomes->begin(), outcomes->end(), changes)) co_return unchanged_patch();
 
@@ -248,7 +248,7 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::apply_patch(RequestCont
   if (auto r = co_await carry_modes(ctx.backend, *outcomes, canonical, steps); !r)
     co_return r.error();
 
-  auto committed = co_await commit(ctx, *files, steps, Writes::kBatch, "apply_patch");
+  auto committed = co_await pipeline_->commit(ctx, *files, steps, Writes::kBatch, "apply_patch");
   if (!committed) co_return committed.error();
   result.undo_id = std::move(committed->undo_id);
   attach_reports(steps, *committed, result);

@@ -8,7 +8,7 @@
 #include "backends/offload.h"
 #include "edit/text/fingerprint.h"
 #include "edit/text/text.h"
-#include "server/ops/operations.h"
+#include "server/ops/pipeline.h"
 
 namespace editd {
 
@@ -22,6 +22,19 @@ std::uint64_t first_changed_line(std::string_view a, std::string_view b) {
   while (i < n && a[i] == b[i]) ++i;
   return 1 + static_cast<std::uint64_t>(
                  std::count(a.begin(), a.begin() + static_cast<std::ptrdiff_t>(i), '\n'));
+}
+
+// The change from `old_bytes` (nullopt: a new file) to `bytes`, BOMs dropped;
+// `line` defaults to the first line where they differ.
+ChangeReport change_report(const std::string& canonical,
+                           const std::optional<std::string>& old_bytes, const std::string& bytes,
+                           std::optional<std::uint64_t> line) {
+  ChangeReport fc;
+  fc.canonical = canonical;
+  if (old_bytes) fc.old_text = std::string(text::without_bom(*old_bytes));
+  fc.new_text = std::string(text::without_bom(bytes));
+  fc.line = line ? line : first_changed_line(fc.old_text.value_or(""), fc.new_text);
+  return fc;
 }
 
 // The ACP diff of one step: whole-file texts, the new text empty for a deletion.
@@ -113,17 +126,6 @@ std::vector<UndoFile> undo_files(std::vector<Step>& steps, std::vector<Fd>& spil
 
 }  // namespace
 
-ChangeReport change_report(const std::string& canonical,
-                           const std::optional<std::string>& old_bytes, const std::string& bytes,
-                           std::optional<std::uint64_t> line) {
-  ChangeReport fc;
-  fc.canonical = canonical;
-  if (old_bytes) fc.old_text = std::string(text::without_bom(*old_bytes));
-  fc.new_text = std::string(text::without_bom(bytes));
-  fc.line = line ? line : first_changed_line(fc.old_text.value_or(""), fc.new_text);
-  return fc;
-}
-
 void attach_reports(const std::vector<StagedChange>& steps, Committed& committed,
                     ops::Patched& result) {
   for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -134,10 +136,10 @@ void attach_reports(const std::vector<StagedChange>& steps, Committed& committed
   }
 }
 
-boost::asio::awaitable<Result<Committed>> Operations::commit(RequestContext& ctx, FilesHeld& files,
-                                                             std::vector<StagedChange>& steps,
-                                                             Writes writes,
-                                                             const std::string& method) {
+boost::asio::awaitable<Result<Committed>> Pipeline::commit(RequestContext& ctx, FilesHeld& files,
+                                                           std::vector<StagedChange>& steps,
+                                                           Writes writes,
+                                                           const std::string& method) {
   if (ctx.approve) {
     for (const Step& s : steps) {
       ChangeReport c = change_of(s);
@@ -219,7 +221,7 @@ boost::asio::awaitable<Result<Committed>> Operations::commit(RequestContext& ctx
   co_return done;
 }
 
-boost::asio::awaitable<Operations::StepChecks> Operations::checks_before(
+boost::asio::awaitable<Pipeline::StepChecks> Pipeline::checks_before(
     const RequestContext& ctx, const std::vector<StagedChange>& steps) {
   StepChecks out(steps.size());
   if (!ctx.scope.local()) co_return out;
@@ -231,7 +233,7 @@ boost::asio::awaitable<Operations::StepChecks> Operations::checks_before(
   co_return out;
 }
 
-boost::asio::awaitable<Result<void>> Operations::survey(std::vector<StagedChange>& steps) {
+boost::asio::awaitable<Result<void>> Pipeline::survey(std::vector<StagedChange>& steps) {
   // While the new contents are at hand: what the connection will know of each
   // written file, and what changed in each existing one for the history.
   const bool undoable = options_.undo_history_entries > 0;
@@ -256,8 +258,8 @@ boost::asio::awaitable<Result<void>> Operations::survey(std::vector<StagedChange
   co_return co_await offload(pool_, run);  // passes over large files: on the pool
 }
 
-boost::asio::awaitable<Result<void>> Operations::write_one(RequestContext& ctx, StagedChange& s,
-                                                           bool move_contents) {
+boost::asio::awaitable<Result<void>> Pipeline::write_one(RequestContext& ctx, StagedChange& s,
+                                                         bool move_contents) {
   if (s.splices) {
     const std::string_view bytes = *s.previous;
     co_return co_await ctx.backend.write_pieces(
@@ -269,7 +271,7 @@ boost::asio::awaitable<Result<void>> Operations::write_one(RequestContext& ctx, 
   co_return co_await ctx.backend.write(s.canonical, std::move(bytes));
 }
 
-boost::asio::awaitable<Result<std::vector<Fd>>> Operations::write_batch(
+boost::asio::awaitable<Result<std::vector<Fd>>> Pipeline::write_batch(
     RequestContext& ctx, std::vector<StagedChange>& steps, bool move_contents,
     std::vector<std::string_view> kept, const std::vector<std::string>& made_dirs,
     const std::string& method) {
@@ -324,7 +326,7 @@ boost::asio::awaitable<Result<std::vector<Fd>>> Operations::write_batch(
                         not_restored, method);
 }
 
-boost::asio::awaitable<std::pair<Result<void>, std::vector<Fd>>> Operations::write_and_spill(
+boost::asio::awaitable<std::pair<Result<void>, std::vector<Fd>>> Pipeline::write_and_spill(
     boost::asio::awaitable<Result<void>> write, std::vector<std::string_view> before) {
   std::vector<Fd> files(before.size());
   std::vector<std::size_t> large;
@@ -345,7 +347,7 @@ boost::asio::awaitable<std::pair<Result<void>, std::vector<Fd>>> Operations::wri
   co_return std::pair(std::move(w), std::move(files));
 }
 
-std::optional<std::vector<restore::Restore>> Operations::worth_keeping(
+std::optional<std::vector<restore::Restore>> Pipeline::worth_keeping(
     std::optional<std::vector<restore::Restore>> restores, std::uint64_t size) const {
   if (!restores) return restores;
   const std::uint64_t held = restore::held_by(*restores);
@@ -354,7 +356,7 @@ std::optional<std::vector<restore::Restore>> Operations::worth_keeping(
   return restores;
 }
 
-std::optional<std::vector<restore::Restore>> Operations::window_restores(
+std::optional<std::vector<restore::Restore>> Pipeline::window_restores(
     std::optional<restore::Restore> window, std::uint64_t size) const {
   if (!window) return std::nullopt;
   std::vector<restore::Restore> one;

@@ -3,7 +3,7 @@
 //
 // A mutation first plans its changes with its files held (lock chains,
 // bytes in the budget, the processes' lock): what each file becomes, as
-// StagedChanges. Operations::commit then runs, in this one order for every
+// StagedChanges. Pipeline::commit then runs, in this one order for every
 // method: the approval of each step (--approve ask), the checks of each
 // file before the write (--check, --lsp), the last cancellation check (after
 // it the request is `committed` and completes), the write, the ACP report of
@@ -29,7 +29,10 @@ namespace editd {
 
 // A FileChange (backends/fs_backend.h: what the file becomes, or that it
 // goes) staged for the commit, with what the commit needs around it: the file
-// before, how it is shown, and what the history and the reports take.
+// before, how it is shown, and what the history and the reports take. A
+// one-file mutation's transform stages its change in one of these itself
+// (Transformed::staged, server/ops/pipeline.h); apply_patch and undo plan
+// theirs from their outcomes.
 struct StagedChange : FileChange {
   std::string shown;
   std::optional<std::string> previous;  // the content before; nullopt: the file did not exist

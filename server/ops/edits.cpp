@@ -12,7 +12,7 @@
 #include "edit/change/splice.h"
 #include "edit/text/text.h"
 #include "protocol/error.h"
-#include "server/ops/operations.h"
+#include "server/ops/pipeline.h"
 
 namespace editd {
 
@@ -65,7 +65,7 @@ Error bad_anchor(std::size_t index, const std::string& where, const std::string&
 
 }  // namespace
 
-Result<void> Operations::check_param_text(std::string_view s, std::string_view param) {
+Result<void> check_param_text(std::string_view s, std::string_view param) {
   auto ok = text::check_text(s, "param '" + std::string(param) + "'");
   if (ok) return ok;
   Error e = ok.error();
@@ -75,7 +75,7 @@ Result<void> Operations::check_param_text(std::string_view s, std::string_view p
 
 Operations::Awaitable Operations::write_text(RequestContext& ctx, ops::WriteRequest p) {
   if (auto ok = check_param_text(p.content, "content"); !ok) co_return ok.error();
-  co_return co_await mutate(
+  co_return co_await pipeline_->mutate(
       ctx, p, true, new_file_runs_here(p.content), [&p](const Current& cur) -> Result<Transformed> {
         if (cur.is_directory)
           return Error(ErrorKind::kIsDirectory, cur.shown + " is a directory",
@@ -83,7 +83,7 @@ Operations::Awaitable Operations::write_text(RequestContext& ctx, ops::WriteRequ
         Transformed c;
         c.result.created = !cur.bytes;
         if (!cur.bytes) {
-          c.bytes = p.content;
+          c.staged.bytes = p.content;
           return c;
         }
         auto doc = text::Document::decode(*cur.bytes);
@@ -126,7 +126,7 @@ Operations::Awaitable Operations::set_format(RequestContext& ctx, ops::FormatReq
   RunsHere small = [](const Current& cur) {
     return cur.bytes && cur.bytes->size() <= kOffloadBytes;
   };
-  co_return co_await mutate(ctx, p, false, small, [&p](const Current& cur) -> Result<Transformed> {
+  Transform transform = [&p](const Current& cur) -> Result<Transformed> {
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
     text::Format format;
@@ -142,18 +142,19 @@ Operations::Awaitable Operations::set_format(RequestContext& ctx, ops::FormatReq
     }
     Transformed c;
     c.diff_bom = p.bom.value_or(doc->bom()) != doc->bom();
-    c.bytes = std::move(*bytes);
-    if (c.bytes == *cur.bytes)
+    c.staged.bytes = std::move(*bytes);
+    if (c.staged.bytes == *cur.bytes)
       return Error(ErrorKind::kNoChange,
                    cur.shown + " already has " + format_asked(p) + ": nothing would change",
                    {{"path", cur.shown}});
     return c;
-  });
+  };
+  co_return co_await pipeline_->mutate(ctx, p, false, small, transform);
 }
 
 Operations::Awaitable Operations::create(RequestContext& ctx, ops::CreateRequest p) {
   if (auto ok = check_param_text(p.content, "content"); !ok) co_return ok.error();
-  co_return co_await mutate(
+  co_return co_await pipeline_->mutate(
       ctx, p, true, new_file_runs_here(p.content), [&p](const Current& cur) -> Result<Transformed> {
         if (cur.bytes || cur.is_directory)
           return Error(ErrorKind::kExists,
@@ -163,7 +164,7 @@ Operations::Awaitable Operations::create(RequestContext& ctx, ops::CreateRequest
                        {{"path", cur.shown}});
         Transformed c;
         c.result.created = true;
-        c.bytes = p.content;
+        c.staged.bytes = p.content;
         return c;
       });
 }
@@ -177,7 +178,7 @@ Operations::Awaitable Operations::insert(RequestContext& ctx, ops::InsertRequest
     return cur.bytes && cur.bytes->size() <= kOffloadBytes &&
            text::count_lines(p.text) <= kInlineDiffLines;
   };
-  co_return co_await mutate(ctx, p, false, small, [&p](const Current& cur) -> Result<Transformed> {
+  Transform transform = [&p](const Current& cur) -> Result<Transformed> {
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
     if (p.after_line > doc->line_count())
@@ -199,12 +200,13 @@ Operations::Awaitable Operations::insert(RequestContext& ctx, ops::InsertRequest
     Transformed c;
     c.result.lines = std::vector<ops::LineRange>{{p.after_line + 1, p.after_line + inserted}};
     return spliced(*doc, splice::plan(*doc, normalized, std::move(edits)), std::move(c));
-  });
+  };
+  co_return co_await pipeline_->mutate(ctx, p, false, small, transform);
 }
 
 Operations::Awaitable Operations::str_replace(RequestContext& ctx, ops::ReplaceRequest p) {
   if (auto ok = check_param_text(p.new_text, mention(Input::kNewText)); !ok) co_return ok.error();
-  const match::Mode mode = p.matching.value_or(options_.matching);
+  const match::Mode mode = p.matching.value_or(pipeline_->options().matching);
   // oldText occurs exactly once, verbatim: the exact tier finds it (or, in a
   // file whose CRLFs make more, finds them all and the call is ambiguous), and
   // no forgiving tier, closest-region search or hint runs. What remains is
@@ -220,7 +222,7 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, ops::ReplaceR
     return at != std::string_view::npos &&
            occurrences::find(bytes, p.old_text, at + 1) == std::string_view::npos;
   };
-  co_return co_await mutate(
+  co_return co_await pipeline_->mutate(
       ctx, p, false, once, [this, &p, mode](const Current& cur) -> Result<Transformed> {
         auto doc = text::Document::decode(*cur.bytes);
         if (!doc) return doc.error();
@@ -239,7 +241,7 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, ops::ReplaceR
                            mode,        p.replace_all, p.expected_replacements};
         // The new body must fit --max-file-bytes before it is built (the backend
         // checks the file as written, CRLFs and BOM restored).
-        req.max_result_bytes = static_cast<std::size_t>(options_.max_file_bytes);
+        req.max_result_bytes = static_cast<std::size_t>(pipeline_->options().max_file_bytes);
         req.text_ascii = doc->ascii();
         auto plan = match::plan_replace(req);
         if (!plan) {
@@ -253,9 +255,7 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, ops::ReplaceR
         c.asked.emplace(p.old_text, p.new_text);
         c.result.replacements = plan->replacements;
         c.result.matched_by = plan->tier;
-        std::vector<ops::LineRange> lines;
-        for (const auto& l : plan->lines) lines.push_back({l.start_line, l.end_line});
-        c.result.lines = std::move(lines);
+        c.result.lines = std::move(plan->lines);
         return spliced(*doc, splice::plan(*doc, norm.view(), std::move(plan->edits)), std::move(c));
       });
 }
@@ -285,8 +285,9 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, ops::LineEdits
   }
   const std::uint64_t reader = ctx.reader;
   const std::string scope = ctx.scope.key();
+  Views& views = pipeline_->views();
   const bool expected = p.expected_fingerprint.has_value();
-  co_return co_await mutate(ctx, p, false, nullptr, [&](const Current& cur) -> Result<Transformed> {
+  Transform transform = [&](const Current& cur) -> Result<Transformed> {
     auto doc = text::Document::decode(*cur.bytes);
     if (!doc) return doc.error();
     text::Normalized norm(*doc);
@@ -296,7 +297,7 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, ops::LineEdits
     // shows its line with its tag. With expectedFingerprint (the file as it
     // is, else conflict) that version's view comes first, and an anchor no
     // view shows stands where it is: the caller vouched for the version.
-    std::vector<Views::Found> found = views_.find(Views::Where{reader, scope, cur.canonical});
+    std::vector<Views::Found> found = views.find(Views::Where{reader, scope, cur.canonical});
     if (expected)
       std::stable_partition(found.begin(), found.end(), [&cur](const Views::Found& f) {
         return f.fingerprint == cur.fingerprint;
@@ -318,16 +319,13 @@ Operations::Awaitable Operations::edit_lines(RequestContext& ctx, ops::LineEdits
         " is the text of the lines it replaces (line endings and a copy of "
         "the BOM are kept as the file has them, byte fidelity); to convert line endings or add "
         "or remove the BOM, call set_format";
-    std::vector<ops::LineRange> lines;
-    for (const hashline::LineRange& l : plan->lines) lines.push_back({l.start_line, l.end_line});
-    c.result.lines = std::move(lines);
-    std::vector<ops::RebasedAnchor> rebased;
-    for (const hashline::Rebased& r : plan->rebased) rebased.push_back({r.anchor, r.line});
-    c.result.rebased = std::move(rebased);
+    c.result.lines = std::move(plan->lines);
+    c.result.rebased = std::move(plan->rebased);
     for (splice::Edit& e : plan->edits)
       if (e.begin == 0) e.text = std::string(text::without_copied_bom(*doc, 0, e.text));
     return spliced(*doc, splice::plan(*doc, norm.view(), std::move(plan->edits)), std::move(c));
-  });
+  };
+  co_return co_await pipeline_->mutate(ctx, p, false, nullptr, transform);
 }
 
 }  // namespace editd

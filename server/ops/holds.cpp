@@ -3,34 +3,34 @@
 // lock; and the checks made once they are held (cancellation, --require-read).
 #include <algorithm>
 
-#include "server/ops/operations.h"
+#include "server/ops/pipeline.h"
 
 namespace editd {
 
-boost::asio::awaitable<Result<std::string>> Operations::resolve_in_turn(const RequestContext& ctx,
-                                                                        const std::string& path) {
+boost::asio::awaitable<Result<std::string>> Pipeline::resolve_in_turn(const RequestContext& ctx,
+                                                                      const std::string& path) {
   Result<std::string> first = ctx.backend.resolve(path);
   if (first || !ctx.place) co_return first;
   co_await ctx.place->after_earlier();
   co_return ctx.backend.resolve(path);
 }
 
-boost::asio::awaitable<LockChains::Guard> Operations::lock_one(const RequestContext& ctx,
-                                                               const std::string& canonical,
-                                                               LockChains::Mode mode) {
+boost::asio::awaitable<LockChains::Guard> Pipeline::lock_one(const RequestContext& ctx,
+                                                             const std::string& canonical,
+                                                             LockChains::Mode mode) {
   std::vector<std::string> keys(1, canonical);
   return locks_.lock(std::move(keys), mode, ctx.place);
 }
 
-Result<void> Operations::check_cancel(const RequestContext& ctx) const {
+Result<void> Pipeline::check_cancel(const RequestContext& ctx) const {
   if (ctx.cancel && ctx.cancel->cancelled)
     return Error(ErrorKind::kCancelled, "the request was cancelled before it changed anything");
   return {};
 }
 
-Result<void> Operations::check_known(const RequestContext& ctx, const std::string& canonical,
-                                     const std::string& shown, bool exists,
-                                     const std::string& current_fp) const {
+Result<void> Pipeline::check_known(const RequestContext& ctx, const std::string& canonical,
+                                   const std::string& shown, bool exists,
+                                   const std::string& current_fp) const {
   if (!options_.require_read || !ctx.known || !exists) return {};
   const std::string* known = ctx.known->find(canonical);
   if (!known)
@@ -51,7 +51,7 @@ Result<void> Operations::check_known(const RequestContext& ctx, const std::strin
   return {};
 }
 
-boost::asio::awaitable<Result<Operations::FilesHeld>> Operations::hold_for_mutation(
+boost::asio::awaitable<Result<Pipeline::FilesHeld>> Pipeline::hold_for_mutation(
     const RequestContext& ctx, std::vector<std::string> keys) {
   std::sort(keys.begin(), keys.end());
   keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
@@ -67,7 +67,7 @@ boost::asio::awaitable<Result<Operations::FilesHeld>> Operations::hold_for_mutat
   co_return std::move(files);
 }
 
-boost::asio::awaitable<Result<ByteBudget::Hold>> Operations::hold_files(
+boost::asio::awaitable<Result<ByteBudget::Hold>> Pipeline::hold_files(
     const RequestContext& ctx, const std::vector<std::string>& canonicals, std::uint64_t factor) {
   std::uint64_t size = 0;
   for (const std::string& c : canonicals) size += ctx.backend.size_hint(c).value_or(0);

@@ -12,8 +12,9 @@
 #include "edit/match/replace.h"
 #include "edit/match/occurrences.h"
 #include "edit/change/splice.h"
+#include "edit/change/unified_diff.h"
 #include "edit/text/text.h"
-#include "server/ops/operations.h"
+#include "server/ops/pipeline.h"
 
 namespace editd {
 
@@ -28,54 +29,48 @@ std::optional<std::uint64_t> first_line(const Mutation& result) {
   return std::nullopt;
 }
 
-}  // namespace
-
-Result<Operations::Transformed> Operations::spliced(const text::Document& doc,
-                                                    std::vector<splice::Splice> splices,
-                                                    Transformed change) {
-  change.bom = doc.bom() ? text::kBom.size() : 0;
-  change.splices = std::move(splices);
-  return change;
-}
-
-std::vector<std::string_view> Operations::pieces(const std::string& current,
-                                                 const Transformed& change) {
+// The new bytes of a spliced change of `current`, as pieces (views of both).
+std::vector<std::string_view> pieces(const std::string& current, const StagedChange& change) {
   const std::string_view bytes = current;
   return splice::pieces(bytes.substr(0, change.bom), bytes.substr(change.bom), *change.splices);
 }
 
-Result<Operations::Transformed> Operations::compute(const Current& cur,
-                                                    const Transform& transform) {
+// Runs the transform and describes the change (diff, counts, fingerprint).
+Result<Transformed> compute(const Current& cur, const Transform& transform) {
   auto change = transform(cur);
   if (!change) return change;
+  StagedChange& staged = change->staged;
   std::string_view before = cur.bytes ? std::string_view(*cur.bytes) : std::string_view();
   const std::string old_label = cur.bytes ? "a/" + cur.shown : std::string("/dev/null");
   const std::string new_label = "b/" + cur.shown;
-  if (change->splices && cur.lean) {
+  if (staged.splices && cur.lean) {
     // The new file is never made whole: the diff is made around the splices,
     // the fingerprint from the pieces, and the write takes the pieces.
     diff::UnifiedDiff d =
-        splice::diff(before.substr(change->bom), *change->splices, old_label, new_label);
+        splice::diff(before.substr(staged.bom), *staged.splices, old_label, new_label);
     change->result.diff = std::move(d.text);
     change->result.added = d.added;
     change->result.removed = d.removed;
-    change->result.fingerprint = editd::fingerprint(pieces(*cur.bytes, *change));
+    change->result.fingerprint = editd::fingerprint(pieces(*cur.bytes, staged));
     return change;
   }
-  if (change->splices) {
+  // Where the bodies (after the BOM) differ, when the splices say; else the
+  // diff compares the whole bodies.
+  std::optional<std::vector<diff::Window>> windows;
+  if (staged.splices) {
     std::size_t size = 0;
-    const std::vector<std::string_view> parts = pieces(*cur.bytes, *change);
+    const std::vector<std::string_view> parts = pieces(*cur.bytes, staged);
     for (std::string_view p : parts) size += p.size();
-    change->bytes.reserve(size);
-    for (std::string_view p : parts) change->bytes.append(p);
-    change->windows = splice::windows(*change->splices);
-    change->splices.reset();
+    staged.bytes.reserve(size);
+    for (std::string_view p : parts) staged.bytes.append(p);
+    windows = splice::windows(*staged.splices);
+    staged.splices.reset();
   }
-  std::string_view after = change->bytes;
+  std::string_view after = staged.bytes;
   diff::UnifiedDiff d;
-  if (change->windows) {
-    d = diff::unified_windows(before.substr(change->bom), after.substr(change->bom),
-                              *change->windows, old_label, new_label);
+  if (windows) {
+    d = diff::unified_windows(before.substr(staged.bom), after.substr(staged.bom), *windows,
+                              old_label, new_label);
   } else {
     d = change->diff_bom
             ? diff::unified_texts(before, after, old_label, new_label)
@@ -84,19 +79,28 @@ Result<Operations::Transformed> Operations::compute(const Current& cur,
   change->result.diff = std::move(d.text);
   change->result.added = d.added;
   change->result.removed = d.removed;
-  change->result.fingerprint = editd::fingerprint(change->bytes);
+  change->result.fingerprint = editd::fingerprint(staged.bytes);
   return change;
 }
 
-Operations::RunsHere Operations::new_file_runs_here(const std::string& content) {
+}  // namespace
+
+Result<Transformed> spliced(const text::Document& doc, std::vector<splice::Splice> splices,
+                            Transformed change) {
+  change.staged.bom = doc.bom() ? text::kBom.size() : 0;
+  change.staged.splices = std::move(splices);
+  return change;
+}
+
+RunsHere new_file_runs_here(const std::string& content) {
   return [&content](const Current& cur) {
     return !cur.bytes && !cur.is_directory && content.size() <= kOffloadBytes;
   };
 }
 
-Operations::Awaitable Operations::mutate(RequestContext& ctx, const ops::MutationRequest& p,
-                                         bool may_be_missing, RunsHere runs_here,
-                                         const Transform& transform, const Prepare& prepare) {
+boost::asio::awaitable<Result<ops::Mutation>> Pipeline::mutate(
+    RequestContext& ctx, const ops::MutationRequest& p, bool may_be_missing, RunsHere runs_here,
+    const Transform& transform, const Prepare& prepare) {
   if (options_.read_only) co_return read_only_error(p.path);
   auto canonical = co_await resolve_in_turn(ctx, p.path);
   if (!canonical) co_return canonical.error();
@@ -144,7 +148,7 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const ops::Mutatio
   std::optional<restore::Restore> window;
   auto run = [&cur, &transform, &window] {
     Result<Transformed> c = compute(cur, transform);
-    if (c && !c->splices && cur.bytes) window = restore::window(*cur.bytes, c->bytes);
+    if (c && !c->staged.splices && cur.bytes) window = restore::window(*cur.bytes, c->staged.bytes);
     return c;
   };
   Result<Transformed> change = Error();
@@ -153,12 +157,13 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const ops::Mutatio
   else
     change = co_await offload(pool_, run);
   if (!change) co_return change.error();
-  files->bytes.grow_to((cur.bytes ? cur.bytes->size() : 0) + 2 * change->bytes.size());
+  StagedChange& staged = change->staged;
+  files->bytes.grow_to((cur.bytes ? cur.bytes->size() : 0) + 2 * staged.bytes.size());
 
   bool unchanged = false;
-  if (change->splices) {
-    const std::string_view body = std::string_view(*cur.bytes).substr(change->bom);
-    unchanged = std::all_of(change->splices->begin(), change->splices->end(),
+  if (staged.splices) {
+    const std::string_view body = std::string_view(*cur.bytes).substr(staged.bom);
+    unchanged = std::all_of(staged.splices->begin(), staged.splices->end(),
                             [body](const splice::Splice& s) {
                               return body.substr(s.begin, s.end - s.begin) == s.bytes;
                             });
@@ -171,27 +176,26 @@ Operations::Awaitable Operations::mutate(RequestContext& ctx, const ops::Mutatio
     co_return Error(ErrorKind::kNoChange, cur.shown + " is unchanged: " + change->if_unchanged,
                     {{"path", cur.shown}});
   if (!p.dry_run && !unchanged) {
-    // A batch of one.
-    std::vector<StagedChange> steps(1);
-    StagedChange& step = steps[0];
-    step.canonical = cur.canonical;
-    step.shown = cur.shown;
-    step.bytes = std::move(change->bytes);
-    step.fingerprint = change->result.fingerprint;
-    step.line = first_line(change->result);
-    step.splices = std::move(change->splices);
-    step.bom = change->bom;
+    // The change as the transform staged it, with what only the pipeline
+    // knows: where it goes, the file before, and what the history keeps.
+    staged.canonical = cur.canonical;
+    staged.shown = cur.shown;
+    staged.fingerprint = change->result.fingerprint;
+    staged.line = first_line(change->result);
     // An edit of a few regions keeps what they held; otherwise the whole
     // file as it was (copied to disk while it is written when large).
-    step.surveyed = true;
-    if (options_.undo_history_entries > 0 && cur.bytes && step.splices)
-      step.restores = worth_keeping(
-          restore::of_splices(*cur.bytes, step.bom, *step.splices, cur.bytes->size() / 2),
+    staged.surveyed = true;
+    if (options_.undo_history_entries > 0 && cur.bytes && staged.splices)
+      staged.restores = worth_keeping(
+          restore::of_splices(*cur.bytes, staged.bom, *staged.splices, cur.bytes->size() / 2),
           cur.bytes->size());
     else if (options_.undo_history_entries > 0 && cur.bytes)
-      step.restores = window_restores(std::move(window), cur.bytes->size());
-    if (cur.bytes) step.previous_fingerprint = current_fp;
-    step.previous = std::move(cur.bytes);
+      staged.restores = window_restores(std::move(window), cur.bytes->size());
+    if (cur.bytes) staged.previous_fingerprint = current_fp;
+    staged.previous = std::move(cur.bytes);
+    // A batch of one.
+    std::vector<StagedChange> steps;
+    steps.push_back(std::move(staged));
     auto committed = co_await commit(ctx, *files, steps, Writes::kOneFile, "");
     if (!committed) co_return committed.error();
     change->result.undo_id = std::move(committed->undo_id);

@@ -1,14 +1,60 @@
-// The operations' shared pieces: their error builders and where the undo
-// history keeps large files.
+// The operations' shared pieces: the pipeline they run on, their error
+// builders and where the undo history keeps large files.
 #include "server/ops/operations.h"
 
 #include <spdlog/spdlog.h>
 
 #include "edit/text/text.h"
+#include "server/ops/pipeline.h"
 
 namespace editd {
 
 using text::without_bom;
+
+namespace {
+
+// Where the undo history keeps large files: /tmp/editd-EUID, else the root,
+// whichever is usable and not a tmpfs first.
+UndoSpill undo_spill(const OpsOptions& options) {
+  std::string why;
+  // /tmp/editd-EUID, else the root: an unnamed file leaves nothing in the tree.
+  UndoSpill spill = UndoSpill::first_of({"", options.root}, why);
+  if (!spill.dir)
+    spdlog::debug("the undo history keeps every file in memory: {}", why);
+  else if (!why.empty())
+    spdlog::debug("the undo history keeps large files in {} ({})", spill.where, why);
+  return spill;
+}
+
+}  // namespace
+
+Pipeline::Pipeline(const OpsOptions& options, LockChains& locks, boost::asio::thread_pool& pool)
+    : options_(options),
+      locks_(locks),
+      pool_(pool),
+      history_(options.undo_history_entries, options.undo_history_bytes, undo_spill(options)),
+      checks_(options.checks.specs, options.root, options.checks.timeout),
+      budget_(options.max_file_bytes_in_flight),
+      views_(options.view_memory) {
+  checks_.set_pool(pool_);
+}
+
+Operations::Operations(const OpsOptions& options, LockChains& locks, boost::asio::thread_pool& pool)
+    : pipeline_(std::make_unique<Pipeline>(options, locks, pool)) {}
+
+Operations::~Operations() = default;
+
+const OpsOptions& Operations::options() const { return pipeline_->options(); }
+
+Views& Operations::views() { return pipeline_->views(); }
+
+void Operations::stop_checks() { pipeline_->checks().stop(); }
+
+void Operations::run_checks_on(boost::asio::any_io_executor home) {
+  pipeline_->checks().set_home(std::move(home));
+}
+
+bool Operations::has_language_servers() const { return pipeline_->checks().has_language_servers(); }
 
 Error read_only_error(const std::string& path) {
   return Error(ErrorKind::kDenied,
@@ -62,17 +108,6 @@ Error kept_unchanged(const std::string& shown, std::string_view before, std::str
                    ". To convert line endings, add or remove the BOM, or add or remove the final "
                    "newline, call set_format (lineEndings, bom, finalNewline)",
                {{"path", shown}});
-}
-
-UndoSpill Operations::undo_spill(const OpsOptions& options) {
-  std::string why;
-  // /tmp/editd-EUID, else the root: an unnamed file leaves nothing in the tree.
-  UndoSpill spill = UndoSpill::first_of({"", options.root}, why);
-  if (!spill.dir)
-    spdlog::debug("the undo history keeps every file in memory: {}", why);
-  else if (!why.empty())
-    spdlog::debug("the undo history keeps large files in {} ({})", spill.where, why);
-  return spill;
 }
 
 }  // namespace editd

@@ -11,13 +11,13 @@
 #include "edit/match/occurrences.h"
 #include "edit/change/splice.h"
 #include "edit/text/text.h"
-#include "server/ops/operations.h"
+#include "server/ops/pipeline.h"
 
 namespace editd {
 
 boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& ctx,
                                                                 ops::ReadRequest p) {
-  auto held = co_await read_shared(ctx, p.path);
+  auto held = co_await pipeline_->read_shared(ctx, p.path);
   if (!held) co_return held.error();
   const std::string& canonical = held->canonical;
   std::string& bytes = held->bytes;
@@ -27,7 +27,7 @@ boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& 
   std::optional<ops::SymbolLines> symbol;
   if (p.symbol) {
     const std::string shown = ctx.backend.display_path(canonical);
-    auto found = co_await symbol_lines(canonical, shown, bytes, *p.symbol);
+    auto found = co_await pipeline_->symbol_lines(canonical, shown, bytes, *p.symbol);
     if (!found) co_return found.error();
     p.first_line = found->start_line;
     p.line_limit = found->end_line - found->start_line + 1;
@@ -38,6 +38,8 @@ boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& 
   // overwritten by this one's.
 
   const Views::Where where{ctx.reader, ctx.scope.key(), canonical};
+  const OpsOptions& options = pipeline_->options();
+  Views& views = pipeline_->views();
   auto run = [&]() -> Result<ops::Read> {
     ops::Read r;
     r.fingerprint = editd::fingerprint(bytes);
@@ -57,12 +59,12 @@ boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& 
     // The view is remembered for edit_lines: its lines' hashes, made once a
     // version and connection (server/ops/views.h). A file whose snapshot
     // could never fit the store is not snapshotted.
-    if (ctx.reader != 0 && options_.view_memory > 0 && end >= start &&
-        total * hashline::kSnapshotBytesPerLine <= views_.budget() &&
-        !views_.add_lines(where, r.fingerprint, {start, end})) {
+    if (ctx.reader != 0 && options.view_memory > 0 && end >= start &&
+        total * hashline::kSnapshotBytesPerLine <= views.budget() &&
+        !views.add_lines(where, r.fingerprint, {start, end})) {
       text::Normalized norm(*doc);
-      views_.remember(where, r.fingerprint, {start, end},
-                      std::make_shared<const hashline::Snapshot>(hashline::snapshot(norm.view())));
+      views.remember(where, r.fingerprint, {start, end},
+                     std::make_shared<const hashline::Snapshot>(hashline::snapshot(norm.view())));
     }
     if (from == 0 && to == body.size() &&
         body.data() + body.size() == bytes.data() + bytes.size()) {
@@ -80,13 +82,13 @@ boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& 
       if (r.content.find('\r') != std::string::npos) normalized = text::normalize_eol(r.content);
       const std::string_view text = normalized.empty() ? r.content : normalized;
       const std::size_t size = hashline::rendered_size(text, start);
-      if (size > options_.max_file_bytes) {
+      if (size > options.max_file_bytes) {
         const std::string shown = ctx.backend.display_path(canonical);
         return Error(ErrorKind::kTooLarge,
                      "the hashline view of " + shown + " from line " + std::to_string(start) +
                          " would be " + std::to_string(size) +
                          " bytes, over --max-file-bytes: read fewer lines at once (line, limit)",
-                     {{"path", shown}, {"size", size}, {"limit", options_.max_file_bytes}});
+                     {{"path", shown}, {"size", size}, {"limit", options.max_file_bytes}});
       }
       held->budget.grow_to(kReadHold * bytes_read + 2 * size);
       r.content = hashline::render_text(text, start);
@@ -100,7 +102,7 @@ boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& 
   };
   Result<ops::Read> result = Error();
   if (bytes.size() > kOffloadBytes)
-    result = co_await offload(pool_, run);
+    result = co_await offload(pipeline_->pool(), run);
   else
     result = run();
   if (result && ctx.known) ctx.known->set(canonical, result->fingerprint);
@@ -108,8 +110,8 @@ boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& 
   co_return result;
 }
 
-boost::asio::awaitable<Result<Operations::ReadHeld>> Operations::read_shared(
-    RequestContext& ctx, const std::string& path) {
+boost::asio::awaitable<Result<Pipeline::ReadHeld>> Pipeline::read_shared(RequestContext& ctx,
+                                                                         const std::string& path) {
   auto canonical = co_await resolve_in_turn(ctx, path);
   if (!canonical) co_return canonical.error();
   ReadHeld held;
@@ -128,10 +130,11 @@ boost::asio::awaitable<Result<Operations::ReadHeld>> Operations::read_shared(
 
 boost::asio::awaitable<Result<ops::Fingerprint>> Operations::fingerprint(
     RequestContext& ctx, ops::FingerprintRequest p) {
-  auto canonical = co_await resolve_in_turn(ctx, p.path);
+  auto canonical = co_await pipeline_->resolve_in_turn(ctx, p.path);
   if (!canonical) co_return canonical.error();
-  LockChains::Guard guard = co_await lock_one(ctx, *canonical, LockChains::Mode::kShared);
-  auto hold = co_await hold_files(ctx, std::vector<std::string>(1, *canonical), 1);
+  LockChains::Guard guard =
+      co_await pipeline_->lock_one(ctx, *canonical, LockChains::Mode::kShared);
+  auto hold = co_await pipeline_->hold_files(ctx, std::vector<std::string>(1, *canonical), 1);
   if (!hold) co_return hold.error();
   auto bytes = co_await ctx.backend.read(*canonical);
   if (!bytes) co_return bytes.error();

@@ -18,6 +18,7 @@
 #include "edit/patch/patch.h"
 #include "edit/symbols/outline.h"
 #include "edit/symbols/symbol_edit.h"
+#include "edit/text/line_range.h"
 #include "edit/text/text.h"
 #include "server/checks/diagnostics.h"
 
@@ -129,15 +130,10 @@ struct SymbolEditRequest : MutationRequest {
   std::string text;
 };
 
-// An anchor of edit_lines that stood at another line than it named.
-struct RebasedAnchor {
-  std::string anchor;
-  std::uint64_t line = 0;
-};
-struct LineRange {
-  std::uint64_t start_line = 0;
-  std::uint64_t end_line = 0;
-};
+// An anchor of edit_lines that stood at another line than it named, and the
+// lines a change landed on: edit/'s own types.
+using RebasedAnchor = hashline::RebasedAnchor;
+using LineRange = text::LineRange;
 
 // What a one-file mutation did (or, dry, would do), and what each method adds.
 struct Mutation {

@@ -12,7 +12,7 @@
 #include "edit/text/fingerprint.h"
 #include "edit/text/text.h"
 #include "protocol/error.h"
-#include "server/ops/operations.h"
+#include "server/ops/pipeline.h"
 
 namespace editd {
 
@@ -120,7 +120,7 @@ Error bad_query(Error e) { return name_input(std::move(e)); }
 
 }  // namespace
 
-boost::asio::awaitable<Result<std::vector<symbols::Symbol>>> Operations::outline_of(
+boost::asio::awaitable<Result<std::vector<symbols::Symbol>>> Pipeline::outline_of(
     const std::string& canonical, const std::string& shown, const std::string& bytes,
     bool* truncated) {
   auto doc = text::Document::decode(bytes);
@@ -144,12 +144,12 @@ boost::asio::awaitable<Result<std::vector<symbols::Symbol>>> Operations::outline
 
 boost::asio::awaitable<Result<ops::Symbols>> Operations::read_symbols(RequestContext& ctx,
                                                                       ops::SymbolsRequest p) {
-  auto held = co_await read_shared(ctx, p.path);
+  auto held = co_await pipeline_->read_shared(ctx, p.path);
   if (!held) co_return held.error();
   const std::string& canonical = held->canonical;
   const std::string shown = ctx.backend.display_path(canonical);
   bool truncated = false;
-  auto outline = co_await outline_of(canonical, shown, held->bytes, &truncated);
+  auto outline = co_await pipeline_->outline_of(canonical, shown, held->bytes, &truncated);
   if (!outline) co_return outline.error();
   ops::Symbols r;
   r.fingerprint = editd::fingerprint(held->bytes);
@@ -182,7 +182,7 @@ boost::asio::awaitable<Result<ops::Symbols>> Operations::read_symbols(RequestCon
   co_return r;
 }
 
-boost::asio::awaitable<Result<ops::SymbolLines>> Operations::symbol_lines(
+boost::asio::awaitable<Result<ops::SymbolLines>> Pipeline::symbol_lines(
     const std::string& canonical, const std::string& shown, const std::string& bytes,
     const std::string& name_path) {
   auto query = symbols::parse_query(name_path);
@@ -204,16 +204,16 @@ Operations::Awaitable Operations::edit_symbol(RequestContext& ctx, ops::SymbolEd
   std::optional<Found> hit;
   const symbols::Symbol* found = nullptr;
   Prepare prepare = [&](const Current& cur) -> boost::asio::awaitable<Result<void>> {
-    auto outline = co_await outline_of(cur.canonical, cur.shown, *cur.bytes);
+    auto outline = co_await pipeline_->outline_of(cur.canonical, cur.shown, *cur.bytes);
     if (!outline) co_return outline.error();
-    auto at = co_await find_symbol(pool_, *outline, *query, cur.shown);
+    auto at = co_await find_symbol(pipeline_->pool(), *outline, *query, cur.shown);
     if (!at) co_return at.error();
     if (at->symbol.shares_lines) co_return shared_lines(cur.shown, *at);
     hit = std::move(*at);
     found = &hit->symbol;
     co_return Result<void>();
   };
-  co_return co_await mutate(
+  co_return co_await pipeline_->mutate(
       ctx, p, false, nullptr,
       [&](const Current& cur) -> Result<Transformed> {
         auto doc = text::Document::decode(*cur.bytes);

@@ -8,7 +8,7 @@
 // removed. Any difference refuses the whole undo with `conflict`
 // naming the file, and nothing is touched. Then previous contents are written
 // back first and files the mutation created are removed last, through the same
-// batch and rollback as apply_patch (Operations::commit). An undo is a mutation of
+// batch and rollback as apply_patch (Pipeline::commit). An undo is a mutation of
 // its own: it gets an undoId, and undoing it redoes.
 #include <spdlog/spdlog.h>
 
@@ -18,7 +18,7 @@
 #include "edit/text/fingerprint.h"
 #include "edit/text/text.h"
 #include "edit/change/unified_diff.h"
-#include "server/ops/operations.h"
+#include "server/ops/pipeline.h"
 
 namespace editd {
 
@@ -144,14 +144,14 @@ Result<std::vector<StagedChange>> restore_steps(const UndoEntry& entry,
 
 boost::asio::awaitable<Result<ops::Patched>> Operations::undo(RequestContext& ctx,
                                                               ops::UndoRequest p) {
-  if (options_.read_only) co_return read_only_undo();
-  std::shared_ptr<const UndoEntry> entry = history_.find(p.undo_id);
+  if (pipeline_->options().read_only) co_return read_only_undo();
+  std::shared_ptr<const UndoEntry> entry = pipeline_->history().find(p.undo_id);
   if (!entry) co_return unknown_undo(p.undo_id);
   if (entry->scope != ctx.scope.key()) co_return other_scope(p.undo_id);
 
   std::vector<std::string> keys;
   for (const KeptFile& f : entry->files) keys.push_back(f.canonical);
-  auto files = co_await hold_for_mutation(ctx, std::move(keys));
+  auto files = co_await pipeline_->hold_for_mutation(ctx, std::move(keys));
   if (!files) co_return files.error();
 
   // Every file must still be what the mutation left.
@@ -190,12 +190,12 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::undo(RequestContext& ct
     for (const StagedChange& s : steps) r.files.push_back(describe(s, r.diff));
     return r;
   };
-  Result<ops::Patched> described = co_await offload(pool_, describe_all);
+  Result<ops::Patched> described = co_await offload(pipeline_->pool(), describe_all);
   if (!described) co_return described.error();
   ops::Patched result = std::move(*described);
   if (p.dry_run) co_return result;
 
-  auto committed = co_await commit(ctx, *files, steps, Writes::kBatch, "undo");
+  auto committed = co_await pipeline_->commit(ctx, *files, steps, Writes::kBatch, "undo");
   if (!committed) co_return committed.error();
   attach_reports(steps, *committed, result);
   // Directories made for files now removed go too, innermost first, when empty.

@@ -7,7 +7,9 @@ the front doors (server/doors/), the methods (server/methods/), the operations
 below it, never one above. The operations and the checks, the core, take no
 wire types: of protocol/ they include only protocol/error.h (the error model
 and how an invalid_params error names its param); the methods translate
-(server/methods/). Prints every include that breaks a rule and fails.
+(server/methods/). The operations' pipeline (server/ops/pipeline.h)
+is private to server/ops/: only its .cpp files include it, the API is
+server/ops/operations.h. Prints every include that breaks a rule and fails.
 
 Usage: layers_test.py SOURCE_DIR
 """
@@ -21,6 +23,7 @@ GENERATED = {"server/commit.h"}  # written by the build (CMakeLists.txt)
 PROTOCOL = re.compile(r'^\s*#\s*include\s+"(protocol/[^"]+)"', re.MULTILINE)
 CORE = ("server/ops/", "server/checks/")
 CORE_MAY_INCLUDE = {"protocol/error.h"}
+PRIVATE = {"server/ops/pipeline.h": "server/ops/"}  # header -> the folder whose .cpp files may include it
 
 
 def floor(path: str) -> int:
@@ -47,13 +50,18 @@ def main() -> int:
                 up.append(f"{rel}: includes {inc}, which does not exist")
             elif floor(inc) > floor(rel):
                 up.append(f"{rel}: includes {inc}, a part above its own")
+            elif inc in PRIVATE and not (
+                rel.endswith(".cpp") and rel.rsplit("/", 1)[0] + "/" == PRIVATE[inc]
+            ):
+                up.append(f"{rel}: includes {inc}, private to the .cpp files of {PRIVATE[inc]}")
         if rel.startswith(CORE):
             for inc in PROTOCOL.findall(text):
                 if inc not in CORE_MAY_INCLUDE:
                     up.append(f"{rel}: includes {inc}: the core takes no wire types")
     for line in up:
         print(line)
-    print(f"{len(files)} files, {len(up)} includes running up or bringing the wire into the core")
+    print(f"{len(files)} files, {len(up)} includes running up, bringing the wire into the core "
+          "or reaching a private header")
     return 1 if up else 0
 
 
