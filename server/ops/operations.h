@@ -1,7 +1,7 @@
 // The edit operations: what each method does, above any transport and any
 // backend, with no JSON in sight and no wire type: each takes its request and
-// gives its outcome in the core's own types (server/ops/requests.h), and the
-// doors translate (server/doors/bindings.h).
+// gives its outcome in the core's own types (server/ops/requests.h), and each
+// method's file translates (server/methods/).
 //
 // This is the operations' API alone. Every method runs on the pipeline they
 // share (server/ops/pipeline.h, private to server/ops/): resolve, hold, read,
