@@ -4,7 +4,6 @@
 // of one.
 #include <algorithm>
 
-#include "backends/offload.h"
 #include "edit/change/diff.h"
 #include "edit/text/fingerprint.h"
 #include "edit/text/format.h"
@@ -14,6 +13,7 @@
 #include "edit/change/splice.h"
 #include "edit/text/text.h"
 #include "server/ops/operations.h"
+#include "support/offload.h"
 
 namespace editd {
 
