@@ -18,10 +18,8 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include <span>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include "support/fd.h"
@@ -43,21 +41,6 @@ std::string parent_relative(std::string_view rel);
 
 // "a/b/c" -> "c".
 std::string leaf_of(std::string_view rel);
-
-// A descriptor of the directory `dir` (any descriptor of it, O_PATH included)
-// that fsync accepts; invalid, with errno set, when it cannot be opened.
-Fd syncable_directory(int dir);
-
-// Fsyncs the directory `dir` (any descriptor of it, O_PATH included): 0 or errno.
-int sync_directory(int dir);
-
-// Fsyncs each of `fds`, up to sixteen at once: a disk merges the cache flushes
-// that arrive together, where one after another each waits for its own. The
-// calling thread takes part, with up to fifteen short-lived helpers (the waits
-// are the device's, not the CPU's); where a helper cannot be started, fewer run
-// at once. Returns the index and errno of the first descriptor, in the order of
-// `fds`, whose fsync failed; {fds.size(), 0} when none did.
-std::pair<std::size_t, int> sync_all(std::span<const int> fds);
 
 class Beneath {
  public:
