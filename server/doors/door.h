@@ -19,7 +19,8 @@
 
 #include "protocol/error.h"
 #include "protocol/message.h"
-#include "server/ops/operations.h"
+#include "support/cancel.h"
+#include "support/lock_chain.h"
 
 namespace editd {
 
