@@ -9,7 +9,7 @@
 //
 // Threading: a backend may be called concurrently for different paths, and for
 // reads of one path. Callers never run a mutation of a path beside any other
-// call on it (server/ops/lock_chain.h); a backend need not serialise.
+// call on it (support/lock_chain.h); a backend need not serialise.
 //
 // Paths: resolve() turns a client path into the canonical absolute path that
 // identifies the file (the lock chain key and the argument to every other
@@ -103,7 +103,7 @@ class FsBackend {
   virtual boost::asio::awaitable<Result<FileStat>> stat(std::string canonical) = 0;
 
   // The size a read() of `canonical` would return now, for accounting before
-  // the read (server/ops/byte_budget.h): synchronous and cheap (one metadata
+  // the read (support/byte_budget.h): synchronous and cheap (one metadata
   // lookup at most), never a confinement check and never shown to a client.
   // 0 for anything a read would not return bytes of (missing, a directory);
   // nullopt when the medium cannot tell without reading (the default).
@@ -177,7 +177,7 @@ class FsBackend {
                                                        std::size_t limit);
 
   // Cross-process exclusion for read-modify-write cycles. The lock chains
-  // (server/ops/lock_chain.h) serialise one process; lock() extends that to every
+  // (support/lock_chain.h) serialise one process; lock() extends that to every
   // process that shares the medium (two editd on one root, or on a root and a
   // subdirectory of it): it waits until no other process holds any of
   // `canonicals` (sorted, unique) and holds them until the returned handle is

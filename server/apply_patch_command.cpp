@@ -13,8 +13,8 @@
 #include "backends/local/local_backend.h"
 #include "edit/patch/patch.h"
 #include "protocol/params.h"
-#include "server/ops/lock_chain.h"
 #include "server/ops/operations.h"
+#include "support/lock_chain.h"
 
 namespace editd {
 

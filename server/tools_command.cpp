@@ -5,8 +5,8 @@
 #include <iostream>
 
 #include "server/doors/mcp.h"
-#include "server/ops/lock_chain.h"
 #include "server/ops/operations.h"
+#include "support/lock_chain.h"
 
 namespace editd {
 

@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "backends/local/internal.h"
+#include "backends/local/sync.h"
 
 namespace editd::local_backend_detail {
 
@@ -279,7 +280,7 @@ Result<void> LocalBackend::batch_sync(std::vector<FileChange>& ops,
       return write_error(f, it.t.shown);
     }
     // Start the writeback now; the fsyncs below then mostly wait for it.
-    if (options_.durable) ::sync_file_range(it.temp.fd.get(), 0, 0, SYNC_FILE_RANGE_WRITE);
+    if (options_.durable) start_writeback(it.temp.fd.get());
   }
   // Everything the commit stands on is made durable in one group of fsyncs
   // run at once: the temporary files, the directories that hold the journal,

@@ -4,13 +4,10 @@
 #include <linux/openat2.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <unistd.h>
 
-#include <algorithm>
-#include <atomic>
 #include <cerrno>
 #include <cstdint>
-#include <system_error>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -53,46 +50,6 @@ std::string parent_relative(std::string_view rel) {
 std::string leaf_of(std::string_view rel) {
   std::size_t slash = rel.rfind('/');
   return std::string(slash == std::string_view::npos ? rel : rel.substr(slash + 1));
-}
-
-Fd syncable_directory(int dir) {
-  return Fd(::openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-}
-
-int sync_directory(int dir) {
-  Fd readable = syncable_directory(dir);
-  if (!readable.valid()) return errno;
-  while (::fsync(readable.get()) != 0)
-    if (errno != EINTR) return errno;
-  return 0;
-}
-
-// 100 new files on this project's VM: 6.6-8.5 ms one after another, 2.1-2.7 ms
-// eight at once, 1.8-2.0 ms sixteen, 1.9-2.8 ms thirty-two, on ext4 with and
-// without a journal (docs/performance.md).
-std::pair<std::size_t, int> sync_all(std::span<const int> fds) {
-  constexpr std::size_t kAtOnce = 16;
-  std::vector<int> errs(fds.size(), 0);
-  std::atomic<std::size_t> next{0};
-  auto work = [&] {
-    for (std::size_t i; (i = next.fetch_add(1)) < fds.size();)
-      while (::fsync(fds[i]) != 0)
-        if (errno != EINTR) {
-          errs[i] = errno;
-          break;
-        }
-  };
-  std::vector<std::thread> helpers;
-  try {
-    for (std::size_t n = 1; n < std::min(kAtOnce, fds.size()); ++n) helpers.emplace_back(work);
-  } catch (const std::system_error&) {
-    // no thread to be had now: fewer at once
-  }
-  work();
-  for (std::thread& t : helpers) t.join();
-  for (std::size_t i = 0; i < fds.size(); ++i)
-    if (errs[i]) return {i, errs[i]};
-  return {fds.size(), 0};
 }
 
 int Beneath::open(const std::string& root, bool allow_openat2, Beneath& out) {

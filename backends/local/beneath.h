@@ -18,58 +18,13 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#include <span>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
+#include "support/fd.h"
+
 namespace editd {
-
-// An open file descriptor, closed with its owner; or one borrowed from an
-// owner that outlives it, left open.
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  // `fd` itself, not a duplicate (no fcntl, no close): for the root's
-  // descriptor, which the backend holds for as long as any of its calls runs.
-  static Fd borrowed(int fd) {
-    Fd f(fd);
-    f.owned_ = false;
-    return f;
-  }
-  Fd(Fd&& other) noexcept
-      : fd_(std::exchange(other.fd_, -1)), owned_(std::exchange(other.owned_, true)) {}
-  Fd& operator=(Fd&& other) noexcept {
-    const bool owned = std::exchange(other.owned_, true);
-    reset(std::exchange(other.fd_, -1));
-    owned_ = owned;
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-
-  int get() const { return fd_; }
-  bool valid() const { return fd_ >= 0; }
-  // The descriptor, now the caller's to close (a duplicate of a borrowed one).
-  int release() {
-    const int fd = std::exchange(fd_, -1);
-    if (owned_ || fd < 0) return fd;
-    owned_ = true;
-    return ::fcntl(fd, F_DUPFD_CLOEXEC, 0);
-  }
-  void reset(int fd = -1) {
-    if (fd_ >= 0 && owned_) ::close(fd_);
-    fd_ = fd;
-    owned_ = true;
-  }
-
- private:
-  int fd_ = -1;
-  bool owned_ = true;
-};
 
 // Writes every byte of `bytes` to `fd`, again after EINTR: 0, or the errno of
 // the write that failed.
@@ -86,21 +41,6 @@ std::string parent_relative(std::string_view rel);
 
 // "a/b/c" -> "c".
 std::string leaf_of(std::string_view rel);
-
-// A descriptor of the directory `dir` (any descriptor of it, O_PATH included)
-// that fsync accepts; invalid, with errno set, when it cannot be opened.
-Fd syncable_directory(int dir);
-
-// Fsyncs the directory `dir` (any descriptor of it, O_PATH included): 0 or errno.
-int sync_directory(int dir);
-
-// Fsyncs each of `fds`, up to sixteen at once: a disk merges the cache flushes
-// that arrive together, where one after another each waits for its own. The
-// calling thread takes part, with up to fifteen short-lived helpers (the waits
-// are the device's, not the CPU's); where a helper cannot be started, fewer run
-// at once. Returns the index and errno of the first descriptor, in the order of
-// `fds`, whose fsync failed; {fds.size(), 0} when none did.
-std::pair<std::size_t, int> sync_all(std::span<const int> fds);
 
 class Beneath {
  public:

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "backends/local/internal.h"
+#include "backends/local/sync.h"
 
 namespace editd::local_backend_detail {
 
@@ -271,8 +272,7 @@ void LocalBackend::sync_dirs(const std::map<std::string, Fd>& dirs) const {
 Failure LocalBackend::sync_temp(Staged& s) const {
   if (!options_.durable) return {};
   if (int err = injected(LocalSyscall::kFsync, s.name)) return {err, "fsync"};
-  while (::fsync(s.fd.get()) != 0)
-    if (errno != EINTR) return {errno, "fsync"};
+  if (int err = sync_file(s.fd.get())) return {err, "fsync"};
   return {};
 }
 

@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/local/sync.h"
+
 namespace editd::local_backend_detail {
 namespace {
 
@@ -163,9 +165,7 @@ int replace_contents(int to, int from, bool durable) {
     at += n;
   }
   if (::ftruncate(to, at) != 0) return errno;
-  while (durable && ::fsync(to) != 0)
-    if (errno != EINTR) return errno;
-  return 0;
+  return durable ? sync_file(to) : 0;
 }
 
 int write_all_at(int fd, std::string_view bytes, off_t at) {

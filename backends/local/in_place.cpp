@@ -11,6 +11,7 @@
 #include <cerrno>
 
 #include "backends/local/internal.h"
+#include "backends/local/sync.h"
 
 namespace editd::local_backend_detail {
 
@@ -64,8 +65,7 @@ Failure LocalBackend::write_in_place(int dir, const Target& t, const struct stat
   if (mode != (now.st_mode & 07777) && ::fchmod(file.get(), mode) != 0) return {errno, "chmod"};
   if (!options_.durable) return {};
   if (int err = injected(LocalSyscall::kFsync, t.name)) return {err, "fsync"};
-  while (::fsync(file.get()) != 0)
-    if (errno != EINTR) return {errno, "fsync"};
+  if (int err = sync_file(file.get())) return {err, "fsync"};
   return {};
 }
 

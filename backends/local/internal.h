@@ -41,9 +41,9 @@
 #include "backends/local/journal.h"
 #include "backends/local/local_backend.h"
 #include "backends/local/runtime_dir.h"
-#include "backends/offload.h"
 #include "backends/local/runtime_dir.h"
 #include "backends/local/stripe_lock.h"
+#include "support/offload.h"
 
 namespace editd::local_backend_detail {
 

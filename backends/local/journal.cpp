@@ -14,6 +14,7 @@
 #include "backends/root_path.h"
 #include "backends/local/file_metadata.h"
 #include "backends/local/stripe_lock.h"
+#include "backends/local/sync.h"
 
 namespace editd::journal {
 namespace {
@@ -317,9 +318,7 @@ std::string Journal::tagged_lines(std::string_view records, std::size_t& count) 
 int Journal::write_synced(std::string_view text) {
   if (int err = write_all(file_.get(), text)) return err;
   if (!durable_) return 0;
-  while (::fsync(file_.get()) != 0)
-    if (errno != EINTR) return errno;
-  return 0;
+  return sync_data(file_.get());
 }
 
 int Journal::commit(std::string_view records) {

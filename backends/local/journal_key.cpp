@@ -10,6 +10,8 @@
 #include <cerrno>
 #include <cstdlib>
 
+#include "backends/local/sync.h"
+
 namespace editd::journal {
 namespace {
 
@@ -54,8 +56,7 @@ int make_key(int state) {
   if (!f.valid()) return errno;
   int err = write_all(f.get(),
                       std::string_view(reinterpret_cast<const char*>(secret.data()), secret.size()));
-  while (!err && ::fsync(f.get()) != 0)
-    if (errno != EINTR) err = errno;
+  if (!err) err = sync_data(f.get());
   if (!err && ::linkat(state, temp.c_str(), state, kKeyFile, 0) != 0 && errno != EEXIST) err = errno;
   ::unlinkat(state, temp.c_str(), 0);
   if (!err) err = sync_directory(state);

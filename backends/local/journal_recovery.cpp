@@ -13,6 +13,7 @@
 #include "backends/local/file_metadata.h"
 #include "backends/local/journal.h"
 #include "backends/local/stripe_lock.h"
+#include "backends/local/sync.h"
 #include "backends/root_path.h"
 
 namespace editd::journal {

@@ -13,8 +13,8 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
 
-#include "backends/offload.h"
 #include "server/checks/lsp_state.h"
+#include "support/offload.h"
 
 namespace editd {
 

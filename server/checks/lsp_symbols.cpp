@@ -4,10 +4,10 @@
 // for how the server counts lines, and kept for the next call on the same bytes.
 #include <spdlog/spdlog.h>
 
-#include "backends/offload.h"
 #include "edit/symbols/verify.h"
 #include "edit/text/fingerprint.h"
 #include "server/checks/lsp_state.h"
+#include "support/offload.h"
 
 namespace editd {
 

@@ -19,7 +19,8 @@
 
 #include "protocol/error.h"
 #include "protocol/message.h"
-#include "server/ops/operations.h"
+#include "support/cancel.h"
+#include "support/lock_chain.h"
 
 namespace editd {
 
@@ -30,7 +31,7 @@ class Door {
   // Answers an authenticated request other than initialize: its result, or
   // the error to reply with. `cancel` is the request's own (cancelled by the
   // client or by shutdown), `place` its place among the connection's requests
-  // (server/ops/lock_chain.h). Never throws for a request's fault; an
+  // (support/lock_chain.h). Never throws for a request's fault; an
   // exception is a bug, answered as an internal error.
   virtual boost::asio::awaitable<Result<nlohmann::json>> dispatch(
       const protocol::Incoming& in, std::shared_ptr<CancelState> cancel,

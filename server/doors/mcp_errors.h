@@ -20,7 +20,7 @@
 #include <string>
 
 #include "protocol/error.h"
-#include "server/ops/operations.h"
+#include "support/cancel.h"
 
 namespace editd::mcp {
 

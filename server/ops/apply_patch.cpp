@@ -13,12 +13,12 @@
 #include <map>
 #include <set>
 
-#include "backends/offload.h"
 #include "edit/text/fingerprint.h"
 #include "edit/patch/patch.h"
 #include "edit/text/text.h"
 #include "protocol/error.h"
 #include "server/ops/pipeline.h"
+#include "support/offload.h"
 
 namespace editd {
 

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 
-#include "backends/offload.h"
 #include "edit/text/fingerprint.h"
 #include "edit/text/text.h"
 #include "server/ops/pipeline.h"
+#include "support/offload.h"
 
 namespace editd {
 

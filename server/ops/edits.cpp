@@ -2,7 +2,6 @@
 // set_format, create, insert, str_replace and edit_lines.
 #include <algorithm>
 
-#include "backends/offload.h"
 #include "edit/change/diff.h"
 #include "edit/text/fingerprint.h"
 #include "edit/text/format.h"
@@ -13,6 +12,7 @@
 #include "edit/text/text.h"
 #include "protocol/error.h"
 #include "server/ops/pipeline.h"
+#include "support/offload.h"
 
 namespace editd {
 

@@ -4,7 +4,6 @@
 // of one.
 #include <algorithm>
 
-#include "backends/offload.h"
 #include "edit/change/diff.h"
 #include "edit/text/fingerprint.h"
 #include "edit/text/format.h"
@@ -15,6 +14,7 @@
 #include "edit/change/unified_diff.h"
 #include "edit/text/text.h"
 #include "server/ops/pipeline.h"
+#include "support/offload.h"
 
 namespace editd {
 

@@ -19,12 +19,13 @@
 #include <vector>
 
 #include "backends/fs_backend.h"
-#include "server/ops/cancel.h"
 #include "server/ops/known_fingerprints.h"
-#include "server/ops/lock_chain.h"
 #include "server/ops/ops_options.h"
 #include "server/ops/requests.h"
 #include "server/ops/views.h"
+#include "support/byte_budget.h"
+#include "support/cancel.h"
+#include "support/lock_chain.h"
 
 namespace editd {
 
@@ -71,7 +72,7 @@ struct RequestContext {
   // that recorded it.
   Scope scope{};
   // The request's place among its connection's: it joins the lock chains in
-  // that turn (server/ops/lock_chain.h). Optional.
+  // that turn (support/lock_chain.h). Optional.
   Arrivals::Place* place = nullptr;
   // The connection's id in the view store (server/ops/views.h): read_text records
   // what it shows under it, edit_lines maps anchors from there. 0: no views.

@@ -33,7 +33,7 @@ struct OpsOptions {
   match::Mode matching = match::Mode::kStandard;
   std::uint64_t max_file_bytes = 64ull << 20;
   // File bytes that the requests in flight may hold, for all connections
-  // together (server/ops/byte_budget.h): each request counts a multiple of its
+  // together (support/byte_budget.h): each request counts a multiple of its
   // files' sizes, and waits while it does not fit.
   std::uint64_t max_file_bytes_in_flight = 1ull << 30;
   // The undo history, shared by every connection (0 entries: no history).

@@ -2,7 +2,6 @@
 // listing for the text editor's view).
 #include <algorithm>
 
-#include "backends/offload.h"
 #include "edit/change/diff.h"
 #include "edit/text/fingerprint.h"
 #include "edit/text/format.h"
@@ -12,6 +11,7 @@
 #include "edit/change/splice.h"
 #include "edit/text/text.h"
 #include "server/ops/pipeline.h"
+#include "support/offload.h"
 
 namespace editd {
 

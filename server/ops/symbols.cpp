@@ -5,7 +5,6 @@
 // mutation like any other (mutate()): fingerprints, approval, checks, undo.
 #include <algorithm>
 
-#include "backends/offload.h"
 #include "edit/change/splice.h"
 #include "edit/symbols/outline.h"
 #include "edit/symbols/symbol_edit.h"
@@ -13,6 +12,7 @@
 #include "edit/text/text.h"
 #include "protocol/error.h"
 #include "server/ops/pipeline.h"
+#include "support/offload.h"
 
 namespace editd {
 

@@ -14,11 +14,11 @@
 
 #include <algorithm>
 
-#include "backends/offload.h"
 #include "edit/text/fingerprint.h"
 #include "edit/text/text.h"
 #include "edit/change/unified_diff.h"
 #include "server/ops/pipeline.h"
+#include "support/offload.h"
 
 namespace editd {
 

@@ -26,10 +26,10 @@
 #include <string_view>
 #include <vector>
 
-#include "backends/local/beneath.h"
 #include "backends/fs_backend.h"
 #include "edit/change/restore.h"
 #include "protocol/error.h"
+#include "support/fd.h"
 
 namespace editd {
 

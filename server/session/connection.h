@@ -112,7 +112,7 @@ class Connection : public std::enable_shared_from_this<Connection>,
   // failure more.
   void count_unauthenticated_line();
   void on_notification(const protocol::Incoming& in);
-  // `place`: the request's among this connection's (server/ops/lock_chain.h),
+  // `place`: the request's among this connection's (support/lock_chain.h),
   // taken as it starts.
   boost::asio::awaitable<std::size_t> handle(protocol::Incoming in, Arrivals::Place place,
                                              MessageHold hold);

@@ -39,7 +39,7 @@
 
 #include "protocol/error.h"
 #include "protocol/message.h"
-#include "server/ops/operations.h"
+#include "support/cancel.h"
 
 namespace editd {
 

@@ -20,11 +20,11 @@
 #include "backends/fs_backend.h"
 #include "server/doors/door_options.h"
 #include "server/doors/registry.h"
-#include "server/ops/byte_budget.h"
-#include "server/ops/lock_chain.h"
 #include "server/ops/operations.h"
 #include "server/ops/ops_options.h"
 #include "server/session/session_options.h"
+#include "support/byte_budget.h"
+#include "support/lock_chain.h"
 
 namespace editd {
 

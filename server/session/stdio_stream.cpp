@@ -12,8 +12,8 @@
 #include <cerrno>
 
 #include "backends/local/beneath.h"
-#include "backends/offload.h"
 #include "server/session/stream.h"
+#include "support/offload.h"
 
 namespace editd {
 namespace {

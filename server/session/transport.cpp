@@ -11,10 +11,10 @@
 #include <boost/asio/use_awaitable.hpp>
 #include <vector>
 
-#include "backends/offload.h"
 #include "protocol/framing.h"
 #include "server/session/memory.h"
 #include "server/session/server_context.h"
+#include "support/offload.h"
 
 namespace editd {
 

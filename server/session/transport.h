@@ -49,9 +49,9 @@
 #include <string>
 
 #include "protocol/message.h"
-#include "server/ops/byte_budget.h"
 #include "server/session/connection_limits.h"
 #include "server/session/stream.h"
+#include "support/byte_budget.h"
 
 namespace editd {
 

@@ -5,9 +5,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <string>
 #include <utility>
-#include <vector>
 
 #include "support/process.h"
 
@@ -61,30 +59,4 @@ TEST_CASE("open_dir(\"\") borrows the root's descriptor; closing the borrower le
   CHECK(::faccessat(sub.get(), "a.txt", R_OK, 0) == 0);
   sub.reset();
   CHECK(::faccessat(root_fd, "sub/a.txt", R_OK, 0) == 0);
-}
-
-TEST_CASE("sync_all fsyncs every descriptor and names the first that failed") {
-  test::TempDir dir;
-  std::vector<Fd> files;
-  for (int i = 0; i < 20; ++i) {
-    dir.write("f" + std::to_string(i), "x\n");
-    files.emplace_back(
-        ::open((dir.str() + "/f" + std::to_string(i)).c_str(), O_RDONLY | O_CLOEXEC));
-    REQUIRE(files.back().valid());
-  }
-  int pipe_fds[2];
-  REQUIRE(::pipe(pipe_fds) == 0);
-  Fd read_end(pipe_fds[0]), write_end(pipe_fds[1]);
-
-  std::vector<int> fds;
-  for (const Fd& f : files) fds.push_back(f.get());
-  CHECK(sync_all(fds) == std::pair<std::size_t, int>(fds.size(), 0));
-  CHECK(sync_all({}) == std::pair<std::size_t, int>(0, 0));
-
-  // A pipe cannot be fsynced (EINVAL): among twenty files, at 13 and 17, the
-  // first is the one reported, whichever thread met it.
-  fds.insert(fds.begin() + 17, write_end.get());
-  fds.insert(fds.begin() + 13, read_end.get());
-  CHECK(sync_all(fds) == std::pair<std::size_t, int>(13, EINVAL));
-  CHECK(sync_all(std::span<const int>(fds).first(13)) == std::pair<std::size_t, int>(13, 0));
 }

@@ -14,7 +14,7 @@ import os
 import re
 import sys
 
-TOP = ("protocol/", "edit/", "backends/", "server/", "tests/", "docs/", "bench/", "deploy/")
+TOP = ("protocol/", "edit/", "support/", "backends/", "server/", "tests/", "docs/", "bench/", "deploy/")
 # `path`, `path:line`, `path (note)`: the name is the first word in the backticks.
 NAME = re.compile(r"`([A-Za-z0-9_./*{},-]+)(?::\d+)?[^`]*`")
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """edit/ is the bottom of the house: it includes no header of the project
 outside edit/, and protocol/ includes one header of edit/, edit/error.h (the
-error model every layer shares). Prints every include that breaks this and
-fails.
+error model every layer shares), and nothing of support/. support/, the floor
+of the primitives backends/ and server/ share, includes only its own files
+and edit/error.h. Prints every include that breaks this and fails.
 
 Usage: floor_test.py SOURCE_DIR
 """
@@ -11,7 +12,7 @@ import re
 import sys
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.MULTILINE)
-PROJECT = ("edit/", "protocol/", "backends/", "server/")
+PROJECT = ("edit/", "protocol/", "support/", "backends/", "server/")
 
 
 def sources(root: pathlib.Path, folder: str):
@@ -21,8 +22,9 @@ def sources(root: pathlib.Path, folder: str):
 def main() -> int:
     root = pathlib.Path(sys.argv[1])
     edit, protocol = sources(root, "edit"), sources(root, "protocol")
-    if not edit or not protocol:
-        print(f"no sources under {root / 'edit'} or {root / 'protocol'}")
+    support = sources(root, "support")
+    if not edit or not protocol or not support:
+        print(f"no sources under {root / 'edit'}, {root / 'protocol'} or {root / 'support'}")
         return 1
     wrong = []
     for f in edit:
@@ -37,9 +39,20 @@ def main() -> int:
         for inc in INCLUDE.findall(f.read_text()):
             if inc.startswith("edit/") and inc != "edit/error.h":
                 wrong.append(f"{rel}: includes {inc}; protocol/ may include only edit/error.h")
+            elif inc.startswith("support/"):
+                wrong.append(f"{rel}: includes {inc}; protocol/ includes nothing of support/")
+    for f in support:
+        rel = f.relative_to(root).as_posix()
+        for inc in INCLUDE.findall(f.read_text()):
+            if inc.startswith("support/"):
+                if not (root / inc).exists():
+                    wrong.append(f"{rel}: includes {inc}, which does not exist")
+            elif inc.startswith(PROJECT) and inc != "edit/error.h":
+                wrong.append(f"{rel}: includes {inc}; support/ may include only support/ "
+                             "and edit/error.h")
     for line in wrong:
         print(line)
-    print(f"{len(edit) + len(protocol)} files, {len(wrong)} includes out of place")
+    print(f"{len(edit) + len(protocol) + len(support)} files, {len(wrong)} includes out of place")
     return 1 if wrong else 0
 
 

@@ -1,4 +1,4 @@
-#include "server/ops/byte_budget.h"
+#include "support/byte_budget.h"
 
 #include <doctest/doctest.h>
 

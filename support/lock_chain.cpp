@@ -1,4 +1,4 @@
-#include "server/ops/lock_chain.h"
+#include "support/lock_chain.h"
 
 #include <algorithm>
 #include <boost/asio/any_completion_handler.hpp>

@@ -19,7 +19,7 @@
 #include <exception>
 #include <type_traits>
 
-#include "protocol/error.h"
+#include "edit/error.h"
 
 namespace editd {
 

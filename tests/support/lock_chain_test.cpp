@@ -1,4 +1,4 @@
-#include "server/ops/lock_chain.h"
+#include "support/lock_chain.h"
 
 #include <doctest/doctest.h>
 

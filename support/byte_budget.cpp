@@ -1,4 +1,4 @@
-#include "server/ops/byte_budget.h"
+#include "support/byte_budget.h"
 
 #include <boost/asio/async_result.hpp>
 #include <boost/asio/post.hpp>
