@@ -73,9 +73,11 @@ int LocalBackend::restore_in_place(int dir, const Target& t, const struct stat& 
                                    const Staged& backup) const {
   Fd file = open_same_file(dir, t.name, st, O_RDWR);
   if (!file.valid()) return errno;
-  if (int err = replace_contents(file.get(), backup.fd.get(), options_.durable)) return err;
+  if (int err = replace_contents(file.get(), backup.fd.get(), false)) return err;
+  // The mode after the bytes (a write clears the set-ID bits), and the sync
+  // after both, so that the mode put back is as durable as the bytes.
   if (::fchmod(file.get(), st.st_mode & 07777) != 0) return errno;
-  return 0;
+  return options_.durable ? sync_file(file.get()) : 0;
 }
 
 }  // namespace editd::local_backend_detail
