@@ -1,10 +1,10 @@
 // doctest's main for every test binary. It exits 77 (ctest's SKIP_RETURN_CODE)
 // when every test passed but one skipped for want of conformance data
-// (support/conformance.h); ctest runs those tests as entries of their own.
+// (helpers/conformance.h); ctest runs those tests as entries of their own.
 #define DOCTEST_CONFIG_IMPLEMENT
 #include <doctest/doctest.h>
 
-#include "support/conformance.h"
+#include "helpers/conformance.h"
 
 int main(int argc, char** argv) {
   doctest::Context context(argc, argv);

@@ -14,8 +14,8 @@
 #include "backends/memory/faulty_backend.h"
 #include "backends/local/local_backend.h"
 #include "backends/memory/memory_backend.h"
-#include "support/process.h"
-#include "support/run.h"
+#include "helpers/process.h"
+#include "helpers/run.h"
 
 using namespace editd;
 using editd::test::run;

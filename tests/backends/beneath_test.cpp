@@ -7,7 +7,7 @@
 
 #include <utility>
 
-#include "support/process.h"
+#include "helpers/process.h"
 
 using namespace editd;
 

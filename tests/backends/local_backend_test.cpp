@@ -24,11 +24,11 @@
 #include "backends/memory/faulty_backend.h"
 #include "backends/local/journal.h"
 #include "backends/local/stripe_lock.h"
-#include "support/pool_hold.h"
-#include "support/process.h"
-#include "support/run.h"
-#include "support/tree.h"
-#include "support/xattrs.h"
+#include "helpers/pool_hold.h"
+#include "helpers/process.h"
+#include "helpers/run.h"
+#include "helpers/tree.h"
+#include "helpers/xattrs.h"
 
 using namespace editd;
 namespace asio = boost::asio;

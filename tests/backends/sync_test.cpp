@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-#include "support/process.h"
+#include "helpers/process.h"
 
 using namespace editd;
 

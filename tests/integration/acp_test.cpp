@@ -7,7 +7,7 @@
 #include <map>
 #include <set>
 
-#include "support/process.h"
+#include "helpers/process.h"
 
 using namespace editd::test;
 

@@ -9,8 +9,8 @@
 #include <map>
 
 #include "edit/anchors/hashline.h"
-#include "support/process.h"
-#include "support/socket_client.h"
+#include "helpers/process.h"
+#include "helpers/socket_client.h"
 
 using namespace editd::test;
 

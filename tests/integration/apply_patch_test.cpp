@@ -8,8 +8,8 @@
 #include <fstream>
 #include <map>
 
-#include "support/conformance.h"
-#include "support/process.h"
+#include "helpers/conformance.h"
+#include "helpers/process.h"
 
 using namespace editd::test;
 

@@ -7,8 +7,8 @@
 #include <regex>
 #include <thread>
 
-#include "support/process.h"
-#include "support/socket_client.h"
+#include "helpers/process.h"
+#include "helpers/socket_client.h"
 
 using namespace editd::test;
 

@@ -7,8 +7,8 @@
 #include <cstdlib>
 #include <set>
 
-#include "support/process.h"
-#include "support/socket_client.h"
+#include "helpers/process.h"
+#include "helpers/socket_client.h"
 
 using namespace editd::test;
 
@@ -444,10 +444,10 @@ TEST_CASE("--lsp with a program that is not a language server fails the checks, 
 
 namespace {
 
-// The language server of tests/support/fake_lsp.py in `mode`, covering *.x;
+// The language server of tests/helpers/fake_lsp.py in `mode`, covering *.x;
 // it logs each start's process id to `log`.
 std::vector<std::string> fake_lsp(const std::string& mode, const std::string& log) {
-  return {"--lsp", "*.x=python3 " EDITD_SOURCE_DIR "/tests/support/fake_lsp.py " + mode + " " + log};
+  return {"--lsp", "*.x=python3 " EDITD_SOURCE_DIR "/tests/helpers/fake_lsp.py " + mode + " " + log};
 }
 
 std::vector<pid_t> started(const TempDir& dir) {

@@ -14,7 +14,7 @@
 #include <regex>
 #include <sstream>
 
-#include "support/process.h"
+#include "helpers/process.h"
 
 using namespace editd::test;
 

@@ -2,7 +2,7 @@
 // edit core (docs/protocol.md, "Byte fidelity"), one per measured finding.
 #include <doctest/doctest.h>
 
-#include "support/process.h"
+#include "helpers/process.h"
 
 using namespace editd::test;
 

@@ -4,8 +4,8 @@
 // newText never reaches the body.
 #include <doctest/doctest.h>
 
-#include "support/mcp_session.h"
-#include "support/process.h"
+#include "helpers/mcp_session.h"
+#include "helpers/process.h"
 
 using namespace editd::test;
 

@@ -3,7 +3,7 @@
 // the mapping by the view that was read).
 #include <doctest/doctest.h>
 
-#include "support/process.h"
+#include "helpers/process.h"
 
 using namespace editd::test;
 

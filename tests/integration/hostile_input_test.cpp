@@ -3,7 +3,7 @@
 // must still be answered. Every line gets its answer or its documented error.
 #include <doctest/doctest.h>
 
-#include "support/socket_client.h"
+#include "helpers/socket_client.h"
 
 using namespace editd::test;
 using namespace std::string_literals;

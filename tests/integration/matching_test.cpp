@@ -3,7 +3,7 @@
 // (docs/protocol.md, "Matching").
 #include <doctest/doctest.h>
 
-#include "support/process.h"
+#include "helpers/process.h"
 
 using namespace editd::test;
 

@@ -9,8 +9,8 @@
 #include <set>
 
 #include "protocol/error.h"
-#include "support/mcp_session.h"
-#include "support/process.h"
+#include "helpers/mcp_session.h"
+#include "helpers/process.h"
 
 using namespace editd::test;
 

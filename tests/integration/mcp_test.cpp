@@ -10,7 +10,7 @@
 #include <set>
 #include <thread>
 
-#include "support/socket_client.h"
+#include "helpers/socket_client.h"
 
 using namespace editd::test;
 

@@ -7,9 +7,9 @@
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 
-#include "support/process.h"
-#include "support/tree.h"
-#include "support/xattrs.h"
+#include "helpers/process.h"
+#include "helpers/tree.h"
+#include "helpers/xattrs.h"
 
 using namespace editd::test;
 

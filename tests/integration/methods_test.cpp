@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 #include <sys/stat.h>
 
-#include "support/process.h"
+#include "helpers/process.h"
 
 using namespace editd::test;
 

@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <string>
 
-#include "support/process.h"
+#include "helpers/process.h"
 
 using namespace editd::test;
 using nlohmann::json;

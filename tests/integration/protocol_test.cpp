@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "support/process.h"
+#include "helpers/process.h"
 
 using namespace editd::test;
 

@@ -5,7 +5,7 @@
 
 #include <map>
 
-#include "support/process.h"
+#include "helpers/process.h"
 
 using namespace editd::test;
 

@@ -13,8 +13,8 @@
 #include <set>
 #include <thread>
 
-#include "support/process.h"
-#include "support/tree.h"
+#include "helpers/process.h"
+#include "helpers/tree.h"
 
 using namespace editd::test;
 

@@ -10,9 +10,9 @@
 #include <set>
 #include <thread>
 
-#include "support/proc.h"
-#include "support/socket_client.h"
-#include "support/unix_server.h"
+#include "helpers/proc.h"
+#include "helpers/socket_client.h"
+#include "helpers/unix_server.h"
 
 using namespace editd::test;
 using namespace std::chrono_literals;

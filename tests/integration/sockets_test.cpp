@@ -17,9 +17,9 @@
 #include <sstream>
 #include <thread>
 
-#include "support/proc.h"
-#include "support/socket_client.h"
-#include "support/unix_server.h"
+#include "helpers/proc.h"
+#include "helpers/socket_client.h"
+#include "helpers/unix_server.h"
 
 using namespace editd::test;
 

@@ -1,7 +1,7 @@
 // Edits by symbol (read_symbols, read_text's symbol, edit_symbol) against the
 // real binary and the real language servers make test installs (pylsp,
 // clangd; typescript-language-server from tests/clients/lsp), and against
-// language servers that hang, die or answer nonsense (tests/support/fake_lsp.py).
+// language servers that hang, die or answer nonsense (tests/helpers/fake_lsp.py).
 #include <doctest/doctest.h>
 
 #include <cstdlib>
@@ -9,9 +9,9 @@
 #include <set>
 #include <sstream>
 
-#include "support/mcp_session.h"
-#include "support/process.h"
-#include "support/socket_client.h"
+#include "helpers/mcp_session.h"
+#include "helpers/process.h"
+#include "helpers/socket_client.h"
 
 using namespace editd::test;
 
@@ -479,7 +479,7 @@ namespace {
 std::vector<std::string> fake(const std::string& mode, const TempDir& logs,
                               const std::string& timeout = "2") {
   return {"--lsp",
-          "*.x=python3 " EDITD_SOURCE_DIR "/tests/support/fake_lsp.py " + mode + " " +
+          "*.x=python3 " EDITD_SOURCE_DIR "/tests/helpers/fake_lsp.py " + mode + " " +
               (logs.path() / "starts.log").string(),
           "--check-timeout", timeout};
 }

@@ -11,8 +11,8 @@
 #include <set>
 #include <thread>
 
-#include "support/proc.h"
-#include "support/process.h"
+#include "helpers/proc.h"
+#include "helpers/process.h"
 
 using namespace editd::test;
 

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "edit/match/replace.h"
-#include "support/replace.h"
+#include "helpers/replace.h"
 #include "edit/text/text.h"
 
 using namespace editd;

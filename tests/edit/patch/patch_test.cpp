@@ -12,7 +12,7 @@
 #include "edit/patch/seek.h"
 #include "edit/text/chars.h"
 #include "protocol/params.h"
-#include "support/conformance.h"
+#include "helpers/conformance.h"
 
 using namespace editd;
 using namespace editd::patch;

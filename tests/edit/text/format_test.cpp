@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "support/document.h"
+#include "helpers/document.h"
 
 using namespace editd;
 using namespace editd::text;

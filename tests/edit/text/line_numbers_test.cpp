@@ -7,7 +7,7 @@
 #include <string>
 
 #include "edit/match/replace.h"
-#include "support/replace.h"
+#include "helpers/replace.h"
 
 using namespace editd;
 using namespace editd::match;

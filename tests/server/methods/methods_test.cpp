@@ -5,43 +5,26 @@
 
 #include <doctest/doctest.h>
 
-#include <boost/asio/co_spawn.hpp>
-#include <boost/asio/io_context.hpp>
 #include <optional>
 #include <set>
 
-#include "backends/memory/memory_backend.h"
+#include "helpers/in_process.h"
 #include "server/doors/registry.h"
 #include "server/methods/shared.h"
 
 using namespace editd;
 using nlohmann::json;
-namespace asio = boost::asio;
 
 namespace {
 
-struct MethodsFixture {
-  asio::io_context io;
-  asio::thread_pool pool{1};
-  OpsOptions options;
-  LockChains locks;
-  Operations ops{options, locks, pool};
+struct MethodsFixture : test::InProcess {
   Registry registry{ops};
-  MemoryBackend backend;
 
   // The method `name` called with `params`, run to its end.
-  Result<json> call(const std::string& name, json params) {
+  Result<json> call(const std::string& name, const json& params) {
     const Method* m = registry.find(name);
     REQUIRE(m);
-    RequestContext ctx{backend, std::make_shared<CancelState>(), nullptr, nullptr};
-    std::optional<Result<json>> out;
-    asio::co_spawn(io, registry.run(*m, ctx, params), [&out](std::exception_ptr e, Result<json> r) {
-      REQUIRE(!e);
-      out.emplace(std::move(r));
-    });
-    io.restart();
-    while (!out) io.run_one();
-    return std::move(*out);
+    return run([&](RequestContext& ctx) { return registry.run(*m, ctx, params); });
   }
 };
 

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "backends/memory/memory_backend.h"
+#include "helpers/in_process.h"
 #include "protocol/params.h"
 #include "server/methods/shared.h"
 #include "server/ops/operations.h"
@@ -583,30 +584,7 @@ std::optional<std::string> apply_diff(std::string_view old, const FileDiff& fd,
 // ---------------------------------------------------------------------------
 // Driving Operations in process.
 
-struct Server {
-  asio::io_context io;
-  asio::thread_pool pool{1};
-  OpsOptions options;
-  LockChains locks;
-  Operations ops{options, locks, pool};
-  MemoryBackend backend;
-
-  // Runs one call to completion.
-  template <class Call>
-  auto run(Call call) {
-    RequestContext ctx{backend, std::make_shared<CancelState>(), nullptr, nullptr};
-    using T = typename decltype(call(ctx))::value_type;
-    std::optional<T> out;
-    asio::co_spawn(io, call(ctx), [&out](std::exception_ptr e, T value) {
-      if (e) std::rethrow_exception(e);
-      out.emplace(std::move(value));
-    });
-    io.restart();
-    io.run();
-    REQUIRE(out.has_value());
-    return std::move(*out);
-  }
-
+struct Server : test::InProcess {
   std::string fingerprint(const std::string& path) {
     ops::FingerprintRequest p;
     p.path = path;

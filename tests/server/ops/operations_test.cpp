@@ -16,7 +16,7 @@
 #include "backends/memory/memory_backend.h"
 #include "edit/text/fingerprint.h"
 #include "protocol/params.h"
-#include "support/pool_hold.h"
+#include "helpers/pool_hold.h"
 
 using namespace editd;
 namespace asio = boost::asio;

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "edit/text/fingerprint.h"
-#include "support/proc.h"
-#include "support/process.h"
+#include "helpers/proc.h"
+#include "helpers/process.h"
 
 using namespace editd;
 using editd::test::TempDir;

@@ -14,7 +14,7 @@
 
 #include "backends/local/local_backend.h"
 #include "server/session/server_context.h"
-#include "support/memory_stream.h"
+#include "helpers/memory_stream.h"
 
 using namespace editd;
 using nlohmann::json;

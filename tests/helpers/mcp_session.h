@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "support/process.h"
+#include "helpers/process.h"
 
 namespace editd::test {
 

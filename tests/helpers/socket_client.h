@@ -10,7 +10,7 @@
 
 #include <thread>
 
-#include "support/process.h"
+#include "helpers/process.h"
 
 namespace editd::test {
 

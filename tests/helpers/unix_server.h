@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "support/process.h"
-#include "support/socket_client.h"
+#include "helpers/process.h"
+#include "helpers/socket_client.h"
 
 namespace editd::test {
 
