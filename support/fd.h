@@ -2,12 +2,14 @@
 // from an owner that outlives it. The local backend holds every descriptor it
 // opens in one (backends/local/beneath.h), as do the undo history's spill
 // files and the stdio stream; it is here, on the floor, because all of them
-// need it and none is the others' owner.
+// need it and none is the others' owner. So is write_all, which the journal
+// and the stdio stream's writer both use.
 #pragma once
 
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <string_view>
 #include <utility>
 
 namespace editd {
@@ -56,5 +58,9 @@ class Fd {
   int fd_ = -1;
   bool owned_ = true;
 };
+
+// Writes every byte of `bytes` to `fd`, again after EINTR: 0, or the errno of
+// the write that failed.
+int write_all(int fd, std::string_view bytes);
 
 }  // namespace editd

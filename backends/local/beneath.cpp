@@ -115,18 +115,6 @@ int Beneath::open_dir(std::string_view rel, Fd& out) const {
   return 0;
 }
 
-int write_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return errno;
-    }
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return 0;
-}
-
 std::string read_all(int fd) {
   std::string out;
   char buf[65536];

@@ -26,10 +26,6 @@
 
 namespace editd {
 
-// Writes every byte of `bytes` to `fd`, again after EINTR: 0, or the errno of
-// the write that failed.
-int write_all(int fd, std::string_view bytes);
-
 // What `fd` reads until its end or an error, again after EINTR.
 std::string read_all(int fd);
 

@@ -261,9 +261,7 @@ boost::asio::awaitable<Result<void>> Pipeline::survey(std::vector<StagedChange>&
 boost::asio::awaitable<Result<void>> Pipeline::write_one(RequestContext& ctx, StagedChange& s,
                                                          bool move_contents) {
   if (s.splices) {
-    const std::string_view bytes = *s.previous;
-    co_return co_await ctx.backend.write_pieces(
-        s.canonical, splice::pieces(bytes.substr(0, s.bom), bytes.substr(s.bom), *s.splices));
+    co_return co_await ctx.backend.write_pieces(s.canonical, s.pieces(*s.previous));
   }
   // Named, not a conditional in the co_await expression (GCC 12 coroutines
   // destroy such a temporary twice).

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "backends/fs_backend.h"
@@ -45,6 +46,11 @@ struct StagedChange : FileChange {
   // its `bom` bytes), written as pieces and never made.
   std::optional<std::vector<splice::Splice>> splices;
   std::size_t bom = 0;
+  // The new content of a spliced change of `current` (the content before),
+  // as pieces: views of `current` and of `splices`.
+  std::vector<std::string_view> pieces(std::string_view current) const {
+    return splice::pieces(current.substr(0, bom), current.substr(bom), *splices);
+  }
   // What the mutation knows already; else the commit works it out.
   // fingerprint() of the new content:
   std::optional<std::string> fingerprint;

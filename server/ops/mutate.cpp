@@ -29,12 +29,6 @@ std::optional<std::uint64_t> first_line(const Mutation& result) {
   return std::nullopt;
 }
 
-// The new bytes of a spliced change of `current`, as pieces (views of both).
-std::vector<std::string_view> pieces(const std::string& current, const StagedChange& change) {
-  const std::string_view bytes = current;
-  return splice::pieces(bytes.substr(0, change.bom), bytes.substr(change.bom), *change.splices);
-}
-
 // Runs the transform and describes the change (diff, counts, fingerprint).
 Result<Transformed> compute(const Current& cur, const Transform& transform) {
   auto change = transform(cur);
@@ -51,7 +45,7 @@ Result<Transformed> compute(const Current& cur, const Transform& transform) {
     change->result.diff = std::move(d.text);
     change->result.added = d.added;
     change->result.removed = d.removed;
-    change->result.fingerprint = editd::fingerprint(pieces(*cur.bytes, staged));
+    change->result.fingerprint = editd::fingerprint(staged.pieces(*cur.bytes));
     return change;
   }
   // Where the bodies (after the BOM) differ, when the splices say; else the
@@ -59,7 +53,7 @@ Result<Transformed> compute(const Current& cur, const Transform& transform) {
   std::optional<std::vector<diff::Window>> windows;
   if (staged.splices) {
     std::size_t size = 0;
-    const std::vector<std::string_view> parts = pieces(*cur.bytes, staged);
+    const std::vector<std::string_view> parts = staged.pieces(*cur.bytes);
     for (std::string_view p : parts) size += p.size();
     staged.bytes.reserve(size);
     for (std::string_view p : parts) staged.bytes.append(p);

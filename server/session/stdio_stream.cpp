@@ -11,8 +11,8 @@
 #include <boost/asio/write.hpp>
 #include <cerrno>
 
-#include "backends/local/beneath.h"
 #include "server/session/stream.h"
+#include "support/fd.h"
 #include "support/offload.h"
 
 namespace editd {
