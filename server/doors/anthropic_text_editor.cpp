@@ -152,7 +152,9 @@ ToolResultBlock editor_error(const Error& e) {
 
 // What the checks said about a written file, after the success line.
 std::string with_diagnostics(std::string text, const std::string& path, const ops::Mutation& r) {
-  std::string d = render_diagnostics(path, methods::encode_mutation(r));
+  json checks = json::object();  // the report alone: the diff is not copied to be ignored
+  methods::put_diagnostics(checks, r.diagnostics);
+  std::string d = render_diagnostics(path, checks);
   if (!d.empty()) text += "\n" + d;
   while (!text.empty() && text.back() == '\n') text.pop_back();
   return text;

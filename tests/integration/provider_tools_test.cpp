@@ -70,6 +70,26 @@ TEST_CASE("text editor: the documented walkthrough, view then str_replace, with 
   CHECK(root.read("primes.py") == fixed);
 }
 
+TEST_CASE("text editor: the checks' report follows the success line, only what the edit introduced") {
+  TempDir root;
+  root.write("m.py", "import os\n");
+  auto p = spawn_editd(root, {"--check", "*.py=pyflakes3 {file}"});
+  json r = editor(p, {{"command", "str_replace"},
+                      {"path", "m.py"},
+                      {"old_str", "import os\n"},
+                      {"new_str", "import os\nprint(nope)\n"}});
+  const std::string content = r["content"];
+  INFO(content);
+  CHECK_FALSE(r.contains("is_error"));
+  CHECK(content.rfind("Successfully replaced text at exactly one location.\nDiagnostics of m.py "
+                      "after the edit (ok): 2 in all, 1 introduced by this edit\n",
+                      0) == 0);
+  CHECK(content.find("line 2:7: error: undefined name 'nope' [pyflakes3]") != std::string::npos);
+  CHECK(content.find("imported but unused") == std::string::npos);
+  // No diff in the tool's text: the tool says what it did, as Anthropic's does.
+  CHECK(content.find("+print(nope)") == std::string::npos);
+}
+
 TEST_CASE("text editor: documented errors first, then editd's hints; nothing written") {
   TempDir root;
   root.write("primes.py", kPrimes);
