@@ -4,9 +4,8 @@
 
 #include <doctest/doctest.h>
 
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/thread_pool.hpp>
 
+#include "helpers/in_process.h"
 #include "protocol/fast_json.h"
 #include "server/methods/texts.h"
 
@@ -15,12 +14,7 @@ using nlohmann::json;
 
 namespace {
 
-struct RegistryFixture {
-  boost::asio::io_context io;
-  boost::asio::thread_pool pool{1};
-  OpsOptions options;
-  LockChains locks;
-  Operations ops{options, locks, pool};
+struct RegistryFixture : test::InProcess {
   Registry registry{ops};
 };
 
