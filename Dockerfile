@@ -22,7 +22,7 @@ FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       cmake g++ make pkg-config libboost1.81-dev nlohmann-json3-dev libspdlog-dev libfmt-dev \
-      libxxhash-dev \
+      libxxhash-dev libsqlite3-dev \
  && rm -rf /var/lib/apt/lists/*
 
 # The context has no .git (.dockerignore): `editd --version` names the commit passed here
@@ -43,7 +43,7 @@ FROM debian:bookworm-slim
 
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libspdlog1.10 libfmt9 libxxhash0 \
+      libspdlog1.10 libfmt9 libxxhash0 libsqlite3-0 \
  && apt-get clean && rm -rf /var/lib/apt/lists/*
 
 # A dedicated user with a fixed uid/gid, so that volumes, `--user`, compose's `user:` and a pod's

@@ -37,7 +37,7 @@ FUZZ_SMOKE_RUNS ?= 8000
 # builds the whole tree a second time, so it is kept cheap.
 SANITIZE_CXX_FLAGS ?= -O1 -g1
 DEBIAN_PACKAGES := cmake g++ make pkg-config libboost1.81-dev nlohmann-json3-dev \
-                   libspdlog-dev libfmt-dev libxxhash-dev doctest-dev \
+                   libspdlog-dev libfmt-dev libxxhash-dev libsqlite3-dev doctest-dev \
                    clang libclang-rt-14-dev llvm python3 \
                    clangd python3-pylsp python3-pyflakes pyflakes3
 PREFIX ?= /usr/local

@@ -29,6 +29,21 @@ void ParamDecoder::optional_string(const char* name, std::optional<std::string>&
   out = v->get<std::string>();
 }
 
+void ParamDecoder::optional_string_list(const char* name, std::vector<std::string>& out,
+                                        std::size_t max) {
+  const nlohmann::json* v = find(name);
+  if (!v) return;
+  if (!v->is_array()) return fail(invalid_param(name, "must be an array of strings"));
+  if (v->size() > max)
+    return fail(invalid_param(name, "must hold at most " + std::to_string(max) + " strings"));
+  for (const nlohmann::json& s : *v) {
+    if (!s.is_string()) return fail(invalid_param(name, "must be an array of strings"));
+    if (s.get_ref<const std::string&>().size() > kMaxPathBytes)
+      return fail(invalid_param(name, "holds a string longer than 4096 bytes"));
+    out.push_back(s.get<std::string>());
+  }
+}
+
 std::optional<std::string> path_problem(std::string_view path) {
   if (path.empty()) return "must not be empty";
   if (path.find('\0') != std::string_view::npos) return "must not contain a NUL byte";

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "protocol/error.h"
 
@@ -64,6 +65,8 @@ class ParamDecoder {
   // counts as an integer.
   void integer(const char* name, std::uint64_t& out, std::uint64_t min);
   void optional_integer(const char* name, std::optional<std::uint64_t>& out, std::uint64_t min);
+  // An array of at most `max` strings, each at most 4096 bytes.
+  void optional_string_list(const char* name, std::vector<std::string>& out, std::size_t max);
   // An object whose values are strings.
   void optional_string_map(const char* name, std::map<std::string, std::string>& out);
 

@@ -11,6 +11,7 @@
 #include <iostream>
 
 #include "server/apply_patch_command.h"
+#include "server/ledger_command.h"
 #include "server/checks/launch.h"
 #include "server/commit.h"
 #include "server/options.h"
@@ -91,6 +92,12 @@ int main(int argc, char** argv) {
       break;
     case CommandLine::Mode::kTools:
       code = run_tools(*cl);
+      break;
+    case CommandLine::Mode::kChanges:
+      code = run_changes(*cl);
+      break;
+    case CommandLine::Mode::kRevert:
+      code = run_revert(*cl);
       break;
     case CommandLine::Mode::kServe:
       if (auto pinned = pin_checks(cl->options.ops); !pinned) {

@@ -22,6 +22,11 @@ const char* const kUsage =
     "       editd tools [--format mcp|anthropic|openai] [--mcp-tools models|all]\n"
     "                                       print the tool definitions (JSON) for a host's or an\n"
     "                                       API request's tool list (default: mcp)\n"
+    "       editd changes [--root DIR] [--path P] [--limit N] [--json]\n"
+    "                                       the root's ledger, newest first: who changed what\n"
+    "       editd revert [--root DIR] [--dry-run] ID...\n"
+    "                                       take back changes (c12) or hunks (c12:3); exit 0\n"
+    "                                       reverted, 1 refused, 2 usage\n"
     "\n"
     "options:\n"
     "  --root DIR                 the directory edits are confined to (default: .)\n"
@@ -32,6 +37,10 @@ const char* const kUsage =
     "  --state-dir DIR            where the key that marks editd's journals is kept, a durable\n"
     "                             directory of this user outside the root (default:\n"
     "                             $XDG_STATE_HOME/editd, else ~/.local/state/editd)\n"
+    "  --ledger on|off            keep every change of the root on the record, for `changes`,\n"
+    "                             `revert` and undo across restarts, in STATE/ledger/ (default: on)\n"
+    "  --ledger-bytes N           bytes the ledger keeps; the oldest changes go first\n"
+    "                             (default: 268435456)\n"
     "  --log-level LEVEL          trace|debug|info|warn|error|off (default: info); logs go to "
     "stderr\n"
     "  --max-message-bytes N      longest accepted JSON-RPC line (default: 67108864)\n"
@@ -164,6 +173,12 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
   } else if (argc > 1 && std::string_view(argv[1]) == "tools") {
     cl.mode = CommandLine::Mode::kTools;
     i = 2;
+  } else if (argc > 1 && std::string_view(argv[1]) == "changes") {
+    cl.mode = CommandLine::Mode::kChanges;
+    i = 2;
+  } else if (argc > 1 && std::string_view(argv[1]) == "revert") {
+    cl.mode = CommandLine::Mode::kRevert;
+    i = 2;
   }
   const bool apply_patch = cl.mode == CommandLine::Mode::kApplyPatch;
   // apply-patch takes one patch: an argument, the one after --, -f FILE or - (stdin).
@@ -200,6 +215,18 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
         if (auto ok = take_patch(std::string(arg), false); !ok) return ok.error();
         continue;
       }
+    }
+    if (cl.mode == CommandLine::Mode::kRevert && !arg.starts_with('-')) {
+      cl.ids.emplace_back(arg);
+      continue;
+    }
+    if (cl.mode == CommandLine::Mode::kChanges && arg == "--json") {
+      cl.json = true;
+      continue;
+    }
+    if (cl.mode == CommandLine::Mode::kRevert && arg == "--dry-run") {
+      cl.dry_run = true;
+      continue;
     }
     if (cl.mode == CommandLine::Mode::kProbe && !arg.starts_with('-')) {
       if (!cl.probe.address.empty()) return usage_error("probe takes one address");
@@ -289,6 +316,24 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       if (!n) return n.error();
       if (flag == "--undo-history-entries") o.ops.undo_history_entries = *n;
       if (flag == "--undo-history-bytes") o.ops.undo_history_bytes = *n;
+    } else if (flag == "--ledger") {
+      EDITD_NEED(v);
+      if (v != "on" && v != "off") return usage_error("--ledger must be on or off");
+      o.ops.ledger.enabled = v == "on";
+    } else if (flag == "--ledger-bytes") {
+      EDITD_NEED(v);
+      auto n = parse_number(flag, v);
+      if (!n) return n.error();
+      if (*n < (1u << 20)) return usage_error("--ledger-bytes must be at least 1048576");
+      o.ops.ledger.max_bytes = *n;
+    } else if (cl.mode == CommandLine::Mode::kChanges && flag == "--path") {
+      EDITD_NEED(v);
+      cl.path = v;
+    } else if (cl.mode == CommandLine::Mode::kChanges && flag == "--limit") {
+      EDITD_NEED(v);
+      auto n = parse_number(flag, v);
+      if (!n) return n.error();
+      cl.limit = *n;
     } else if (flag == "--matching") {
       EDITD_NEED(v);
       auto m = match::parse_mode(v);
@@ -371,6 +416,13 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
   }
   if (apply_patch && !o.ops.checks.specs.empty())
     return usage_error("apply-patch runs no checks: --check and --lsp are options of the server");
+  o.ops.ledger.state_dir = o.state_dir;
+  o.ops.ledger.durable = o.durability == Durability::kFull;
+  if (cl.mode == CommandLine::Mode::kRevert && cl.ids.empty())
+    return usage_error("revert needs the ids of changes (c12) or hunks (c12:3) to take back");
+  if ((cl.mode == CommandLine::Mode::kChanges || cl.mode == CommandLine::Mode::kRevert) &&
+      !o.ops.ledger.enabled)
+    return usage_error("changes and revert read the ledger: not with --ledger off");
   if (cl.mode == CommandLine::Mode::kProbe) {
     if (cl.probe.address.empty())
       return usage_error("probe needs an address: unix:PATH or tcp:[HOST:]PORT");

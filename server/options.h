@@ -48,7 +48,7 @@ struct ServerOptions {
 };
 
 struct CommandLine {
-  enum class Mode { kServe, kApplyPatch, kProbe, kTools, kHelp, kVersion };
+  enum class Mode { kServe, kApplyPatch, kProbe, kTools, kChanges, kRevert, kHelp, kVersion };
   Mode mode = Mode::kServe;
   ServerOptions options;
   // apply-patch: the patch given as an argument, or the file it is in ("-":
@@ -60,6 +60,12 @@ struct CommandLine {
   std::string command = "editd apply-patch";
   ProbeOptions probe;  // probe: its address; --token-file and --timeout
   ToolsFormat tools_format = ToolsFormat::kMcp;
+  // changes: --json, --path, --limit; revert: the ids (c12, c12:3), --dry-run.
+  bool json = false;
+  bool dry_run = false;
+  std::optional<std::string> path;
+  std::uint64_t limit = 50;
+  std::vector<std::string> ids;
 };
 
 // The local backend's share of the options.

@@ -17,6 +17,8 @@
 #include <string_view>
 #include <vector>
 
+#include "edit/change/splice.h"
+
 namespace editd::hunks {
 
 // Lines of unchanged context kept on each side of a hunk, as the change left
@@ -79,6 +81,14 @@ Reverted revert(std::string_view current, const std::vector<const Hunk*>& hunks,
 // back exactly where they are: the bytes before, when `after` is what the
 // change left. nullopt when a hunk's new lines are not at its new_start.
 std::optional<std::string> undo_all(std::string_view after, const std::vector<Hunk>& hunks);
+
+// The hunks of `splices` (splice::plan's: ascending, disjoint) of the body
+// of `file` (after `bom` bytes): between() of the lines they touch, with
+// kContext lines around, numbered as in the whole file. Costs the lines
+// before the first splice (counted) and the lines touched, never a copy of
+// the file.
+std::vector<Hunk> of_splices(std::string_view file, std::size_t bom,
+                             const std::vector<splice::Splice>& splices);
 
 // Bytes the hunks hold (their texts), for the ledger's bound.
 std::uint64_t held_by(const std::vector<Hunk>& hunks);

@@ -135,6 +135,21 @@ Result<json> AcpDoor::new_session(const json& params) {
   return acp::new_session_result(id);
 }
 
+void AcpDoor::set_client(const json& client_info, std::string door, std::string peer) {
+  // Bounded: a client's name is recorded with every change it makes.
+  auto field = [&](const char* key) {
+    std::string v;
+    if (client_info.is_object())
+      if (auto f = client_info.find(key); f != client_info.end() && f->is_string()) v = *f;
+    if (v.size() > 256) v.resize(256);
+    return v;
+  };
+  who_.client = field("name");
+  who_.client_version = field("version");
+  who_.door = std::move(door);
+  who_.peer = std::move(peer);
+}
+
 Result<std::string> AcpDoor::session_for(const json& params) {
   if (auto sid = params.find("sessionId"); sid != params.end() && sid->is_string()) {
     const std::string& id = sid->get_ref<const std::string&>();
@@ -174,6 +189,12 @@ Result<std::unique_ptr<AcpCall>> AcpDoor::prepare(const Method& m, const json& p
   if (call->delegated) ctx.scope = Scope::delegated(id_prefix_);
   ctx.place = place;
   ctx.reader = reader_;
+  ctx.actor = who_;
+  ctx.actor.method = m.name;
+  if (!sessions_.empty() || call->delegated) {
+    ctx.actor.session = call->session;
+    ctx.actor.door = "acp";
+  }
 
   call->tool_call_id = "editd-call-" + std::to_string(next_tool_call_++);
   call->announce = !sessions_.empty() && !m.writes_nothing(params);

@@ -70,6 +70,9 @@ class AcpDoor {
   Result<nlohmann::json> initialize(const nlohmann::json& client_capabilities);
   // session/new.
   Result<nlohmann::json> new_session(const nlohmann::json& params);
+  // Who the client says it is at initialize (clientInfo), the dialect it
+  // speaks and its socket peer: what the ledger records of its changes.
+  void set_client(const nlohmann::json& client_info, std::string door, std::string peer);
   // The run of a registry method on the request's session (sessionId in
   // `params`, else the latest): its backend, approvals and, for a mutation
   // that writes on a session, the pending tool_call announced. An unknown
@@ -106,6 +109,7 @@ class AcpDoor {
   std::string root_;       // the canonical root, for the delegated backend
   std::string id_prefix_;  // random: ids of one connection differ from another's
   std::uint64_t reader_;   // this connection in the view store (RequestContext::reader)
+  ledger::Actor who_;  // set_client()'s
   std::set<std::string> sessions_;
   std::string latest_session_;
   std::string own_session_;               // used before any session/new

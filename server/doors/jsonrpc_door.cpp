@@ -18,6 +18,7 @@ asio::awaitable<Result<json>> JsonRpcDoor::dispatch(const protocol::Incoming& in
   const Method* m = registry_.find(method);
   if (!m) co_return method_not_found(in.method);
   auto call = acp_.prepare(*m, in.params, std::move(cancel), &known_, &place);
+  if (call) (*call)->context->actor.request_id = in.id.dump();
   if (!call) co_return call.error();
   Result<json> result = co_await registry_.run(*m, *(*call)->context, in.params);
   acp_.report(**call, *m, result);

@@ -17,11 +17,11 @@ asio::awaitable<Result<json>> McpDoor::dispatch(const protocol::Incoming& in,
                                                 Arrivals::Place& place) {
   if (in.method == "ping") co_return json::object();
   if (in.method == "tools/list") co_return mcp::tools_list(registry_, options_.mcp_tools == McpTools::kAll);
-  if (in.method == "tools/call") co_return co_await call_tool(in.params, std::move(cancel), place);
+  if (in.method == "tools/call") co_return co_await call_tool(in.params, in.id, std::move(cancel), place);
   co_return method_not_found(in.method);
 }
 
-asio::awaitable<Result<json>> McpDoor::call_tool(const json& params,
+asio::awaitable<Result<json>> McpDoor::call_tool(const json& params, const json& id,
                                                  std::shared_ptr<CancelState> cancel,
                                                  Arrivals::Place& place) {
   auto name = params.find("name");
@@ -35,6 +35,7 @@ asio::awaitable<Result<json>> McpDoor::call_tool(const json& params,
   if (!prepared) co_return mcp::tool_result(*m, arguments, prepared);
   auto call = acp_.prepare(*m, *prepared, cancel, &known_, &place);
   if (!call) co_return mcp::tool_result(*m, *prepared, call.error());
+  (*call)->context->actor.request_id = id.dump();
   Result<json> result = co_await registry_.run(*m, *(*call)->context, *prepared);
   acp_.report(**call, *m, result);
   if (mcp::cancelled_by_client(result, *cancel)) co_return result.error();

@@ -31,7 +31,9 @@ class McpDoor : public Door {
  private:
   // tools/call: a failed operation is a result with isError; a call the
   // client cancelled fails cancelled (and gets no answer).
+  // `id`: the request's, for the ledger.
   boost::asio::awaitable<Result<nlohmann::json>> call_tool(const nlohmann::json& params,
+                                                           const nlohmann::json& id,
                                                            std::shared_ptr<CancelState> cancel,
                                                            Arrivals::Place& place);
 

@@ -20,6 +20,8 @@ Registry::Registry(Operations& ops)
           methods::edit_lines(),
           methods::apply_patch(),
           methods::undo(),
+          methods::changes(),
+          methods::revert(),
           methods::fingerprint(),
           methods::read_symbols(),
           methods::edit_symbol(),

@@ -124,6 +124,10 @@ class Ledger {
   // The same, blocking (the CLI; tests).
   Result<std::int64_t> append_now(Entry entry);
 
+  // Takes entry `id` back off the record: the change it describes did not
+  // happen after all (its write failed). Blocking.
+  Result<void> retract(std::int64_t id);
+
   // Records an outside change of `file.path` unless the newest entry of that
   // path already ends at file.after_fingerprint (another process or
   // connection noticed it first, or editd made it): the entry's id, or

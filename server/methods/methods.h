@@ -18,6 +18,8 @@ Method str_replace();
 Method edit_lines();
 Method apply_patch();
 Method undo();
+Method changes();
+Method revert();
 Method fingerprint();
 Method read_symbols();  // symbols.cpp
 Method edit_symbol();   // symbols.cpp

@@ -74,6 +74,7 @@ json encode_mutation(ops::Mutation m) {
     j["rebased"] = std::move(rebased);
   }
   if (m.undo_id) j["undoId"] = std::move(*m.undo_id);
+  if (m.change_id) j["changeId"] = std::move(*m.change_id);
   if (m.symbol) j["symbol"] = encode_symbol(*m.symbol);
   put_diagnostics(j, m.diagnostics);
   return j;
@@ -97,6 +98,7 @@ json encode_patched(ops::Patched p) {
   }
   json j{{"files", std::move(files)}, {"diff", std::move(p.diff)}};
   if (p.undo_id) j["undoId"] = std::move(*p.undo_id);
+  if (p.change_id) j["changeId"] = std::move(*p.change_id);
   return j;
 }
 

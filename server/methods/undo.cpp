@@ -35,9 +35,12 @@ Method undo() {
           std::string(
               "Put back every file that an earlier edit changed (an apply_patch as a whole), "
               "given the undoId its result returned, if none of them changed since. The undo "
-              "is an edit itself, with its own undoId: undoing it redoes. The history is "
-              "bounded and lost when editd restarts. Errors: not_found (an unknown or forgotten "
-              "undoId), conflict (a file changed since: nothing is touched).") +
+              "is an edit itself, with its own undoId: undoing it redoes. With the ledger on "
+              "(the default) every change on record can be undone, across restarts; off, the "
+              "history is in memory, bounded and lost when editd restarts. To take back part "
+              "of a change, or one whose files changed since, use revert. Errors: not_found "
+              "(an unknown or forgotten undoId), conflict (a file changed since: nothing is "
+              "touched).") +
           kErrorsNote,
       .input_schema =
           object({{"undoId", str("The undoId of the edit to undo.")}, {"dryRun", dry_run_param()}},

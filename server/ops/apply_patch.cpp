@@ -237,7 +237,7 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::apply_patch(RequestCont
   Result<std::vector<patch::FileOutcome>> outcomes = Error();
   outcomes = co_await offload(pipeline_->pool(), apply);
   if (!outcomes) co_return outcomes.error();
-  if (std::none_of(outcomes->begin(), outcomes->end(), changes)) co_return unchanged_patch();
+  if (std::none_of(outcomes->begin(), outcomes->end(), editd::changes)) co_return unchanged_patch();
 
   ops::Patched result = describe(*outcomes, ctx.backend.has_modes());
   std::vector<Step> steps = plan_steps(*outcomes, canonical, inputs);
@@ -251,6 +251,7 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::apply_patch(RequestCont
   auto committed = co_await pipeline_->commit(ctx, *files, steps, Writes::kBatch, "apply_patch");
   if (!committed) co_return committed.error();
   result.undo_id = std::move(committed->undo_id);
+  result.change_id = std::move(committed->change_id);
   attach_reports(steps, *committed, result);
   co_return result;
 }

@@ -2,10 +2,14 @@
 // the undo record.
 #include "server/ops/commit.h"
 
+#include <spdlog/spdlog.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <boost/asio/experimental/awaitable_operators.hpp>
 
 #include "edit/text/fingerprint.h"
+#include "edit/change/unified_diff.h"
 #include "edit/text/text.h"
 #include "server/ops/pipeline.h"
 #include "support/offload.h"
@@ -124,7 +128,102 @@ std::vector<UndoFile> undo_files(std::vector<Step>& steps, std::vector<Fd>& spil
   return files;
 }
 
+// A commit refused before anything changed: the ledger cannot be used.
+Error ledger_refused(Error e, const std::string& method) {
+  e.message = method + " changed nothing: " + e.message;
+  return e;
+}
+
+// The write landed but the ledger could not record it, and it was put back
+// (but for `not_restored`).
+Error unrecorded(Error e, const std::string& method, const std::vector<std::string>& not_restored) {
+  if (!e.data.is_object()) e.data = nlohmann::json::object();
+  e.data["rolledBack"] = not_restored.empty();
+  if (not_restored.empty()) {
+    e.message = method + " changed nothing: " + e.message +
+                "; every file it wrote was put back (--ledger off serves without the record)";
+  } else {
+    e.data["notRestored"] = not_restored;
+    std::string list;
+    for (const std::string& p : not_restored) list += (list.empty() ? "" : ", ") + p;
+    e.message = method + " failed part-way: " + e.message + "; these could not be put back: " + list;
+  }
+  return e;
+}
+
+// The ledger's entry of `steps`, their hunks made by survey().
+ledger::Entry entry_of(const RequestContext& ctx, std::vector<Step>& steps,
+                       const LedgerNote& note, const FsBackend& backend) {
+  ledger::Entry e;
+  e.origin = note.origin;
+  e.reverts = note.reverts;
+  e.actor = ctx.actor;
+  e.scope = ctx.scope.key();
+  for (Step& s : steps) {
+    ledger::FileRecord& f = e.files.emplace_back();
+    f.path = backend.display_path(s.canonical);
+    if (s.previous) {
+      f.before_fingerprint =
+          s.previous_fingerprint.empty() ? editd::fingerprint(*s.previous) : s.previous_fingerprint;
+    }
+    if (s.kind == Step::Kind::kWrite) f.after_fingerprint = s.fingerprint;
+    if (s.kind == Step::Kind::kWrite && s.previous_attributes) {
+      std::uint32_t mode = s.attributes ? s.attributes->mode : s.previous_attributes->mode;
+      if (s.executable) mode = with_executable(mode, *s.executable);
+      if (mode != s.previous_attributes->mode) {
+        f.before_mode = s.previous_attributes->mode;
+        f.after_mode = mode;
+      }
+    }
+    f.hunks = std::move(s.hunks);
+  }
+  return e;
+}
+
+bool is_text_bytes(std::string_view bytes) { return text::check_text(bytes, "file").has_value(); }
+
 }  // namespace
+
+ops::PatchedFile describe_step(const StagedChange& s, std::string& diff) {
+  ops::PatchedFile f;
+  f.path = s.shown;
+  const bool removes = s.kind == StagedChange::Kind::kRemove;
+  f.action = removes       ? patch::Action::kDelete
+             : s.previous ? patch::Action::kUpdate
+                          : patch::Action::kAdd;
+  std::string_view from = s.previous ? std::string_view(*s.previous) : std::string_view();
+  std::string_view to = removes ? std::string_view() : std::string_view(s.bytes);
+  const std::string old_label = s.previous ? "a/" + s.shown : std::string("/dev/null");
+  const std::string new_label = removes ? std::string("/dev/null") : "b/" + s.shown;
+  if (!removes) f.fingerprint = editd::fingerprint(s.bytes);
+  if (!is_text_bytes(from) || !is_text_bytes(to)) {
+    diff += "Binary files " + old_label + " and " + new_label + " differ\n";
+    return f;
+  }
+  diff::UnifiedDiff d =
+      diff::unified_texts(text::without_bom(from), text::without_bom(to), old_label, new_label);
+  f.added = d.added;
+  f.removed = d.removed;
+  diff += d.text;
+  return f;
+}
+
+Result<ledger::Ledger*> Pipeline::ledger() {
+  if (!options_.ledger.enabled) return static_cast<ledger::Ledger*>(nullptr);
+  std::lock_guard lock(ledger_mutex_);
+  if (ledger_) return ledger_.get();
+  ledger::Options o = options_.ledger;
+  if (char* real = ::realpath(options_.root.c_str(), nullptr)) {
+    o.root = real;
+    std::free(real);
+  } else {
+    o.root = options_.root;
+  }
+  auto opened = ledger::Ledger::open(o);
+  if (!opened) return opened.error();
+  ledger_ = std::move(*opened);
+  return ledger_.get();
+}
 
 void attach_reports(const std::vector<StagedChange>& steps, Committed& committed,
                     ops::Patched& result) {
@@ -139,7 +238,11 @@ void attach_reports(const std::vector<StagedChange>& steps, Committed& committed
 boost::asio::awaitable<Result<Committed>> Pipeline::commit(RequestContext& ctx, FilesHeld& files,
                                                            std::vector<StagedChange>& steps,
                                                            Writes writes,
-                                                           const std::string& method) {
+                                                           const std::string& method,
+                                                           LedgerNote note) {
+  // A change the ledger cannot record is not made: refused before anything.
+  Result<ledger::Ledger*> lg = ledger();
+  if (!lg) co_return ledger_refused(lg.error(), method);
   if (ctx.approve) {
     for (const Step& s : steps) {
       ChangeReport c = change_of(s);
@@ -172,7 +275,8 @@ boost::asio::awaitable<Result<Committed>> Pipeline::commit(RequestContext& ctx, 
       for (std::string& d : ctx.backend.missing_directories(s.canonical))
         if (std::find(made_dirs.begin(), made_dirs.end(), d) == made_dirs.end())
           made_dirs.push_back(std::move(d));
-  if (auto surveyed = co_await survey(steps); !surveyed) co_return surveyed.error();
+  if (auto surveyed = co_await survey(steps, *lg != nullptr); !surveyed)
+    co_return surveyed.error();
 
   // Large files as they were are copied for the history while they are written.
   const bool undoable = options_.undo_history_entries > 0;
@@ -183,15 +287,63 @@ boost::asio::awaitable<Result<Committed>> Pipeline::commit(RequestContext& ctx, 
   // read them afterwards.
   const bool move_contents = !checked && !ctx.changes;
   std::vector<Fd> spilled;
-  if (writes == Writes::kOneFile) {
-    auto written = co_await write_and_spill(write_one(ctx, steps.front(), move_contents), kept);
-    if (!written.first) co_return written.first.error();
-    spilled = std::move(written.second);
+  std::optional<std::int64_t> change;
+  if (!*lg) {
+    if (writes == Writes::kOneFile) {
+      auto written = co_await write_and_spill(write_one(ctx, steps.front(), move_contents), kept);
+      if (!written.first) co_return written.first.error();
+      spilled = std::move(written.second);
+    } else {
+      auto written =
+          co_await write_batch(ctx, steps, move_contents, std::move(kept), made_dirs, method);
+      if (!written) co_return written.error();
+      spilled = std::move(*written);
+    }
   } else {
-    auto written =
-        co_await write_batch(ctx, steps, move_contents, std::move(kept), made_dirs, method);
-    if (!written) co_return written.error();
-    spilled = std::move(*written);
+    // The ledger records the change while it is written: its sync and the
+    // file's run side by side.
+    using namespace boost::asio::experimental::awaitable_operators;
+    ledger::Entry entry = entry_of(ctx, steps, note, ctx.backend);
+    Result<void> status;
+    Result<std::int64_t> recorded = std::int64_t{0};
+    if (writes == Writes::kOneFile) {
+      auto both = write_and_spill(write_one(ctx, steps.front(), move_contents), kept) &&
+                  (*lg)->append(std::move(entry));
+      auto [written, id] = co_await std::move(both);
+      status = std::move(written.first);
+      spilled = std::move(written.second);
+      recorded = std::move(id);
+    } else {
+      auto both =
+          write_batch(ctx, steps, move_contents, std::move(kept), made_dirs, method) &&
+          (*lg)->append(std::move(entry));
+      auto [written, id] = co_await std::move(both);
+      if (written)
+        spilled = std::move(*written);
+      else
+        status = written.error();
+      recorded = std::move(id);
+    }
+    if (!status) {
+      // The write failed (and a batch was rolled back): its entry goes.
+      if (recorded) {
+        ledger::Ledger* l = *lg;
+        const std::int64_t id = *recorded;
+        auto retracted = co_await offload(pool_, [l, id] { return l->retract(id); });
+        if (!retracted)
+          spdlog::error("the ledger keeps entry {} of a change that failed: {}",
+                        ledger::entry_id(id), retracted.error().message);
+      }
+      co_return status.error();
+    }
+    if (!recorded) {
+      // Written, but not on the record: put back.
+      std::vector<std::size_t> all;
+      for (std::size_t i = steps.size(); i-- > 0;) all.push_back(i);
+      std::vector<std::string> not_restored = co_await put_back(ctx, steps, all, made_dirs);
+      co_return unrecorded(recorded.error(), method, not_restored);
+    }
+    change = *recorded;
   }
 
   for (const Step& s : steps) {
@@ -203,8 +355,11 @@ boost::asio::awaitable<Result<Committed>> Pipeline::commit(RequestContext& ctx, 
       ctx.known->erase(s.canonical);
   }
   Committed done;
-  done.undo_id =
-      history_.record(ctx.scope.key(), undo_files(steps, spilled, checked), std::move(made_dirs));
+  if (change) done.change_id = ledger::entry_id(*change);
+  done.undo_id = history_.record(done.change_id.value_or(""), ctx.scope.key(),
+                                 undo_files(steps, spilled, checked), std::move(made_dirs));
+  // Any change the ledger keeps can be undone, from it, after a restart too.
+  if (done.change_id && !done.undo_id) done.undo_id = done.change_id;
 
   // Other processes need not wait for the checks, nor reads of the files:
   // only mutations, whose writes would change what the checks read.
@@ -233,12 +388,26 @@ boost::asio::awaitable<Pipeline::StepChecks> Pipeline::checks_before(
   co_return out;
 }
 
-boost::asio::awaitable<Result<void>> Pipeline::survey(std::vector<StagedChange>& steps) {
+boost::asio::awaitable<Result<void>> Pipeline::survey(std::vector<StagedChange>& steps,
+                                                     bool hunked) {
   // While the new contents are at hand: what the connection will know of each
-  // written file, and what changed in each existing one for the history.
+  // written file, what changed in each existing one for the history, and
+  // the hunks for the ledger.
   const bool undoable = options_.undo_history_entries > 0;
-  auto run = [&, undoable]() -> Result<void> {
+  auto run = [&, undoable, hunked]() -> Result<void> {
     for (Step& s : steps) {
+      if (hunked && !s.hunked) {
+        const std::string_view before = s.previous ? std::string_view(*s.previous) : "";
+        if (s.kind == Step::Kind::kRemove)
+          s.hunks = hunks::between(before, "");
+        else if (s.splices)
+          s.hunks = hunks::of_splices(before, s.bom, *s.splices);
+        else
+          s.hunks = hunks::between(before, s.bytes);
+        if (s.previous && s.previous_fingerprint.empty())
+          s.previous_fingerprint = editd::fingerprint(*s.previous);
+        s.hunked = true;
+      }
       if (s.kind != Step::Kind::kWrite) continue;
       if (!s.fingerprint) s.fingerprint = editd::fingerprint(s.bytes);
       if (s.surveyed) continue;
@@ -252,7 +421,7 @@ boost::asio::awaitable<Result<void>> Pipeline::survey(std::vector<StagedChange>&
   };
   std::size_t bytes = 0;
   for (const Step& s : steps)
-    if (!s.surveyed || !s.fingerprint)
+    if (!s.surveyed || !s.fingerprint || (hunked && !s.hunked))
       bytes += s.bytes.size() + (s.previous ? s.previous->size() : 0);
   if (bytes <= kOffloadBytes) co_return run();
   co_return co_await offload(pool_, run);  // passes over large files: on the pool
@@ -298,9 +467,18 @@ boost::asio::awaitable<Result<std::vector<Fd>>> Pipeline::write_batch(
     co_return e;
   }
   // Undo what took effect, newest first.
+  std::vector<std::size_t> newest_first(applied.rbegin(), applied.rend());
+  std::vector<std::string> not_restored = co_await put_back(ctx, steps, newest_first, made_dirs);
+  co_return step_failed(status.error(), failed_step(steps, applied, status.error(), ctx.backend),
+                        not_restored, method);
+}
+
+boost::asio::awaitable<std::vector<std::string>> Pipeline::put_back(
+    RequestContext& ctx, const std::vector<StagedChange>& steps,
+    const std::vector<std::size_t>& indices, const std::vector<std::string>& made_dirs) {
   std::vector<std::string> not_restored;
-  for (auto i = applied.rbegin(); i != applied.rend(); ++i) {
-    const Step& s = steps[*i];
+  for (std::size_t i : indices) {
+    const Step& s = steps[i];
     Result<void> undo;
     if (s.previous) {
       // A batch of one: the file gets its mode back too (a removed one).
@@ -320,8 +498,7 @@ boost::asio::awaitable<Result<std::vector<Fd>>> Pipeline::write_batch(
     if (!undo && undo.error().kind != ErrorKind::kNotFound)
       not_restored.push_back(ctx.backend.display_path(*d) + "/");
   }
-  co_return step_failed(status.error(), failed_step(steps, applied, status.error(), ctx.backend),
-                        not_restored, method);
+  co_return not_restored;
 }
 
 boost::asio::awaitable<std::pair<Result<void>, std::vector<Fd>>> Pipeline::write_and_spill(

@@ -21,9 +21,11 @@
 #include <vector>
 
 #include "backends/fs_backend.h"
+#include "edit/change/hunks.h"
 #include "edit/change/restore.h"
 #include "edit/change/splice.h"
 #include "server/checks/diagnostics.h"
+#include "server/ledger/ledger.h"
 #include "server/ops/requests.h"
 
 namespace editd {
@@ -63,6 +65,17 @@ struct StagedChange : FileChange {
   // For the ACP report: the first changed line, 1-based (nullopt: the first
   // line where the texts differ).
   std::optional<std::uint64_t> line;
+  // What the ledger records of the change (edit/change/hunks.h), made by
+  // the commit while the contents are at hand.
+  bool hunked = false;
+  std::vector<hunks::Hunk> hunks;
+};
+
+// How the ledger records a commit: an edit, or an undo or revert of the
+// changes and hunks named (c12, c12:3).
+struct LedgerNote {
+  ledger::Origin origin = ledger::Origin::kEdit;
+  std::vector<std::string> reverts;
 };
 
 // How the steps are written.
@@ -76,12 +89,18 @@ enum class Writes {
   kBatch,
 };
 
-// What a commit did: the undo entry's id, if the history kept it, and the
-// checks' report of each step a check covers (nullopt for the others).
+// What a commit did: the undo entry's id, if the history kept it (the
+// ledger's change id when the ledger is on: any change it records can be
+// undone), and the checks' report of each step a check covers (nullopt for the others).
 struct Committed {
   std::optional<std::string> undo_id;
+  // The ledger's id of the change ("c42"), when the ledger is on.
+  std::optional<std::string> change_id;
   std::vector<std::optional<diagnostics::Report>> reports;
 };
+
+// The result entry of one step (undo's, revert's), its diff appended to `diff`.
+ops::PatchedFile describe_step(const StagedChange& s, std::string& diff);
 
 // Each checked file's report, in the entry of `result` that names the file
 // written (apply_patch's and undo's results).

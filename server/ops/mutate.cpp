@@ -193,6 +193,7 @@ boost::asio::awaitable<Result<ops::Mutation>> Pipeline::mutate(
     auto committed = co_await commit(ctx, *files, steps, Writes::kOneFile, "");
     if (!committed) co_return committed.error();
     change->result.undo_id = std::move(committed->undo_id);
+    change->result.change_id = std::move(committed->change_id);
     change->result.diagnostics = std::move(committed->reports[0]);
   }
   if (!p.dry_run && ctx.known) ctx.known->set(cur.canonical, change->result.fingerprint);

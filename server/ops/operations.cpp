@@ -37,6 +37,9 @@ Pipeline::Pipeline(const OpsOptions& options, LockChains& locks, boost::asio::th
       budget_(options.max_file_bytes_in_flight),
       views_(options.view_memory) {
   checks_.set_pool(pool_);
+  // Opened now to say at once when it cannot be (every mutation is refused
+  // until it can: a change is never made off the record).
+  if (auto lg = ledger(); !lg) spdlog::error("{}", lg.error().message);
 }
 
 Operations::Operations(const OpsOptions& options, LockChains& locks, boost::asio::thread_pool& pool)

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "backends/fs_backend.h"
+#include "server/ledger/ledger.h"
 #include "server/ops/known_fingerprints.h"
 #include "server/ops/ops_options.h"
 #include "server/ops/requests.h"
@@ -77,6 +78,9 @@ struct RequestContext {
   // The connection's id in the view store (server/ops/views.h): read_text records
   // what it shows under it, edit_lines maps anchors from there. 0: no views.
   std::uint64_t reader = 0;
+  // Who asks, for the ledger (server/ledger/ledger.h): the client, its door,
+  // session and peer, the method and the request's id.
+  ledger::Actor actor{};
 };
 
 class Operations {
@@ -111,6 +115,12 @@ class Operations {
   // Puts back every file a mutation changed, if each is still what it wrote.
   boost::asio::awaitable<Result<ops::Patched>> undo(RequestContext& ctx, ops::UndoRequest p);
 
+  // The ledger (server/ledger/ledger.h; server/ops/revert.cpp): a page of
+  // the changes on record, and changes or hunks taken back from the files as
+  // they are now. unsupported under --ledger off.
+  boost::asio::awaitable<Result<ops::Changes>> changes(RequestContext& ctx, ops::ChangesRequest p);
+  boost::asio::awaitable<Result<ops::Patched>> revert(RequestContext& ctx, ops::RevertRequest p);
+
   // Edits by symbol (server/ops/symbols.cpp): the file's symbols as its
   // language server reports them for the bytes held, and an edit of one
   // symbol's lines. unsupported when no --lsp covers the file.
@@ -137,6 +147,11 @@ class Operations {
                                                                     std::size_t limit);
 
  private:
+  // revert, or (`strict`) undo of a change the memory history does not have:
+  // each file must then be exactly what the change left.
+  boost::asio::awaitable<Result<ops::Patched>> revert_changes(RequestContext& ctx,
+                                                              ops::RevertRequest p, bool strict);
+
   std::unique_ptr<Pipeline> pipeline_;
 };
 

@@ -13,6 +13,7 @@
 
 #include "edit/match/replace.h"
 #include "server/checks/diagnostics.h"
+#include "server/ledger/ledger.h"
 
 namespace editd {
 
@@ -43,6 +44,10 @@ struct OpsOptions {
   // connections: bytes of line hashes (10 a line).
   std::uint64_t view_memory = 16ull << 20;
   ChecksOptions checks;
+  // The ledger of every change (server/ledger/ledger.h): --ledger,
+  // --ledger-bytes; its state directory and durability follow --state-dir
+  // and --durability.
+  ledger::Options ledger;
 };
 
 }  // namespace editd

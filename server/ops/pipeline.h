@@ -18,6 +18,7 @@
 #include <boost/asio/thread_pool.hpp>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <memory>
 #include <optional>
 #include <string>
@@ -213,9 +214,15 @@ class Pipeline {
   // readers) the checks after. `method` names the call in a batch's errors.
   // The steps' contents move into the write and the history unless the
   // checks or an ACP session read them after.
+  // The ledger records the change (`note`: as what) while it is written;
+  // a change it cannot record is put back and refused (io).
   boost::asio::awaitable<Result<Committed>> commit(RequestContext& ctx, FilesHeld& files,
                                                    std::vector<StagedChange>& steps, Writes writes,
-                                                   const std::string& method);
+                                                   const std::string& method,
+                                                   LedgerNote note = {});
+  // The ledger: null when --ledger off; io when it is on but cannot be used
+  // (it is opened again at the next call).
+  Result<ledger::Ledger*> ledger();
   // The symbols of `bytes` (the file `canonical`, shown as `shown`) as its
   // language server reports them, mapped onto those bytes. Call with the
   // file's chain held. not_text, or the server's failure as an error.
@@ -241,7 +248,8 @@ class Pipeline {
                                                    const std::vector<StagedChange>& steps);
   // Fills what the steps do not know yet: the new contents' fingerprints, and
   // what the history keeps of each file changed (on the pool when large).
-  boost::asio::awaitable<Result<void>> survey(std::vector<StagedChange>& steps);
+  // `hunked`: and each step's hunks for the ledger.
+  boost::asio::awaitable<Result<void>> survey(std::vector<StagedChange>& steps, bool hunked);
   // Writes a one-file step: its splices between the untouched bytes, or its new bytes.
   boost::asio::awaitable<Result<void>> write_one(RequestContext& ctx, StagedChange& step,
                                                  bool move_contents);
@@ -268,6 +276,12 @@ class Pipeline {
   // of `size` bytes (see window_restores), else nullopt.
   std::optional<std::vector<restore::Restore>> worth_keeping(
       std::optional<std::vector<restore::Restore>> restores, std::uint64_t size) const;
+  // Puts back the steps at `indices` (newest first) and removes `made_dirs`:
+  // the shown paths of what could not be put back.
+  boost::asio::awaitable<std::vector<std::string>> put_back(RequestContext& ctx,
+                                                            const std::vector<StagedChange>& steps,
+                                                            const std::vector<std::size_t>& indices,
+                                                            const std::vector<std::string>& made_dirs);
 
   const OpsOptions& options_;
   LockChains& locks_;
@@ -276,6 +290,8 @@ class Pipeline {
   Checks checks_;
   ByteBudget budget_;
   Views views_;
+  std::mutex ledger_mutex_;
+  std::shared_ptr<ledger::Ledger> ledger_;
 };
 
 }  // namespace editd

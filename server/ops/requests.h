@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "server/ledger/ledger.h"
 #include "edit/anchors/hashline.h"
 #include "edit/match/replace.h"
 #include "edit/patch/patch.h"
@@ -147,6 +148,7 @@ struct Mutation {
   std::optional<std::string> matched_by;  // str_replace: the tier that matched
   std::optional<std::vector<RebasedAnchor>> rebased;  // edit_lines
   std::optional<std::string> undo_id;  // absent when nothing was written or kept
+  std::optional<std::string> change_id;  // the ledger's, when it recorded the change
   std::optional<diagnostics::Report> diagnostics;  // when a check covers the file written
   std::optional<SymbolLines> symbol;  // edit_symbol: the symbol as it was found
 };
@@ -186,6 +188,22 @@ struct Patched {
   std::vector<PatchedFile> files;
   std::string diff;
   std::optional<std::string> undo_id;
+  std::optional<std::string> change_id;
+};
+
+// changes: a page of the ledger (server/ledger/ledger.h).
+struct ChangesRequest {
+  ledger::Filter filter;
+};
+using Changes = ledger::Page;
+
+// revert: changes ("c12") and hunks ("c12:3") to take back, of the files
+// `paths` alone when given.
+struct RevertRequest {
+  std::vector<std::string> changes;
+  std::vector<std::string> hunks;
+  std::vector<std::string> paths;
+  bool dry_run = false;
 };
 
 }  // namespace editd::ops

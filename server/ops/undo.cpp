@@ -81,33 +81,6 @@ Error changed_since(const std::string& id, const std::string& shown,
       {{"path", shown}, {"undoId", id}, {"expectedFingerprint", exp}, {"currentFingerprint", cur}});
 }
 
-bool is_text(std::string_view bytes) { return text::check_text(bytes, "file").has_value(); }
-
-// The result entry of one step, its diff appended to `diff`.
-ops::PatchedFile describe(const StagedChange& s, std::string& diff) {
-  ops::PatchedFile f;
-  f.path = s.shown;
-  const bool removes = s.kind == StagedChange::Kind::kRemove;
-  f.action = removes       ? patch::Action::kDelete
-             : s.previous ? patch::Action::kUpdate
-                          : patch::Action::kAdd;
-  std::string_view from = s.previous ? std::string_view(*s.previous) : std::string_view();
-  std::string_view to = removes ? std::string_view() : std::string_view(s.bytes);
-  const std::string old_label = s.previous ? "a/" + s.shown : std::string("/dev/null");
-  const std::string new_label = removes ? std::string("/dev/null") : "b/" + s.shown;
-  if (!removes) f.fingerprint = fingerprint(s.bytes);
-  if (!is_text(from) || !is_text(to)) {
-    diff += "Binary files " + old_label + " and " + new_label + " differ\n";
-    return f;
-  }
-  diff::UnifiedDiff d =
-      diff::unified_texts(without_bom(from), without_bom(to), old_label, new_label);
-  f.added = d.added;
-  f.removed = d.removed;
-  diff += d.text;
-  return f;
-}
-
 // The steps that put `entry`'s files back, writes first, removals last;
 // `current[i]` is what entry.files[i] holds now (what its mutation left).
 Result<std::vector<StagedChange>> restore_steps(const UndoEntry& entry,
@@ -146,7 +119,18 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::undo(RequestContext& ct
                                                               ops::UndoRequest p) {
   if (pipeline_->options().read_only) co_return read_only_undo();
   std::shared_ptr<const UndoEntry> entry = pipeline_->history().find(p.undo_id);
-  if (!entry) co_return unknown_undo(p.undo_id);
+  if (!entry) {
+    // Forgotten by the memory history (a restart since, or its bounds): the
+    // ledger has every change it recorded.
+    Result<ledger::Ledger*> lg = pipeline_->ledger();
+    if (lg && *lg && ledger::parse_entry_id(p.undo_id)) {
+      ops::RevertRequest r;
+      r.changes.push_back(p.undo_id);
+      r.dry_run = p.dry_run;
+      co_return co_await revert_changes(ctx, std::move(r), true);
+    }
+    co_return unknown_undo(p.undo_id);
+  }
   if (entry->scope != ctx.scope.key()) co_return other_scope(p.undo_id);
 
   std::vector<std::string> keys;
@@ -187,7 +171,7 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::undo(RequestContext& ct
       if (s.kind == StagedChange::Kind::kRemove && !ctx.backend.can_remove())
         return unsupported_removal(s.shown);
     ops::Patched r;
-    for (const StagedChange& s : steps) r.files.push_back(describe(s, r.diff));
+    for (const StagedChange& s : steps) r.files.push_back(describe_step(s, r.diff));
     return r;
   };
   Result<ops::Patched> described = co_await offload(pipeline_->pool(), describe_all);
@@ -195,7 +179,11 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::undo(RequestContext& ct
   ops::Patched result = std::move(*described);
   if (p.dry_run) co_return result;
 
-  auto committed = co_await pipeline_->commit(ctx, *files, steps, Writes::kBatch, "undo");
+  LedgerNote note;
+  note.origin = ledger::Origin::kUndo;
+  note.reverts.push_back(p.undo_id);
+  auto committed =
+      co_await pipeline_->commit(ctx, *files, steps, Writes::kBatch, "undo", std::move(note));
   if (!committed) co_return committed.error();
   attach_reports(steps, *committed, result);
   // Directories made for files now removed go too, innermost first, when empty.
@@ -206,6 +194,7 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::undo(RequestContext& ct
                     removed.error().message);
   }
   result.undo_id = std::move(committed->undo_id);
+  result.change_id = std::move(committed->change_id);
   co_return result;
 }
 

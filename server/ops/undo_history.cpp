@@ -92,7 +92,8 @@ UndoHistory::UndoHistory(std::uint64_t max_entries, std::uint64_t max_bytes, Und
   prefix_ = buf;
 }
 
-std::optional<std::string> UndoHistory::record(std::string scope, std::vector<UndoFile> files,
+std::optional<std::string> UndoHistory::record(std::string id, std::string scope,
+                                               std::vector<UndoFile> files,
                                                std::vector<std::string> made_directories) {
   std::vector<UndoFile> merged;
   for (UndoFile& f : files) {
@@ -134,8 +135,8 @@ std::optional<std::string> UndoHistory::record(std::string scope, std::vector<Un
   const std::uint64_t size = size_of(*entry);
   if (size > max_bytes_) return std::nullopt;
   std::lock_guard lock(mutex_);
-  entry->id = "undo-" + prefix_ + "-" + std::to_string(next_++);
-  std::string id = entry->id;
+  entry->id = id.empty() ? "undo-" + prefix_ + "-" + std::to_string(next_++) : std::move(id);
+  id = entry->id;
   entries_.push_back(std::move(entry));
   bytes_ += size;
   while (entries_.size() > max_entries_ || bytes_ > max_bytes_) {

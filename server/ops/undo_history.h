@@ -134,10 +134,12 @@ class UndoHistory {
   // Keeps `files` (a file listed twice is merged: first before, last after,
   // unless either has restores, which keeps nothing; a file whose before and
   // after are the same content and the same mode is left out) and
-  // returns the entry's id ("undo-XXXXXXXX-N": a random prefix per process, so
-  // that an id from before a restart is never mistaken for a new one); nullopt
-  // when nothing changed or the history keeps nothing that large.
-  std::optional<std::string> record(std::string scope, std::vector<UndoFile> files,
+  // returns the entry's id: `id` (the ledger's change id), or when "" one of
+  // its own ("undo-XXXXXXXX-N": a random prefix per process, so that an id
+  // from before a restart is never mistaken for a new one); nullopt when
+  // nothing changed or the history keeps nothing that large.
+  std::optional<std::string> record(std::string id, std::string scope,
+                                    std::vector<UndoFile> files,
                                     std::vector<std::string> made_directories = {});
   // The entry with `id`, or nullptr (never issued, or forgotten).
   std::shared_ptr<const UndoEntry> find(const std::string& id) const;

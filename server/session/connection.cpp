@@ -249,6 +249,7 @@ Result<json> Connection::initialize(const json& params) {
     if (auto ok = authenticate(token); !ok) return ok.error();
     dialect_ = Dialect::kMcp;
     initialized_ = true;
+    acp_.set_client(params.value("clientInfo", json::object()), "mcp", peer());
     return mcp::initialize_result(params);
   }
   auto p = protocol::decode_initialize(params);
@@ -261,6 +262,7 @@ Result<json> Connection::initialize(const json& params) {
   if (r) {
     dialect_ = Dialect::kPlain;
     initialized_ = true;
+    acp_.set_client(p->client_info, "jsonrpc", peer());
   }
   return r;
 }

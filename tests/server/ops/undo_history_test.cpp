@@ -78,7 +78,7 @@ TEST_CASE("a spilled copy is kept instead of the bytes, unnamed, and read back t
   REQUIRE(file.valid());
   CHECK(unlinked_files_in(::getpid(), dir) == 1);
   CHECK(std::filesystem::is_empty(dir));  // no name for it in the directory
-  auto id = history.record("local", one("big.txt", big, std::move(file)));
+  auto id = history.record("", "local", one("big.txt", big, std::move(file)));
   REQUIRE(id);
   auto entry = history.find(*id);
   REQUIRE(entry);
@@ -88,13 +88,13 @@ TEST_CASE("a spilled copy is kept instead of the bytes, unnamed, and read back t
   CHECK(kept.load().value() == big);
   CHECK(entry->files[0].after_fingerprint == "after-big.txt");
   // Bytes without a copy stay in memory, large or not.
-  auto small = history.record("local", one("small.txt", bytes_of(5000)));
+  auto small = history.record("", "local", one("small.txt", bytes_of(5000)));
   REQUIRE(small);
   CHECK_FALSE(history.find(*small)->files[0].before->spilled());
   CHECK(history.find(*small)->files[0].before->load().value() == bytes_of(5000));
   CHECK(unlinked_files_in(::getpid(), dir) == 1);
   // A created file keeps nothing before.
-  auto made = history.record("local", one("new.txt", std::nullopt));
+  auto made = history.record("", "local", one("new.txt", std::nullopt));
   REQUIRE(made);
   CHECK(history.find(*made)->files[0].before == nullptr);
   // The entry evicted (two entries at most) closes its file once unused.
@@ -115,10 +115,10 @@ TEST_CASE("a copy of a change the history does not keep is closed") {
   auto same = one("a.txt", "same", std::move(file));
   same[0].after_fingerprint = std::nullopt;
   same[0].before = std::nullopt;
-  CHECK_FALSE(history.record("local", std::move(same)));
+  CHECK_FALSE(history.record("", "local", std::move(same)));
   CHECK(unlinked_files_in(::getpid(), dir) == 0);
   // Over the byte bound: nothing kept.
-  CHECK_FALSE(history.record("local", one("b.txt", bytes_of(200), history.spill(bytes_of(200)))));
+  CHECK_FALSE(history.record("", "local", one("b.txt", bytes_of(200), history.spill(bytes_of(200)))));
   CHECK(unlinked_files_in(::getpid(), dir) == 0);
 }
 
@@ -186,7 +186,7 @@ TEST_CASE("restores put the bytes before back from the bytes after, and count as
   files[0].restores = std::move(restores);
   files[0].before_size = 1000000;
   files[0].before_fingerprint = "before";
-  auto id = history.record("local", std::move(files));
+  auto id = history.record("", "local", std::move(files));
   REQUIRE(id);
   const KeptFile& f = history.find(*id)->files[0];
   REQUIRE(f.before != nullptr);  // the file existed
@@ -196,13 +196,13 @@ TEST_CASE("restores put the bytes before back from the bytes after, and count as
   std::vector<UndoFile> unchecked = one("u.txt", std::nullopt);
   unchecked[0].restores = std::vector<Restore>{{0, 1, "a"}};
   unchecked[0].before_size = 1;
-  CHECK_FALSE(history.record("local", std::move(unchecked)));
+  CHECK_FALSE(history.record("", "local", std::move(unchecked)));
   // Restores whose fingerprints say before and after are the same: nothing kept.
   std::vector<UndoFile> same = one("same.txt", std::nullopt);
   same[0].restores = std::vector<Restore>{{0, 1, "a"}};
   same[0].before_size = 1;
   same[0].before_fingerprint = "after-same.txt";
-  CHECK_FALSE(history.record("local", std::move(same)));
+  CHECK_FALSE(history.record("", "local", std::move(same)));
   // A file listed twice with restores: they are of the first change only, so
   // nothing is kept rather than an undo that would not fit.
   std::vector<UndoFile> twice = one("t.txt", std::nullopt);
@@ -210,5 +210,5 @@ TEST_CASE("restores put the bytes before back from the bytes after, and count as
   twice[0].before_size = 1;
   twice[0].before_fingerprint = "before";
   twice.push_back(std::move(one("t.txt", "b")[0]));
-  CHECK_FALSE(history.record("local", std::move(twice)));
+  CHECK_FALSE(history.record("", "local", std::move(twice)));
 }
