@@ -41,35 +41,49 @@ struct Hunk {
 // The hunks that turn `before` into `after`, ascending: the lines between
 // their common prefix and suffix diffed (diff::diff_lines, bounded), each run
 // of changed lines a hunk of its own. Empty when the two are equal. Past
-// `max_window_lines` lines between prefix and suffix, the whole window is one
-// hunk (no diff).
+// `max_window_lines` lines between prefix and suffix (on either side), the
+// whole window is one hunk (no diff). The prefix and suffix are found byte by
+// byte and widened to whole lines, so a small change to a large file costs
+// one pass over it and a small hunk.
 std::vector<Hunk> between(std::string_view before, std::string_view after,
                           std::size_t max_window_lines = 20'000);
 
 // Where hunk `h`'s new lines stand once each change of `later` (oldest first,
 // each one change's hunks as between() made them, of the file that change
-// found) has been made: the line their first would be at. nullopt when a
-// later hunk replaced or removed any of them, or inserted lines inside them:
-// the hunk is no longer as its change left it.
-std::optional<std::uint64_t> follow(const Hunk& h,
-                                    const std::vector<std::vector<Hunk>>& later);
+// found) has been made: the line their first would be at. A later hunk wholly
+// above them moves them by the lines it added less those it removed; one
+// below leaves them. nullopt when a later hunk replaced or removed any of
+// them, or inserted lines inside them: the hunk is no longer as its change
+// left it. A hunk with no new lines is a point between two lines, and lines
+// later inserted at that very point are nullopt too: whether its old lines
+// would go above or below them is a guess.
+std::optional<std::uint64_t> follow(const Hunk& h, const std::vector<std::vector<Hunk>>& later);
 
 // Why a hunk cannot be taken back from the file now: the lines now where
-// its new lines should be (at most kContext + new_count of them, as bytes).
+// its new lines should be (at most kContext + new_count of them, and at most
+// kFoundMax bytes, cut where that falls).
+inline constexpr std::size_t kFoundMax = 4096;
 struct Conflict {
-  std::size_t index = 0;  // into revert()'s `hunks`
-  std::string found;      // the lines there now ("" past the end)
-  std::uint64_t line = 0; // 0-based line looked at
+  std::size_t index = 0;   // into revert()'s `hunks`
+  std::string found;       // the lines there now ("" past the end)
+  std::uint64_t line = 0;  // 0-based line looked at
 };
 
-// `current` with each of `hunks` (one file's) taken back: its new lines
-// replaced by its old lines. Hunk i is looked for at `expected[i]` (follow()'s
-// line; nullopt: not known) and must stand there as its change left it: its
-// new lines, and for a hunk with no new lines its context too. Where it does
-// not, it is looked for anywhere in `current` (new lines with both contexts)
-// and taken when exactly one place qualifies. Two hunks whose places overlap
-// are a conflict of the second. The first hunk that cannot be found is the
-// Conflict.
+// `current` with each of `hunks` (one file's, in any order) taken back: its
+// new lines replaced by its old lines. Hunk i is looked for at `expected[i]`
+// (follow()'s line; nullopt, or no entry: not known) and must stand there as
+// its change left it: its new lines, and for a hunk with no new lines its
+// context too (each context whole lines just beside the place; an empty one
+// says the file's edge was there and must still be). Where it does not, it
+// is looked for anywhere in `current` (new lines with both contexts) and
+// taken when exactly one place qualifies: two are a conflict, not a guess.
+// Old lines without a final '\n' were the file's end and go back only at its
+// end. A hunk whose texts do not have its counts' lines is never found. Two
+// hunks whose places overlap (share a line, a point strictly inside lines,
+// or two points at one place) are a conflict of the second. The first hunk,
+// in the order given, that cannot be taken back is the Conflict; its line is
+// where it was looked for (expected[i], else new_start) or, for an overlap,
+// where it was found.
 struct Reverted {
   std::optional<std::string> bytes;  // set on success
   std::optional<Conflict> conflict;
@@ -79,7 +93,8 @@ Reverted revert(std::string_view current, const std::vector<const Hunk*>& hunks,
 
 // `after` with `hunks` (all of one change, as between() made them) taken
 // back exactly where they are: the bytes before, when `after` is what the
-// change left. nullopt when a hunk's new lines are not at its new_start.
+// change left. nullopt when a hunk's new lines are not at its new_start
+// (or the hunks are out of order, or overlap).
 std::optional<std::string> undo_all(std::string_view after, const std::vector<Hunk>& hunks);
 
 // The hunks of `splices` (splice::plan's: ascending, disjoint) of the body
