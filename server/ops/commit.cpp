@@ -242,7 +242,11 @@ boost::asio::awaitable<Result<Committed>> Pipeline::commit(RequestContext& ctx, 
                                                            LedgerNote note) {
   // A change the ledger cannot record is not made: refused before anything.
   Result<ledger::Ledger*> lg = ledger();
-  if (!lg) co_return ledger_refused(lg.error(), method);
+  // Named as the caller knows it: a one-file mutation's commit has no name of its own.
+  const std::string named = !method.empty()          ? method
+                            : !ctx.actor.method.empty() ? ctx.actor.method
+                                                        : std::string("the edit");
+  if (!lg) co_return ledger_refused(lg.error(), named);
   if (ctx.approve) {
     for (const Step& s : steps) {
       ChangeReport c = change_of(s);
@@ -341,7 +345,7 @@ boost::asio::awaitable<Result<Committed>> Pipeline::commit(RequestContext& ctx, 
       std::vector<std::size_t> all;
       for (std::size_t i = steps.size(); i-- > 0;) all.push_back(i);
       std::vector<std::string> not_restored = co_await put_back(ctx, steps, all, made_dirs);
-      co_return unrecorded(recorded.error(), method, not_restored);
+      co_return unrecorded(recorded.error(), named, not_restored);
     }
     change = *recorded;
   }

@@ -77,7 +77,7 @@ TEST_CASE("every mutation that writes carries an undoId; dry runs and no-ops do 
       p.ok("apply_patch", {{"patch", "*** Begin Patch\n*** Add File: p.txt\n+p\n*** End Patch"}})));
   std::set<std::string> distinct(ids.begin(), ids.end());
   CHECK(distinct.size() == ids.size());
-  for (const std::string& id : ids) CHECK(id.rfind("undo-", 0) == 0);
+  for (const std::string& id : ids) CHECK(id.rfind("c", 0) == 0);  // the ledger's change ids
   CHECK_FALSE(p.ok("write_text", {{"path", "a.txt"}, {"content", "x\n"}, {"dryRun", true}})
                   .contains("undoId"));
   CHECK_FALSE(p.ok("write_text", {{"path", "w.txt"}, {"content", "w\n"}}).contains("undoId"));
@@ -231,12 +231,14 @@ TEST_CASE("undo of a file the mutation created removes it") {
   CHECK(root.read("dir/new.txt") == "hi\n");
 }
 
+// The memory history's own bounds, without the ledger (which keeps every
+// change: tests/integration/ledger_test.cpp).
 TEST_CASE("unknown, forgotten and pre-restart undoIds are not_found; bad params are invalid") {
   TempDir root;
   root.write("a.txt", "0\n");
   std::string id;
   {
-    auto p = spawn_editd(root, {"--undo-history-entries", "2"});
+    auto p = spawn_editd(root, {"--undo-history-entries", "2", "--ledger", "off"});
     id = undo_id(p.ok("write_text", {{"path", "a.txt"}, {"content", "1\n"}}));
     std::string second = undo_id(p.ok("write_text", {{"path", "a.txt"}, {"content", "2\n"}}));
     std::string third = undo_id(p.ok("write_text", {{"path", "a.txt"}, {"content", "3\n"}}));
@@ -251,7 +253,7 @@ TEST_CASE("unknown, forgotten and pre-restart undoIds are not_found; bad params 
     id = second;
   }
   // A restart forgets.
-  auto p = spawn_editd(root);
+  auto p = spawn_editd(root, {"--ledger", "off"});
   CHECK(p.fails("undo", {{"undoId", id}})["data"]["kind"] == "not_found");
 }
 
@@ -261,7 +263,7 @@ TEST_CASE("a change larger than --undo-history-bytes is not kept, and evicts not
   root.write("small.txt", "s\n");
   root.write("big.txt", std::string(2000, 'x'));
   for (const char* name : {"a.txt", "b.txt", "c.txt"}) root.write(name, std::string(400, '-'));
-  auto p = spawn_editd(root, {"--undo-history-bytes", "1000"});
+  auto p = spawn_editd(root, {"--undo-history-bytes", "1000", "--ledger", "off"});
   std::string small = undo_id(p.ok("write_text", {{"path", "small.txt"}, {"content", "S\n"}}));
   json big = p.ok("write_text", {{"path", "big.txt"}, {"content", "y\n"}});
   CHECK_FALSE(big.contains("undoId"));
@@ -284,7 +286,7 @@ TEST_CASE("a change larger than --undo-history-bytes is not kept, and evicts not
   p.ok("undo", {{"undoId", c}});
   CHECK(root.read("c.txt") == std::string(400, '-'));
   // With no history at all, nothing carries an undoId.
-  auto none = spawn_editd(root, {"--undo-history-entries", "0"});
+  auto none = spawn_editd(root, {"--undo-history-entries", "0", "--ledger", "off"});
   CHECK_FALSE(
       none.ok("write_text", {{"path", "small.txt"}, {"content", "t\n"}}).contains("undoId"));
 }
