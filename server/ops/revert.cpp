@@ -262,7 +262,11 @@ boost::asio::awaitable<Result<ops::Changes>> Operations::changes(RequestContext&
   if (!lg) co_return lg.error();
   if (!*lg) co_return ledger_off();
   ledger::Ledger* l = *lg;
-  co_return co_await offload(pipeline_->pool(), [l, p] { return l->list(p.filter); });
+  // The lambda holds references only: GCC 12 destroys a temporary of a
+  // co_await expression twice, harmless only when it owns nothing.
+  const ledger::Filter& filter = p.filter;
+  auto list = [l, &filter] { return l->list(filter); };
+  co_return co_await offload(pipeline_->pool(), list);
 }
 
 boost::asio::awaitable<Result<ops::Patched>> Operations::revert(RequestContext& ctx,

@@ -18,7 +18,7 @@ namespace {
 
 // A root and a state directory of its own, so that the ledger's file is
 // known: STATE/ledger/*.sqlite.
-struct Fixture {
+struct LedgerRoot {
   TempDir root;
   TempDir state;
 
@@ -42,12 +42,12 @@ struct Fixture {
   }
 };
 
-std::string change_id(const json& result) {
+std::string recorded_id(const json& result) {
   REQUIRE_MESSAGE(result.contains("changeId"), result.dump());
   return result["changeId"];
 }
 
-std::string lines(int from, int to, const std::string& tag = "line") {
+std::string ledger_lines(int from, int to, const std::string& tag = "line") {
   std::string s;
   for (int i = from; i <= to; ++i) s += tag + " " + std::to_string(i) + "\n";
   return s;
@@ -56,13 +56,13 @@ std::string lines(int from, int to, const std::string& tag = "line") {
 }  // namespace
 
 TEST_CASE("every change is on record: who, which method and request, which hunks") {
-  Fixture f;
-  f.root.write("a.txt", lines(1, 10));
+  LedgerRoot f;
+  f.root.write("a.txt", ledger_lines(1, 10));
   auto p = f.serve();
   p.ok("initialize", {{"protocolVersion", 1}, {"clientInfo", {{"name", "tester"}, {"version", "9.1"}}}});
   std::string first =
-      change_id(p.ok("str_replace", {{"path", "a.txt"}, {"oldText", "line 2\n"}, {"newText", "two\n"}}));
-  std::string second = change_id(p.ok("write_text", {{"path", "b.txt"}, {"content", "b\n"}}));
+      recorded_id(p.ok("str_replace", {{"path", "a.txt"}, {"oldText", "line 2\n"}, {"newText", "two\n"}}));
+  std::string second = recorded_id(p.ok("write_text", {{"path", "b.txt"}, {"content", "b\n"}}));
   CHECK(first != second);
   CHECK(first.rfind("c", 0) == 0);
 
@@ -104,11 +104,11 @@ TEST_CASE("every change is on record: who, which method and request, which hunks
 }
 
 TEST_CASE("revert takes one hunk back around later work, and refuses a hunk changed since") {
-  Fixture f;
-  f.root.write("a.txt", lines(1, 30));
+  LedgerRoot f;
+  f.root.write("a.txt", ledger_lines(1, 30));
   auto p = f.serve();
   // One change of two hunks: lines 5 and 20.
-  std::string c = change_id(p.ok(
+  std::string c = recorded_id(p.ok(
       "apply_patch",
       {{"patch",
         "*** Begin Patch\n*** Update File: a.txt\n@@\n-line 5\n+FIVE\n@@\n-line 20\n+TWENTY\n"
@@ -133,11 +133,11 @@ TEST_CASE("revert takes one hunk back around later work, and refuses a hunk chan
   CHECK(dry["diff"].get<std::string>().find("-FIVE") != std::string::npos);
   CHECK(f.root.read("a.txt") == before);
   json done = p.ok("revert", {{"hunks", {c + ":1"}}});
-  std::string expected = "header\n" + lines(1, 30);
+  std::string expected = "header\n" + ledger_lines(1, 30);
   expected.replace(expected.find("line 20\n"), 8, "twenty!\n");
   CHECK(f.root.read("a.txt") == expected);
   // The revert is on the record, and can be reverted.
-  std::string r = change_id(done);
+  std::string r = recorded_id(done);
   json listed = p.ok("changes", {{"origin", "revert"}});
   REQUIRE(listed["changes"].size() == 1);
   CHECK(listed["changes"][0]["reverts"][0] == c + ":1");
@@ -149,11 +149,11 @@ TEST_CASE("revert takes one hunk back around later work, and refuses a hunk chan
 }
 
 TEST_CASE("reverting a creation removes the file; reverting a deletion brings it back") {
-  Fixture f;
+  LedgerRoot f;
   f.root.write("gone.txt", "keep me\r\nplease");
   auto p = f.serve();
-  std::string made = change_id(p.ok("create", {{"path", "new/made.txt"}, {"content", "x\n"}}));
-  std::string removed = change_id(
+  std::string made = recorded_id(p.ok("create", {{"path", "new/made.txt"}, {"content", "x\n"}}));
+  std::string removed = recorded_id(
       p.ok("apply_patch", {{"patch", "*** Begin Patch\n*** Delete File: gone.txt\n*** End Patch"}}));
   p.ok("revert", {{"changes", {made, removed}}});
   CHECK_FALSE(f.root.exists("new/made.txt"));
@@ -161,12 +161,12 @@ TEST_CASE("reverting a creation removes the file; reverting a deletion brings it
 }
 
 TEST_CASE("undo works across a kill -9, from the ledger") {
-  Fixture f;
+  LedgerRoot f;
   f.root.write("a.txt", "one\r\ntwo\r\n");
   std::string id;
   {
     auto p = f.serve();
-    id = change_id(p.ok("str_replace", {{"path", "a.txt"}, {"oldText", "two"}, {"newText", "2"}}));
+    id = recorded_id(p.ok("str_replace", {{"path", "a.txt"}, {"oldText", "two"}, {"newText", "2"}}));
     ::kill(p.pid(), SIGKILL);
   }
   CHECK(f.root.read("a.txt") == "one\r\n2\r\n");
@@ -174,7 +174,7 @@ TEST_CASE("undo works across a kill -9, from the ledger") {
   json undone = again.ok("undo", {{"undoId", id}});
   CHECK(f.root.read("a.txt") == "one\r\ntwo\r\n");
   // Undoing the undo redoes, and a change whose file moved on is refused.
-  again.ok("undo", {{"undoId", change_id(undone)}});
+  again.ok("undo", {{"undoId", recorded_id(undone)}});
   CHECK(f.root.read("a.txt") == "one\r\n2\r\n");
   f.root.write("a.txt", "one\r\n2\r\nthree\r\n");
   auto third = f.serve();
@@ -183,22 +183,22 @@ TEST_CASE("undo works across a kill -9, from the ledger") {
 }
 
 TEST_CASE("a change the memory history forgot is undone from the ledger") {
-  Fixture f;
+  LedgerRoot f;
   f.root.write("a.txt", "0\n");
   auto p = f.serve({"--undo-history-entries", "1"});
-  std::string first = change_id(p.ok("write_text", {{"path", "a.txt"}, {"content", "1\n"}}));
+  std::string first = recorded_id(p.ok("write_text", {{"path", "a.txt"}, {"content", "1\n"}}));
   p.ok("write_text", {{"path", "b.txt"}, {"content", "b\n"}});
   p.ok("undo", {{"undoId", first}});
   CHECK(f.root.read("a.txt") == "0\n");
 }
 
 TEST_CASE("two servers and the CLI share one root's ledger") {
-  Fixture f;
-  f.root.write("a.txt", lines(1, 5));
+  LedgerRoot f;
+  f.root.write("a.txt", ledger_lines(1, 5));
   auto one = f.serve();
   auto two = f.serve();
-  std::string c1 = change_id(one.ok("insert", {{"path", "a.txt"}, {"line", 5}, {"text", "six"}}));
-  std::string c2 = change_id(two.ok("insert", {{"path", "a.txt"}, {"line", 0}, {"text", "zero"}}));
+  std::string c1 = recorded_id(one.ok("insert", {{"path", "a.txt"}, {"line", 5}, {"text", "six"}}));
+  std::string c2 = recorded_id(two.ok("insert", {{"path", "a.txt"}, {"line", 0}, {"text", "zero"}}));
   CHECK(c1 != c2);
   json seen = one.ok("changes", json::object());
   REQUIRE(seen["changes"].size() == 2);
@@ -213,7 +213,7 @@ TEST_CASE("two servers and the CLI share one root's ledger") {
   // The CLI takes back the first server's change while both run.
   Run reverted = f.cli({"revert", c1});
   REQUIRE_MESSAGE(reverted.code == 0, reverted.err);
-  CHECK(f.root.read("a.txt") == "zero\n" + lines(1, 5));
+  CHECK(f.root.read("a.txt") == "zero\n" + ledger_lines(1, 5));
   json after = two.ok("changes", {{"limit", 1}});
   CHECK(after["changes"][0]["door"] == "cli");
   Run refused = f.cli({"revert", c1 + ":1"});
@@ -222,7 +222,7 @@ TEST_CASE("two servers and the CLI share one root's ledger") {
 }
 
 TEST_CASE("--ledger off: no record, no changeId, changes is unsupported") {
-  Fixture f;
+  LedgerRoot f;
   auto p = f.serve({"--ledger", "off"});
   json r = p.ok("write_text", {{"path", "a.txt"}, {"content", "a\n"}});
   CHECK_FALSE(r.contains("changeId"));
@@ -232,7 +232,7 @@ TEST_CASE("--ledger off: no record, no changeId, changes is unsupported") {
 }
 
 TEST_CASE("a ledger replaced by another file refuses every mutation, changing nothing") {
-  Fixture f;
+  LedgerRoot f;
   f.root.write("a.txt", "a\n");
   std::string file;
   {
@@ -256,7 +256,7 @@ TEST_CASE("a ledger replaced by another file refuses every mutation, changing no
 }
 
 TEST_CASE("a corrupt ledger is moved aside, logged, and a new one started") {
-  Fixture f;
+  LedgerRoot f;
   {
     auto p = f.serve();
     p.ok("write_text", {{"path", "a.txt"}, {"content", "a\n"}});
@@ -281,14 +281,14 @@ TEST_CASE("a corrupt ledger is moved aside, logged, and a new one started") {
 }
 
 TEST_CASE("the ledger is bounded: the oldest changes go, and say so") {
-  Fixture f;
+  LedgerRoot f;
   auto p = f.serve({"--ledger-bytes", "1048576"});
   const std::string big(100 * 1024, 'x');
   std::string first;
   for (int i = 0; i < 30; ++i) {
     std::string content;
     for (int j = 0; j < 2; ++j) content += std::to_string(i) + big + "\n";
-    std::string id = change_id(p.ok("write_text", {{"path", "f" + std::to_string(i) + ".txt"},
+    std::string id = recorded_id(p.ok("write_text", {{"path", "f" + std::to_string(i) + ".txt"},
                                                    {"content", content}}));
     if (i == 0) first = id;
   }
