@@ -44,6 +44,8 @@ json initialize_result(const json& params) {
        "fingerprint you read as expectedFingerprint so that a file changed meanwhile is refused "
        "(conflict) instead of overwritten (fingerprint tells whether a file changed without "
        "reading it). Each edit that writes returns an undoId: undo with it puts the files back. "
+       "changes lists every change on record (anyone's, across restarts) with its hunks; "
+       "revert takes back a change or one hunk without touching later work. "
        "Failed calls say what to do next."}};
 }
 

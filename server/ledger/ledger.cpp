@@ -337,6 +337,10 @@ struct Ledger::State {
     if (rc != SQLITE_OK) return rc;
     rc = exec(db, options.durable ? "PRAGMA synchronous=FULL" : "PRAGMA synchronous=OFF");
     if (rc != SQLITE_OK) return rc;
+    // The WAL is checkpointed at 1 MiB and cut back to it after: what the
+    // ledger takes on disk stays near its entries.
+    exec(db, "PRAGMA wal_autocheckpoint=256");
+    exec(db, "PRAGMA journal_size_limit=1048576");
     rc = exec(db, "BEGIN IMMEDIATE");
     if (rc != SQLITE_OK) return rc;
     rc = exec(db, kSchema);
@@ -602,7 +606,10 @@ struct Ledger::State {
 
   // The entries the query's first column names (ids), with their files and,
   // when `texts`, their hunks' texts. The reader's mutex held.
-  Result<std::vector<Entry>> load(const std::vector<std::int64_t>& ids, bool texts) {
+  // `budget`: the bytes of lines the entries may carry in all; files past it
+  // come without them (texts_omitted).
+  Result<std::vector<Entry>> load(const std::vector<std::int64_t>& ids, bool texts,
+                                  std::size_t budget = SIZE_MAX) {
     std::vector<Entry> out;
     Statement e(reader,
                 "SELECT id,time_ms,origin,client,client_version,door,session,peer,method,"
@@ -612,7 +619,9 @@ struct Ledger::State {
                 "WHERE entry=?1 ORDER BY idx");
     Statement h(reader,
                 "SELECT idx,old_start,old_count,new_start,new_count,old_text,new_text,"
-                "context_before,context_after FROM hunks WHERE entry=?1 ORDER BY idx,n");
+                "context_before,context_after,length(old_text)+length(new_text)+"
+                "length(context_before)+length(context_after) FROM hunks WHERE entry=?1 "
+                "ORDER BY idx,n");
     if (!e.ok() || !f.ok() || !h.ok())
       return io_error(std::string("the ledger cannot be read: ") + sqlite3_errmsg(reader));
     for (std::int64_t id : ids) {
@@ -648,6 +657,10 @@ struct Ledger::State {
       }
       h.reset();
       h.bind(1, id);
+      // The tag covers the lines: an entry whose lines are left out is
+      // checked as it streams by, its digest made from every row.
+      bool whole = true;
+      Entry digested;
       while (h.step() == SQLITE_ROW) {
         const auto idx = static_cast<std::size_t>(h.integer(0));
         if (idx >= x.files.size()) {
@@ -659,22 +672,29 @@ struct Ledger::State {
         k.old_count = static_cast<std::uint64_t>(h.integer(2));
         k.new_start = static_cast<std::uint64_t>(h.integer(3));
         k.new_count = static_cast<std::uint64_t>(h.integer(4));
-        k.old_text = h.text(5);
-        k.new_text = h.text(6);
-        k.context_before = h.text(7);
-        k.context_after = h.text(8);
+        const auto size = static_cast<std::size_t>(h.integer(9));
+        const bool keep = texts && size <= budget;
+        if (whole && !keep) {
+          whole = false;
+          digested = x;  // the lines so far; those after are added to it alone
+        }
+        hunks::Hunk full = k;
+        full.old_text = h.text(5);
+        full.new_text = h.text(6);
+        full.context_before = h.text(7);
+        full.context_after = h.text(8);
+        if (!whole) digested.files[idx].hunks.push_back(full);
+        if (keep) {
+          budget -= size;
+          k = std::move(full);
+        } else {
+          x.files[idx].texts_omitted = texts;
+        }
         x.files[idx].hunks.push_back(std::move(k));
       }
-      if (key.tag("ledger", static_cast<std::size_t>(x.id), digest_of(x)) != stored_tag)
+      const Entry& checked = whole ? x : digested;
+      if (key.tag("ledger", static_cast<std::size_t>(x.id), digest_of(checked)) != stored_tag)
         x.untrusted = true;
-      if (!texts)
-        for (FileRecord& r : x.files)
-          for (hunks::Hunk& k : r.hunks) {
-            k.old_text.clear();
-            k.new_text.clear();
-            k.context_before.clear();
-            k.context_after.clear();
-          }
       out.push_back(std::move(x));
     }
     return out;
@@ -849,7 +869,7 @@ Result<Page> Ledger::list(const Filter& filter) {
     ids->resize(limit);
     page.next_before = ids->back();
   }
-  auto loaded = state_->load(*ids, true);
+  auto loaded = state_->load(*ids, true, kPageTextBytes);
   if (!loaded) return loaded.error();
   page.entries = std::move(*loaded);
   page.oldest_kept = state_->oldest();

@@ -65,6 +65,8 @@ struct FileRecord {
   // The hunks were larger than the ledger keeps for one entry: the entry
   // says what changed, but cannot be reverted.
   bool hunks_dropped = false;
+  // Read back only: the hunks' lines were left out (a page's bound).
+  bool texts_omitted = false;
 };
 
 struct Entry {
@@ -99,6 +101,10 @@ struct Filter {
   std::optional<std::int64_t> before_id;  // paging: entries older than this
   std::size_t limit = 50;                 // at most 1000
 };
+
+// A page carries at most this much of its hunks' lines; past it, files come
+// with texts_omitted.
+inline constexpr std::size_t kPageTextBytes = 1 << 20;
 
 struct Page {
   std::vector<Entry> entries;  // newest first

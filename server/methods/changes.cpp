@@ -17,10 +17,6 @@ using protocol::ParamDecoder;
 
 namespace {
 
-// Hunk texts one page carries at most; past it a hunk's lines are left out
-// (textOmitted) and the hunk is still listed.
-constexpr std::size_t kPageTextBytes = 1 << 20;
-
 // "2026-12-06T10:00:00.123Z" (UTC), or a number of milliseconds since 1970.
 std::optional<std::int64_t> parse_time(const json& v) {
   if (v.is_number_integer()) return v.get<std::int64_t>();
@@ -98,31 +94,31 @@ Result<ops::ChangesRequest> decode_changes(const json& p) {
   return d.finish(std::move(r));
 }
 
-json encode_hunk(const hunks::Hunk& h, const std::string& id, std::size_t& budget) {
+// A hunk's lines, unless the page's bound (ledger::kPageTextBytes) left them
+// out: then textOmitted, and the hunk is still listed.
+json encode_hunk(const hunks::Hunk& h, const std::string& id, bool omitted) {
   json j = {{"id", id},
             {"oldStart", h.old_start + 1},
             {"oldLines", h.old_count},
             {"newStart", h.new_start + 1},
             {"newLines", h.new_count}};
-  const std::size_t size = h.old_text.size() + h.new_text.size();
-  if (size <= budget) {
-    budget -= size;
+  if (omitted && h.old_text.empty() && h.new_text.empty()) {
+    j["textOmitted"] = true;
+  } else {
     // Lines are text the ledger took from files editd accepted (UTF-8); a
     // record that is not is shown with replacement characters.
     j["old"] = h.old_text;
     j["new"] = h.new_text;
-  } else {
-    j["textOmitted"] = true;
   }
   return j;
 }
 
-json encode_entry(const ledger::Entry& e, std::size_t& budget) {
+json encode_entry(const ledger::Entry& e) {
   json files = json::array();
   std::size_t n = 0;
   for (const ledger::FileRecord& f : e.files) {
     json hs = json::array();
-    for (const hunks::Hunk& h : f.hunks) hs.push_back(encode_hunk(h, ledger::hunk_id(e.id, ++n), budget));
+    for (const hunks::Hunk& h : f.hunks) hs.push_back(encode_hunk(h, ledger::hunk_id(e.id, ++n), f.texts_omitted));
     json file = {{"path", f.path},
                  {"beforeFingerprint", f.before_fingerprint ? json(*f.before_fingerprint) : json()},
                  {"afterFingerprint", f.after_fingerprint ? json(*f.after_fingerprint) : json()},
@@ -150,9 +146,8 @@ json encode_entry(const ledger::Entry& e, std::size_t& budget) {
 }
 
 json encode_changes(ops::Changes page) {
-  std::size_t budget = kPageTextBytes;
   json list = json::array();
-  for (const ledger::Entry& e : page.entries) list.push_back(encode_entry(e, budget));
+  for (const ledger::Entry& e : page.entries) list.push_back(encode_entry(e));
   json j = {{"changes", std::move(list)},
             {"next", page.next_before ? json(ledger::entry_id(*page.next_before)) : json()},
             {"oldestKept", ledger::entry_id(page.oldest_kept)}};

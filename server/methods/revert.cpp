@@ -44,8 +44,8 @@ Method revert() {
               "as its change left them, even if other lines changed since; lines written later "
               "by anyone are never touched. Several files land together or not at all. The "
               "revert is a change of its own (changeId), which can be reverted. Errors: "
-              "conflict (a hunk's lines changed since: data.hunk, data.line and data.found "
-              "say which and what is there; nothing was written), not_found (an unknown or "
+              "conflict (a hunk's lines changed since: the error names the hunk, the line and "
+              "the lines there now; nothing was written), not_found (an unknown or "
               "forgotten id), unsupported (--ledger off, or a change too large to keep).") +
           kErrorsNote,
       .input_schema = object(

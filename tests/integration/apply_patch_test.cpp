@@ -132,8 +132,10 @@ TEST_CASE(
   CHECK(root.read("crlf.txt") == "one\r\ntwo\r\nthree\r\n");
   CHECK(!root.exists("docs"));
   json r = p.ok("apply_patch", {{"patch", patch}});
-  CHECK(r.contains("undoId"));  // the one member a dry run lacks
+  CHECK(r.contains("undoId"));  // the members a dry run lacks
+  CHECK(r.contains("changeId"));
   r.erase("undoId");
+  r.erase("changeId");
   CHECK(r == dry);
   CHECK(root.read("crlf.txt") == "one\r\nTWO\r\n2.5\r\nthree\r\n");
   CHECK(root.read("bom.txt") ==

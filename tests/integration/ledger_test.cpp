@@ -299,3 +299,31 @@ TEST_CASE("the ledger is bounded: the oldest changes go, and say so") {
   CHECK(gone["data"]["reason"] == "forgotten");
   CHECK(fs::file_size(f.ledger_file()) < 4u << 20);
 }
+
+TEST_CASE("a change the ledger cannot record (locked past its wait) is put back and refused") {
+  LedgerRoot f;
+  f.root.write("a.txt", "one\ntwo\n");
+  auto p = f.serve();
+  p.ok("write_text", {{"path", "b.txt"}, {"content", "b\n"}});
+  const std::string file = f.ledger_file();
+  REQUIRE_FALSE(file.empty());
+  // Another process holds the database's write lock for longer than editd
+  // waits for it (5 s).
+  Process holder("/usr/bin/python3",
+                 {"-c",
+                  "import sqlite3,sys,time\n"
+                  "c=sqlite3.connect(sys.argv[1],isolation_level=None)\n"
+                  "c.execute('BEGIN EXCLUSIVE')\n"
+                  "print('locked',flush=True)\n"
+                  "time.sleep(30)\n",
+                  file});
+  REQUIRE(holder.read_line() == std::optional<std::string>("locked"));
+  json refused = p.fails("str_replace", {{"path", "a.txt"}, {"oldText", "two"}, {"newText", "2"}});
+  CHECK(refused["data"]["kind"] == "io");
+  CHECK(refused["data"]["rolledBack"] == true);
+  CHECK(refused["message"].get<std::string>().find("put back") != std::string::npos);
+  CHECK(f.root.read("a.txt") == "one\ntwo\n");
+  json created = p.fails("create", {{"path", "c.txt"}, {"content", "c\n"}});
+  CHECK(created["data"]["kind"] == "io");
+  CHECK_FALSE(f.root.exists("c.txt"));
+}

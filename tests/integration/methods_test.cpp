@@ -267,8 +267,10 @@ TEST_CASE("dryRun returns what the real call would and writes nothing") {
   json dry = p.ok("str_replace", dry_params);
   CHECK(root.read("a.txt") == "hello world\n");
   json real = p.ok("str_replace", params);
-  CHECK(real.contains("undoId"));  // the one member a dry run lacks
+  CHECK(real.contains("undoId"));  // the members a dry run lacks
+  CHECK(real.contains("changeId"));
   real.erase("undoId");
+  real.erase("changeId");
   CHECK(dry == real);
   CHECK(p.ok("create", {{"path", "n.txt"}, {"content", "x"}, {"dryRun", true}})["created"] == true);
   CHECK_FALSE(root.exists("n.txt"));

@@ -301,7 +301,7 @@ TEST_CASE("a large file's bytes before go to disk, and undo reads them back exac
   original += "no final newline";
   root.write("big.txt", original);
   root.write("small.txt", "s\n");
-  auto p = spawn_editd(root, {"--undo-history-entries", "2"});
+  auto p = spawn_editd(root, {"--undo-history-entries", "2", "--ledger", "off"});
   const std::string dir = copies_in(root, original.size());
   const std::size_t copies = dir.empty() ? 0 : 1;
   if (copies == 0) MESSAGE("/tmp and the root are tmpfs or nearly full: the history is in memory");

@@ -1238,9 +1238,12 @@ std::string reply_text(const Reply& r) {
   return r.json.dump();
 }
 
-// A real call's reply as its dry run gives it: without the undoId that only a write gets.
+// A real call's reply as its dry run gives it: without the undoId and changeId that only a write gets.
 std::string as_dry_run(Reply r) {
-  if (!r.error && r.json.is_object()) r.json.erase("undoId");
+  if (!r.error && r.json.is_object()) {
+    r.json.erase("undoId");
+    r.json.erase("changeId");
+  }
   return reply_text(r);
 }
 

@@ -23,10 +23,19 @@ namespace asio = boost::asio;
 
 namespace {
 
+// The operations alone: the ledger (tested through the binary,
+// tests/integration/ledger_test.cpp) is off, so that what completes on the
+// I/O thread alone is the operation's own work.
+OpsOptions without_ledger() {
+  OpsOptions o;
+  o.ledger.enabled = false;
+  return o;
+}
+
 struct Fixture {
   asio::io_context io;
   asio::thread_pool pool{2};
-  OpsOptions options;
+  OpsOptions options = without_ledger();
   LockChains locks;
   Operations ops{options, locks, pool};
   MemoryBackend backend;
