@@ -15,6 +15,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -53,10 +54,18 @@ class Child {
   Child& operator=(const Child&) = delete;
   // Closes stdin, which editd takes as the end of the session, and reaps it.
   ~Child() {
-    ::close(to_);
-    int st;
-    ::waitpid(pid_, &st, 0);
+    if (!ended_) end();
     ::close(from_);
+  }
+
+  // Closes stdin and reaps the child: its wait status (WIFSIGNALED: it died).
+  int end() {
+    ended_ = true;
+    ::close(to_);
+    int st = 0;
+    while (::waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+    }
+    return st;
   }
 
   pid_t pid() const { return pid_; }
@@ -72,6 +81,17 @@ class Child {
 
   // The next line editd wrote, without its '\n'.
   std::string line() {
+    std::optional<std::string> l = try_line();
+    if (!l) {
+      std::fprintf(stderr, "bench: editd closed its stdout (exited?)\n");
+      std::abort();
+    }
+    return std::move(*l);
+  }
+
+  // The same, or nullopt when editd closed its stdout first (it exited): for
+  // a benchmark that reports a dead server rather than stopping.
+  std::optional<std::string> try_line() {
     while (true) {
       if (auto nl = buf_.find('\n'); nl != std::string::npos) {
         std::string l = buf_.substr(0, nl);
@@ -82,10 +102,7 @@ class Child {
       ssize_t n = ::read(from_, chunk, sizeof chunk);
       if (n < 0 && errno == EINTR) continue;
       if (n < 0) die("read from editd", errno);
-      if (n == 0) {
-        std::fprintf(stderr, "bench: editd closed its stdout (exited?)\n");
-        std::abort();
-      }
+      if (n == 0) return std::nullopt;
       buf_.append(chunk, static_cast<std::size_t>(n));
     }
   }
@@ -105,6 +122,7 @@ class Child {
 
   pid_t pid_;
   int to_, from_;
+  bool ended_ = false;
   std::string buf_;
 };
 
