@@ -7,6 +7,7 @@
 // docs/protocol.md says of the params and results they come from and go to.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -186,6 +187,38 @@ struct Patched {
   std::vector<PatchedFile> files;
   std::string diff;
   std::optional<std::string> undo_id;
+};
+
+// The files a connection knows that may have changed outside it (an
+// inotify event, a stat scan), to be checked against what it knows
+// (Operations::outside_changes).
+struct OutsideRequest {
+  std::vector<std::string> canonicals;
+  std::size_t max_changes = 32;         // the rest are left for a later check
+  std::size_t max_diff_bytes = 16 << 10;  // a longer diff is cut at a line
+  // Each change carries the bytes before (when kept) and after, for the
+  // ledger's hunks.
+  bool keep_bytes = false;
+};
+// One file changed outside the connection since it last read or wrote it.
+struct OutsideChange {
+  std::string canonical;
+  std::string shown;
+  std::string known_fingerprint;            // what the connection knew
+  std::optional<std::string> fingerprint;   // nullopt: the file is gone
+  std::optional<std::string> diff;          // nullopt: the bytes known are no longer kept
+  bool diff_truncated = false;
+  // The new fingerprint is one that one of the connection's own recent
+  // mutations of the file replaced: something put its edit back.
+  bool reverted_own_edit = false;
+  std::optional<std::string> old_bytes, new_bytes;  // with keep_bytes
+};
+struct OutsideChanges {
+  std::vector<OutsideChange> changes;
+  // Not checked now: a mutation held the file, the connection's own
+  // requests changed what it knows meanwhile, or max_changes was reached.
+  std::vector<std::string> deferred;
+  bool truncated = false;  // some were deferred for max_changes
 };
 
 }  // namespace editd::ops

@@ -1,0 +1,130 @@
+// Changes made outside a connection (Operations::outside_changes): which of
+// the files it knows hold other bytes than it knows, with the diff against
+// the bytes it knew (when still kept, server/ops/last_seen.h) and whether the
+// change puts back what one of its own mutations replaced.
+//
+// No lock chain is waited for: a file a mutation holds now is deferred (the
+// mutation may be the connection's own, whose write lands before it records
+// what it wrote), and so is a file whose record changed while it was read
+// (the connection's own request read or wrote it meanwhile). What remains is
+// a change no request of this connection made.
+#include <time.h>
+
+#include "edit/change/unified_diff.h"
+#include "edit/text/fingerprint.h"
+#include "server/ops/pipeline.h"
+#include "support/offload.h"
+
+namespace editd {
+
+namespace {
+
+std::int64_t realtime_ns() {
+  timespec t{};
+  ::clock_gettime(CLOCK_REALTIME, &t);
+  return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+}
+
+// The diff from `old` to `now` (nullopt: gone), cut at a line within `max`.
+void describe(ops::OutsideChange& c, std::string_view old, const std::optional<std::string>& now,
+              std::size_t max) {
+  diff::UnifiedDiff d = diff::unified_texts(old, now ? std::string_view(*now) : std::string_view(),
+                                            "a/" + c.shown, now ? "b/" + c.shown : "/dev/null");
+  if (d.text.size() > max) {
+    std::size_t cut = d.text.rfind('\n', max);
+    d.text.resize(cut == std::string::npos ? 0 : cut + 1);
+    c.diff_truncated = true;
+  }
+  c.diff = std::move(d.text);
+}
+
+}  // namespace
+
+boost::asio::awaitable<ops::OutsideChanges> Operations::outside_changes(RequestContext& ctx,
+                                                                        ops::OutsideRequest p) {
+  ops::OutsideChanges out;
+  if (!ctx.known) co_return out;
+  LastSeen& seen = pipeline_->last_seen();
+  LockChains& locks = pipeline_->locks();
+  for (std::string& canonical : p.canonicals) {
+    if (out.changes.size() >= p.max_changes) {
+      out.truncated = true;
+      out.deferred.push_back(std::move(canonical));
+      continue;
+    }
+    const std::string* record = ctx.known->find(canonical);
+    if (!record) continue;
+    const std::string known = *record;
+    if (locks.held_exclusive(canonical)) {
+      out.deferred.push_back(std::move(canonical));
+      continue;
+    }
+    Result<FileStat> st = co_await ctx.backend.stat(canonical);
+    if (!st) continue;
+    const std::int64_t stat_ns = realtime_ns();
+    std::optional<std::string> fingerprint;  // nullopt: gone
+    std::optional<std::string> bytes;        // read now
+    if (st->type == FileStat::Type::kFile) {
+      if (st->stamp) fingerprint = seen.fingerprint_at(canonical, *st->stamp);
+      if (!fingerprint) {
+        Result<std::string> read = co_await ctx.backend.read(canonical);
+        if (read) {
+          bytes = std::move(*read);
+          fingerprint = editd::fingerprint(*bytes);
+        } else if (read.error().kind != ErrorKind::kNotFound) {
+          continue;  // too large, unreadable: nothing to say of it
+        }
+      }
+    }
+    // The connection's own requests read or wrote it meanwhile, or a
+    // mutation took it: looked at again later.
+    const std::string* after = ctx.known->find(canonical);
+    if (!after) continue;
+    if (*after != known || locks.held_exclusive(canonical)) {
+      out.deferred.push_back(std::move(canonical));
+      continue;
+    }
+    if (bytes) {
+      seen.keep(canonical, *fingerprint, *bytes);
+      if (st->stamp) seen.stamp(canonical, *st->stamp, *fingerprint, stat_ns);
+    }
+    if (fingerprint == known) continue;
+
+    ops::OutsideChange& c = out.changes.emplace_back();
+    c.canonical = canonical;
+    c.shown = ctx.backend.display_path(canonical);
+    c.known_fingerprint = known;
+    c.fingerprint = fingerprint;
+    c.reverted_own_edit = fingerprint && ctx.known->replaced_by_own_change(canonical, *fingerprint);
+    if (fingerprint && !bytes) bytes = seen.bytes_of(canonical, *fingerprint);
+    std::optional<std::string> old = seen.bytes_of(canonical, known);
+    // The diff needs both sides: the bytes known, and the file's now (or none).
+    if (old && (bytes || !fingerprint)) {
+      const std::size_t size = old->size() + (bytes ? bytes->size() : 0);
+      auto run = [&c, &old, &bytes, max = p.max_diff_bytes]() -> Result<void> {
+        describe(c, *old, bytes, max);
+        return {};
+      };
+      if (size <= kOffloadBytes) {
+        run();
+      } else {
+        Result<void> done = co_await offload(pipeline_->pool(), run);
+        if (!done) c.diff.reset();
+      }
+    }
+    if (p.keep_bytes) {
+      c.old_bytes = std::move(old);
+      c.new_bytes = std::move(bytes);
+    }
+    // Told once: from now on the connection knows the file as it is (unless
+    // its own requests recorded something newer while the diff was made).
+    if (const std::string* now = ctx.known->find(canonical); !now || *now != known) continue;
+    if (fingerprint)
+      ctx.known->set(canonical, *fingerprint);
+    else
+      ctx.known->erase(canonical);
+  }
+  co_return out;
+}
+
+}  // namespace editd
