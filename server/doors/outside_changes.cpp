@@ -6,7 +6,8 @@ using nlohmann::json;
 
 json notice(const ops::OutsideChange& c) {
   json n = {{"path", c.shown},
-            {"knownFingerprint", c.known_fingerprint},
+            {"previousFingerprint",
+             c.previous_fingerprint ? json(*c.previous_fingerprint) : json(nullptr)},
             {"fingerprint", c.fingerprint ? json(*c.fingerprint) : json(nullptr)}};
   if (c.diff) n["diff"] = *c.diff;
   n["diffTruncated"] = c.diff_truncated;

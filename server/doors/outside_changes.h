@@ -13,8 +13,9 @@
 
 namespace editd::outside {
 
-// {path, knownFingerprint, fingerprint (null: gone), diff (absent when the
-// bytes known are no longer kept), diffTruncated, revertedOwnEdit}.
+// {path, previousFingerprint (what the connection last read, wrote or was
+// told; null: it was gone), fingerprint (null: gone), diff (absent when the
+// bytes before are no longer kept), diffTruncated, revertedOwnEdit}.
 nlohmann::json notice(const ops::OutsideChange& change);
 nlohmann::json notices(const std::vector<ops::OutsideChange>& changes);
 

@@ -34,7 +34,9 @@ void KnownFingerprints::set(const std::string& canonical, std::string fingerprin
     forgot_ = true;
     return;
   }
-  auto it = records_.emplace(canonical, Record{std::move(fingerprint), std::move(own), cost, {}})
+  auto it = records_
+                .emplace(canonical,
+                         Record{std::move(fingerprint), std::move(own), std::nullopt, cost, {}})
                 .first;
   lru_.push_front(&it->first);
   it->second.lru = lru_.begin();
@@ -47,6 +49,24 @@ void KnownFingerprints::trim() {
     drop(records_.find(*lru_.back()));
     forgot_ = true;
   }
+}
+
+const std::string* KnownFingerprints::told(const std::string& canonical) const {
+  auto it = records_.find(canonical);
+  if (it == records_.end() || !it->second.told) return nullptr;
+  return &*it->second.told;
+}
+
+void KnownFingerprints::set_told(const std::string& canonical, std::string fingerprint) {
+  auto it = records_.find(canonical);
+  if (it == records_.end()) return;
+  Record& r = it->second;
+  const std::size_t before = r.told ? r.told->size() + sizeof(std::string) : 0;
+  r.told = std::move(fingerprint);
+  const std::size_t after = r.told->size() + sizeof(std::string);
+  r.bytes += after - before;
+  bytes_ += after - before;
+  trim();
 }
 
 void KnownFingerprints::note_own_change(const std::string& canonical, std::string before) {

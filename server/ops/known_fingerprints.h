@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <list>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -48,6 +49,15 @@ class KnownFingerprints {
   // Whether `canonical` has a record (its use unchanged).
   bool knows(const std::string& canonical) const { return records_.count(canonical) > 0; }
 
+  // What the connection was last told of a file changed outside it
+  // (server/ops/outside.cpp): its fingerprint then, or kGone; null when
+  // nothing was told since it last read or wrote the file (set() forgets it).
+  // The record itself stays what the connection read or wrote: being told
+  // is not reading (--require-read).
+  static constexpr const char* kGone = "";
+  const std::string* told(const std::string& canonical) const;
+  void set_told(const std::string& canonical, std::string fingerprint);
+
   // How many of a file's own mutations are remembered by what they replaced.
   static constexpr std::size_t kOwnChanges = 8;
   // This connection changed `canonical`, which had `before`: remembered
@@ -76,6 +86,7 @@ class KnownFingerprints {
   struct Record {
     std::string fingerprint;
     std::vector<std::string> own_befores;  // oldest first, at most kOwnChanges
+    std::optional<std::string> told;
     std::size_t bytes = 0;
     std::list<const std::string*>::iterator lru;
   };

@@ -115,9 +115,9 @@ class Operations {
   // outside it since it last read or wrote them (server/ops/outside.cpp): each
   // is looked at on ctx.backend (its stat, and its bytes unless the stat is
   // one under which its fingerprint was already found), and a change is
-  // recorded as known, so it is told once. A file a mutation holds, or whose
+  // recorded as told (KnownFingerprints::told), so it is told once. A file a mutation holds, or whose
   // record the connection's own requests change meanwhile, is deferred; so
-  // are those past p.max_changes. Files that cannot be looked at are passed
+  // are those past p.max_changes or p.max_reads. Files that cannot be looked at are passed
   // over. Never fails.
   boost::asio::awaitable<ops::OutsideChanges> outside_changes(RequestContext& ctx,
                                                               ops::OutsideRequest p);

@@ -8,6 +8,10 @@
 // what it wrote), and so is a file whose record changed while it was read
 // (the connection's own request read or wrote it meanwhile). What remains is
 // a change no request of this connection made.
+//
+// The connection's record of the file stays what it read or wrote (what
+// --require-read and the hints of a miss compare with); what it was told is
+// kept beside it (KnownFingerprints::told), so each change is told once.
 #include <time.h>
 
 #include "edit/change/unified_diff.h"
@@ -25,11 +29,13 @@ std::int64_t realtime_ns() {
   return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
 }
 
-// The diff from `old` to `now` (nullopt: gone), cut at a line within `max`.
+// The diff from `old` (`from_nothing`: the file was gone) to `now` (nullopt:
+// gone), cut at a line within `max`.
 void describe(ops::OutsideChange& c, std::string_view old, const std::optional<std::string>& now,
-              std::size_t max) {
+              bool from_nothing, std::size_t max) {
   diff::UnifiedDiff d = diff::unified_texts(old, now ? std::string_view(*now) : std::string_view(),
-                                            "a/" + c.shown, now ? "b/" + c.shown : "/dev/null");
+                                            from_nothing ? "/dev/null" : "a/" + c.shown,
+                                            now ? "b/" + c.shown : "/dev/null");
   if (d.text.size() > max) {
     std::size_t cut = d.text.rfind('\n', max);
     d.text.resize(cut == std::string::npos ? 0 : cut + 1);
@@ -46,8 +52,9 @@ boost::asio::awaitable<ops::OutsideChanges> Operations::outside_changes(RequestC
   if (!ctx.known) co_return out;
   LastSeen& seen = pipeline_->last_seen();
   LockChains& locks = pipeline_->locks();
+  std::size_t reads = 0;
   for (std::string& canonical : p.canonicals) {
-    if (out.changes.size() >= p.max_changes) {
+    if (out.changes.size() >= p.max_changes || reads >= p.max_reads) {
       out.truncated = true;
       out.deferred.push_back(std::move(canonical));
       continue;
@@ -55,6 +62,11 @@ boost::asio::awaitable<ops::OutsideChanges> Operations::outside_changes(RequestC
     const std::string* record = ctx.known->find(canonical);
     if (!record) continue;
     const std::string known = *record;
+    // What the connection last saw of the file: read, written, or told.
+    const std::string* told = ctx.known->told(canonical);
+    const std::optional<std::string> told_before =
+        told ? std::optional<std::string>(*told) : std::nullopt;
+    const std::string base = told ? *told : known;
     if (locks.held_exclusive(canonical)) {
       out.deferred.push_back(std::move(canonical));
       continue;
@@ -67,6 +79,7 @@ boost::asio::awaitable<ops::OutsideChanges> Operations::outside_changes(RequestC
     if (st->type == FileStat::Type::kFile) {
       if (st->stamp) fingerprint = seen.fingerprint_at(canonical, *st->stamp);
       if (!fingerprint) {
+        ++reads;
         Result<std::string> read = co_await ctx.backend.read(canonical);
         if (read) {
           bytes = std::move(*read);
@@ -78,9 +91,13 @@ boost::asio::awaitable<ops::OutsideChanges> Operations::outside_changes(RequestC
     }
     // The connection's own requests read or wrote it meanwhile, or a
     // mutation took it: looked at again later.
-    const std::string* after = ctx.known->find(canonical);
-    if (!after) continue;
-    if (*after != known || locks.held_exclusive(canonical)) {
+    auto unchanged_record = [&] {
+      const std::string* k = ctx.known->find(canonical);
+      const std::string* t = ctx.known->told(canonical);
+      return k && *k == known && (t ? std::optional<std::string>(*t) : std::nullopt) == told_before;
+    };
+    if (!ctx.known->find(canonical)) continue;
+    if (!unchanged_record() || locks.held_exclusive(canonical)) {
       out.deferred.push_back(std::move(canonical));
       continue;
     }
@@ -88,21 +105,27 @@ boost::asio::awaitable<ops::OutsideChanges> Operations::outside_changes(RequestC
       seen.keep(canonical, *fingerprint, *bytes);
       if (st->stamp) seen.stamp(canonical, *st->stamp, *fingerprint, stat_ns);
     }
-    if (fingerprint == known) continue;
+    const std::string now = fingerprint.value_or(KnownFingerprints::kGone);
+    if (now == base) continue;
 
     ops::OutsideChange& c = out.changes.emplace_back();
     c.canonical = canonical;
     c.shown = ctx.backend.display_path(canonical);
-    c.known_fingerprint = known;
+    if (base != KnownFingerprints::kGone) c.previous_fingerprint = base;
     c.fingerprint = fingerprint;
     c.reverted_own_edit = fingerprint && ctx.known->replaced_by_own_change(canonical, *fingerprint);
     if (fingerprint && !bytes) bytes = seen.bytes_of(canonical, *fingerprint);
-    std::optional<std::string> old = seen.bytes_of(canonical, known);
-    // The diff needs both sides: the bytes known, and the file's now (or none).
+    std::optional<std::string> old;
+    if (c.previous_fingerprint)
+      old = seen.bytes_of(canonical, base);
+    else
+      old.emplace();  // it was gone: the diff is from nothing
+    // The diff needs both sides: the bytes before, and the file's now (or none).
     if (old && (bytes || !fingerprint)) {
       const std::size_t size = old->size() + (bytes ? bytes->size() : 0);
-      auto run = [&c, &old, &bytes, max = p.max_diff_bytes]() -> Result<void> {
-        describe(c, *old, bytes, max);
+      const bool from_nothing = !c.previous_fingerprint;
+      auto run = [&c, &old, &bytes, from_nothing, max = p.max_diff_bytes]() -> Result<void> {
+        describe(c, *old, bytes, from_nothing, max);
         return {};
       };
       if (size <= kOffloadBytes) {
@@ -116,13 +139,10 @@ boost::asio::awaitable<ops::OutsideChanges> Operations::outside_changes(RequestC
       c.old_bytes = std::move(old);
       c.new_bytes = std::move(bytes);
     }
-    // Told once: from now on the connection knows the file as it is (unless
-    // its own requests recorded something newer while the diff was made).
-    if (const std::string* now = ctx.known->find(canonical); !now || *now != known) continue;
-    if (fingerprint)
-      ctx.known->set(canonical, *fingerprint);
-    else
-      ctx.known->erase(canonical);
+    // Told once (unless the connection's own requests recorded something
+    // newer while the diff was made). What it read or wrote stays its
+    // record: being told is not reading.
+    if (unchanged_record()) ctx.known->set_told(canonical, now);
   }
   co_return out;
 }

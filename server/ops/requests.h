@@ -195,6 +195,7 @@ struct Patched {
 struct OutsideRequest {
   std::vector<std::string> canonicals;
   std::size_t max_changes = 32;         // the rest are left for a later check
+  std::size_t max_reads = 64;           // files read to be sure; the rest likewise
   std::size_t max_diff_bytes = 16 << 10;  // a longer diff is cut at a line
   // Each change carries the bytes before (when kept) and after, for the
   // ledger's hunks.
@@ -204,7 +205,9 @@ struct OutsideRequest {
 struct OutsideChange {
   std::string canonical;
   std::string shown;
-  std::string known_fingerprint;            // what the connection knew
+  // What the connection last read, wrote or was told of it, the diff's
+  // start; nullopt: it was gone.
+  std::optional<std::string> previous_fingerprint;
   std::optional<std::string> fingerprint;   // nullopt: the file is gone
   std::optional<std::string> diff;          // nullopt: the bytes known are no longer kept
   bool diff_truncated = false;
@@ -218,7 +221,7 @@ struct OutsideChanges {
   // Not checked now: a mutation held the file, the connection's own
   // requests changed what it knows meanwhile, or max_changes was reached.
   std::vector<std::string> deferred;
-  bool truncated = false;  // some were deferred for max_changes
+  bool truncated = false;  // some were deferred for max_changes or max_reads
 };
 
 }  // namespace editd::ops

@@ -325,7 +325,7 @@ void Connection::record_outside(const std::vector<ops::OutsideChange>& changes) 
   //     entry.pid = ::getpid();
   //     ledger::FileRecord file;
   //     file.path = c.shown;
-  //     file.before_fingerprint = c.known_fingerprint;
+  //     file.before_fingerprint = c.previous_fingerprint;
   //     file.after_fingerprint = c.fingerprint;
   //     if (c.old_bytes) file.hunks = hunks::between(*c.old_bytes, c.new_bytes.value_or(""));
   //     else file.hunks_dropped = true;  // the bytes known are no longer kept

@@ -37,7 +37,7 @@ json request(json id, std::string method, json params = json::object()) {
 
 // A server over a temporary root, and its connections.
 struct World {
-  explicit World(OutsideChanges mode) {
+  explicit World(OutsideChanges mode, bool require_read = false) {
     char dir[] = "/tmp/editd-outside-test-XXXXXX";
     REQUIRE(mkdtemp(dir) != nullptr);
     root = dir;
@@ -51,6 +51,7 @@ struct World {
     REQUIRE(backend.has_value());
     OpsOptions ops;
     ops.root = root.string();
+    ops.require_read = require_read;
     SessionOptions session;
     session.outside_changes = mode;
     server.emplace(session, DoorOptions{}, ops, std::vector<asio::io_context*>{&io}, pool,
@@ -130,7 +131,7 @@ TEST_CASE("a file read, then changed by another process, is told in the next rep
     REQUIRE(n.size() == 1);
     CHECK(n[0]["path"] == "a.txt");
     CHECK(n[0]["fingerprint"] == fingerprint("one\n2\nthree\nfour\n"));
-    CHECK(n[0]["knownFingerprint"] == fingerprint("one\ntwo\nthree\n"));
+    CHECK(n[0]["previousFingerprint"] == fingerprint("one\ntwo\nthree\n"));
     const std::string diff = n[0]["diff"];
     CHECK(diff.find("--- a/a.txt\n+++ b/a.txt\n") != std::string::npos);
     CHECK(diff.find("-two\n+2\n") != std::string::npos);
@@ -145,6 +146,7 @@ TEST_CASE("a file read, then changed by another process, is told in the next rep
     w.write("a.txt", "one\n2\nthree\nfive\n");
     const json again = notices(a.call("fingerprint", {{"path", "b.txt"}}));
     REQUIRE(again.size() == 1);
+    CHECK(again[0]["previousFingerprint"] == fingerprint("one\n2\nthree\nfour\n"));
     CHECK(std::string(again[0]["diff"]).find("-four\n+five\n") != std::string::npos);
   }
 }
@@ -270,4 +272,29 @@ TEST_CASE("many changes at once: 32 in a reply, the rest in the next") {
   CHECK(notices(second).size() == 8);
   CHECK_FALSE(second["result"].contains("outsideChangesTruncated"));
   CHECK(notices(a.call("read_text", {{"path", "b.txt"}})).empty());
+}
+
+TEST_CASE("being told of a change is not reading it: --require-read refuses the edit until a read") {
+  for (OutsideChanges mode : kModes) {
+    CAPTURE(static_cast<int>(mode));
+    World w(mode, /*require_read=*/true);
+    auto& a = w.connect();
+    a.call("read_text", {{"path", "a.txt"}});
+    w.write("a.txt", "one\nTWO\nthree\n");
+    // The edit was sent before the client saw the change: stale, and told why.
+    const json edit =
+        a.call("str_replace", {{"path", "a.txt"}, {"oldText", "one"}, {"newText", "1"}});
+    REQUIRE(edit.contains("error"));
+    CHECK(edit["error"]["data"]["kind"] == "stale");
+    CHECK(notices(edit).size() == 1);
+    const json again =
+        a.call("str_replace", {{"path", "a.txt"}, {"oldText", "one"}, {"newText", "1"}});
+    CHECK(again["error"]["data"]["kind"] == "stale");
+    CHECK(notices(again).empty());
+    a.call("read_text", {{"path", "a.txt"}});
+    const json done =
+        a.call("str_replace", {{"path", "a.txt"}, {"oldText", "one"}, {"newText", "1"}});
+    CHECK(done.contains("result"));
+    CHECK(notices(done).empty());
+  }
 }
