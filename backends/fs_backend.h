@@ -79,6 +79,16 @@ struct FileStat {
   // A file's mode and owner; nullopt where the medium has none (an ACP
   // client) and for anything but a file.
   std::optional<FileAttributes> attributes;
+  // What changes when the file's bytes do, as far as the medium tells
+  // (server/ops/last_seen.h compares it before reading a file again);
+  // nullopt where it tells nothing (an ACP client, memory) and for anything
+  // but a file.
+  struct Stamp {
+    std::uint64_t device = 0, inode = 0, size = 0;
+    std::int64_t mtime_ns = 0, ctime_ns = 0;
+    bool operator==(const Stamp&) const = default;
+  };
+  std::optional<Stamp> stamp;
 };
 
 class FsBackend {

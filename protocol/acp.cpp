@@ -101,6 +101,20 @@ json tool_call_completed(const std::string& session_id, const std::string& tool_
                                      {"rawOutput", result}});
 }
 
+json outside_change(const std::string& session_id, const std::string& tool_call_id,
+                    const std::string& path, const std::string& title, const std::string& text,
+                    const json& notice) {
+  json content = {{"type", "content"}, {"content", {{"type", "text"}, {"text", text}}}};
+  return session_update(session_id, {{"sessionUpdate", "tool_call"},
+                                     {"toolCallId", tool_call_id},
+                                     {"title", title},
+                                     {"kind", "other"},
+                                     {"status", "completed"},
+                                     {"content", json::array({std::move(content)})},
+                                     {"locations", json::array({location(path, std::nullopt)})},
+                                     {"rawOutput", notice}});
+}
+
 json tool_call_failed(const std::string& session_id, const std::string& tool_call_id,
                       const Error& unnamed) {
   Error error = unnamed;  // editd's names: ACP carries editd's own params

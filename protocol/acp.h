@@ -88,6 +88,20 @@ json tool_call_failed(const std::string& session_id, const std::string& tool_cal
 json tool_call_failed(const std::string& session_id, const std::string& tool_call_id,
                       const std::string& text, const json& result);
 
+// session/update telling that a file changed outside the session (another
+// process, the user, another connection: docs/protocol.md, "Changes made
+// outside"). ACP has no update kind for a change the agent did not make;
+// editd sends a `tool_call` of its own that is already completed, of kind
+// "other", located at `path` (absolute), titled `title`, with `text` (the
+// diff, or a sentence) as its content and the notice as rawOutput: the one
+// stable kind that carries content and a location, which editors render
+// beside the agent's own edits. The message and thought chunks would put
+// words in the agent's mouth, and a tool_call_update belongs to a call the
+// agent made.
+json outside_change(const std::string& session_id, const std::string& tool_call_id,
+                    const std::string& path, const std::string& title, const std::string& text,
+                    const json& notice);
+
 // session/request_permission for one write: the tool call (titled "edit
 // <shown>", the diff as content) and the options allow_once, allow_always and
 // reject_once.

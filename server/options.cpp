@@ -66,6 +66,9 @@ const char* const kUsage =
     "  --max-unauthenticated N    TCP: connections served at once before they authenticate,\n"
     "                             at most a quarter of the descriptor limit (default: 64)\n"
     "  --require-read             refuse mutations of files this connection has not read\n"
+    "  --outside-changes watch|stat|off  how changes made outside a connection to the files\n"
+    "                             it read or wrote are found: inotify (stats beyond its\n"
+    "                             bounds), stats alone, or not at all (default: watch)\n"
     "  --mcp-tools models|all     MCP tools/list: the tools meant for models, or all, with\n"
     "                             anthropic_text_editor and openai_apply_patch for hosts that\n"
     "                             forward their provider's tool calls (default: models)\n"
@@ -397,6 +400,13 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       EDITD_NEED(v);
       if (v != "models" && v != "all") return usage_error("--mcp-tools must be models or all");
       o.doors.mcp_tools = v == "all" ? McpTools::kAll : McpTools::kModels;
+    } else if (flag == "--outside-changes") {
+      EDITD_NEED(v);
+      if (v != "watch" && v != "stat" && v != "off")
+        return usage_error("--outside-changes must be watch, stat or off");
+      o.session.outside_changes = v == "watch"  ? OutsideChanges::kWatch
+                                  : v == "stat" ? OutsideChanges::kStat
+                                                : OutsideChanges::kOff;
     } else if (flag == "--approve") {
       EDITD_NEED(v);
       if (v != "never" && v != "ask") return usage_error("--approve must be never or ask");

@@ -173,6 +173,7 @@ class Server {
         grace_(ctx.io()) {}
 
   Result<void> start() {
+    ctx_.outside().start();
     wait_signal();
     wait_children();
     if (options_.listen.empty()) {
@@ -281,6 +282,7 @@ class Server {
     boost::system::error_code ignored;
     signals_.cancel(ignored);
     ctx_.operations().stop_checks();
+    ctx_.outside().stop();
     children_.cancel(ignored);
     // Completions already queued (the connections' last timers) run first.
     // The other I/O threads end once their contexts run out of work

@@ -157,6 +157,15 @@ class LockChains {
   boost::asio::awaitable<Guard> lock(std::vector<std::string> keys, Mode mode = Mode::kExclusive,
                                      Arrivals::Place* place = nullptr);
 
+  // Whether `key` is held exclusive now (a mutation is under way on it).
+  // A glance, stale as soon as it returns: for a caller that must not wait
+  // for the chain and can come back later (server/ops/outside.cpp).
+  bool held_exclusive(const std::string& key) const {
+    std::lock_guard lock(mutex_);
+    auto it = chains_.find(key);
+    return it != chains_.end() && it->second.exclusive_held;
+  }
+
   // Number of chains alive (held or waited for).
   std::size_t size() const {
     std::lock_guard lock(mutex_);

@@ -64,6 +64,15 @@ Result<FileStat> LocalBackend::stat_sync(const std::string& canonical) const {
     out.attributes = FileAttributes{static_cast<std::uint32_t>(st.st_mode & 07777),
                                     static_cast<std::uint32_t>(st.st_uid),
                                     static_cast<std::uint32_t>(st.st_gid)};
+  if (out.type == FileStat::Type::kFile) {
+    auto ns = [](const timespec& t) {
+      return static_cast<std::int64_t>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
+    };
+    out.stamp = FileStat::Stamp{static_cast<std::uint64_t>(st.st_dev),
+                                static_cast<std::uint64_t>(st.st_ino),
+                                static_cast<std::uint64_t>(st.st_size), ns(st.st_mtim),
+                                ns(st.st_ctim)};
+  }
   return out;
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "protocol/acp.h"
+#include "server/doors/outside_changes.h"
 
 namespace editd {
 
@@ -211,6 +212,15 @@ void AcpDoor::report(const AcpCall& call, const Method& m, const Result<json>& r
   if (call.announce)
     notify_(std::string(acp::kSessionUpdate),
             tool_call_finished(call.session, call.tool_call_id, m, result, call.changes));
+}
+
+void AcpDoor::announce_outside(const std::vector<ops::OutsideChange>& changes) {
+  if (sessions_.empty()) return;
+  for (const ops::OutsideChange& c : changes)
+    notify_(std::string(acp::kSessionUpdate),
+            acp::outside_change(latest_session_, "editd-outside-" + std::to_string(next_tool_call_++),
+                                c.canonical, "Changed outside this session: " + c.shown,
+                                outside::text(c), outside::notice(c)));
 }
 
 decltype(RequestContext::approve) AcpDoor::approver(std::string session_id,

@@ -83,6 +83,12 @@ class AcpDoor {
   // After the method ran: announces how the call ended, if it was announced.
   void report(const AcpCall& call, const Method& method, const Result<nlohmann::json>& result);
 
+  // Whether files live in the client's buffers (fs/* offered at initialize).
+  bool delegated() const { return delegated_; }
+  // With a session: tells the latest session of each file changed outside
+  // the connection (session/update, protocol/acp.h's outside_change).
+  void announce_outside(const std::vector<ops::OutsideChange>& changes);
+
  private:
   // The session a request names (sessionId), else the latest, else our own id.
   Result<std::string> session_for(const nlohmann::json& params);

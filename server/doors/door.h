@@ -16,9 +16,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "protocol/error.h"
 #include "protocol/message.h"
+#include "server/ops/requests.h"
 #include "support/cancel.h"
 #include "support/lock_chain.h"
 
@@ -45,6 +47,14 @@ class Door {
   // The error reply to the request `id` (null id: a line that could not be
   // read as one), as this dialect shapes it.
   virtual nlohmann::json error_reply(const nlohmann::json& id, const Error& error) const = 0;
+
+  // Adds the changes made outside the connection to `reply` (one of this
+  // door's), as the dialect carries them (server/doors/outside_changes.h);
+  // `truncated`: more follow. False when this reply cannot carry them: they
+  // wait for the next.
+  virtual bool attach_outside(nlohmann::json& reply,
+                              const std::vector<ops::OutsideChange>& changes,
+                              bool truncated) const = 0;
 };
 
 // No such method in the connection's dialect.

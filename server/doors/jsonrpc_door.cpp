@@ -1,6 +1,7 @@
 #include "server/doors/jsonrpc_door.h"
 
 #include "protocol/acp.h"
+#include "server/doors/outside_changes.h"
 
 namespace editd {
 
@@ -32,6 +33,11 @@ json JsonRpcDoor::reply(const json& id, Result<json> result, const CancelState&)
 
 json JsonRpcDoor::error_reply(const json& id, const Error& error) const {
   return protocol::make_error(id, error);
+}
+
+bool JsonRpcDoor::attach_outside(json& reply, const std::vector<ops::OutsideChange>& changes,
+                                 bool truncated) const {
+  return outside::attach_plain(reply, changes, truncated);
 }
 
 }  // namespace editd

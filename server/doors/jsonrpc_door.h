@@ -26,6 +26,8 @@ class JsonRpcDoor : public Door {
   nlohmann::json reply(const nlohmann::json& id, Result<nlohmann::json> result,
                        const CancelState& cancel) const override;
   nlohmann::json error_reply(const nlohmann::json& id, const Error& error) const override;
+  bool attach_outside(nlohmann::json& reply, const std::vector<ops::OutsideChange>& changes,
+                      bool truncated) const override;
 
  private:
   const Registry& registry_;

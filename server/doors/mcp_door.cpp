@@ -1,7 +1,9 @@
 #include "server/doors/mcp_door.h"
 
+#include "protocol/fast_json.h"
 #include "server/doors/mcp.h"
 #include "server/doors/mcp_errors.h"
+#include "server/doors/outside_changes.h"
 
 namespace editd {
 
@@ -51,6 +53,39 @@ json McpDoor::reply(const json& id, Result<json> result, const CancelState& canc
 
 json McpDoor::error_reply(const json& id, const Error& error) const {
   return mcp::make_error(id, error);
+}
+
+// Tool results only (a text block, and structuredContent.outsideChanges when
+// the result has structuredContent): what a model sees. Other replies (ping,
+// tools/list, protocol errors) leave them for the next tool result.
+bool McpDoor::attach_outside(json& reply, const std::vector<ops::OutsideChange>& changes,
+                             bool truncated) const {
+  auto result = reply.find("result");
+  if (result == reply.end() || !result->is_object()) return false;
+  auto content = result->find("content");
+  if (content == result->end() || !content->is_array()) return false;
+  content->push_back({{"type", "text"}, {"text", outside::text(changes, truncated)}});
+  auto sc = result->find("structuredContent");
+  if (sc == result->end()) return true;
+  if (sc->is_object()) {
+    (*sc)["outsideChanges"] = outside::notices(changes);
+    if (truncated) (*sc)["outsideChangesTruncated"] = true;
+  } else if (sc->is_binary() && sc->get_binary().has_subtype() &&
+             sc->get_binary().subtype() == protocol::fast_json::kVerbatimSubtype) {
+    // An object kept as its text (its members in their order): the
+    // notices go in before its closing brace.
+    const auto& bytes = sc->get_binary();
+    std::string text(bytes.begin(), bytes.end());
+    const std::size_t close = text.find_last_of('}');
+    if (close == std::string::npos) return true;
+    const std::size_t open = text.find('{');
+    const bool empty = text.find_first_not_of(" \t\r\n", open + 1) == close;
+    std::string members = "\"outsideChanges\":" + protocol::fast_json::dump(outside::notices(changes));
+    if (truncated) members += ",\"outsideChangesTruncated\":true";
+    text.insert(close, (empty ? "" : ",") + members);
+    *sc = protocol::fast_json::verbatim(text);
+  }
+  return true;
 }
 
 }  // namespace editd

@@ -282,6 +282,29 @@ boost::asio::awaitable<Result<Committed>> Pipeline::commit(RequestContext& ctx, 
   if (auto surveyed = co_await survey(steps, *lg != nullptr); !surveyed)
     co_return surveyed.error();
 
+  // What editd last saw of each local file written (server/ops/last_seen.h),
+  // copied before the write may take the contents, and what each replaced.
+  std::vector<std::optional<std::string>> seen(steps.size());
+  std::vector<std::string> befores(steps.size());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    Step& s = steps[i];
+    if (!ctx.scope.local() || s.kind != Step::Kind::kWrite) continue;
+    if (s.previous)
+      befores[i] = s.previous_fingerprint.empty() ? editd::fingerprint(*s.previous)
+                                                  : s.previous_fingerprint;
+    if (!s.splices) {
+      if (s.bytes.size() <= LastSeen::kMaxFileBytes) seen[i] = s.bytes;
+      continue;
+    }
+    const std::vector<std::string_view> parts = s.pieces(*s.previous);
+    std::size_t size = 0;
+    for (std::string_view p : parts) size += p.size();
+    if (size > LastSeen::kMaxFileBytes) continue;
+    std::string& whole = seen[i].emplace();
+    whole.reserve(size);
+    for (std::string_view p : parts) whole.append(p);
+  }
+
   // Large files as they were are copied for the history while they are written.
   const bool undoable = options_.undo_history_entries > 0;
   std::vector<std::string_view> kept;
@@ -350,13 +373,17 @@ boost::asio::awaitable<Result<Committed>> Pipeline::commit(RequestContext& ctx, 
     change = *recorded;
   }
 
-  for (const Step& s : steps) {
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    const Step& s = steps[i];
     if (ctx.changes) ctx.changes->push_back(change_of(s));
+    if (seen[i]) last_seen_.keep(s.canonical, *s.fingerprint, *seen[i]);
     if (!ctx.known) continue;
-    if (s.kind == Step::Kind::kWrite)
+    if (s.kind == Step::Kind::kWrite) {
       ctx.known->set(s.canonical, *s.fingerprint);
-    else
+      ctx.known->note_own_change(s.canonical, std::move(befores[i]));
+    } else {
       ctx.known->erase(s.canonical);
+    }
   }
   Committed done;
   if (change) done.change_id = ledger::entry_id(*change);

@@ -1,6 +1,9 @@
 // What one connection knows of each file it read or wrote: the fingerprint it
 // last saw, for --require-read (a mutation of a file not read, or changed
-// since, is stale) and for the hint that a file changed since.
+// since, is stale), for the hint that a file changed since, and for the
+// notices of changes made outside the connection (server/ops/outside.cpp);
+// with the fingerprints its own last few mutations of the file replaced, so
+// that an outside change that puts one back is told as the revert it is.
 //
 // Bounded: each record is counted with its key (the canonical path), its
 // fingerprint and its nodes against a byte budget per connection, and past it
@@ -15,8 +18,10 @@
 
 #include <cstddef>
 #include <list>
+#include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace editd {
 
@@ -36,10 +41,40 @@ class KnownFingerprints {
   // The fingerprint last recorded for `canonical` (it becomes the most
   // recently used), or null when none is (never recorded, erased, forgotten).
   const std::string* find(const std::string& canonical);
-  // Records `fingerprint` for `canonical`, then forgets the least recently
-  // used records past the budget (a record larger than the budget is not kept).
+  // Records `fingerprint` for `canonical` (keeping what its own mutations
+  // replaced), then forgets the least recently used records past the budget
+  // (a record larger than the budget is not kept).
   void set(const std::string& canonical, std::string fingerprint);
   void erase(const std::string& canonical);
+  // Whether `canonical` has a record (its use unchanged).
+  bool knows(const std::string& canonical) const { return records_.count(canonical) > 0; }
+
+  // What the connection was last told of a file changed outside it
+  // (server/ops/outside.cpp): its fingerprint then, or kGone; null when
+  // nothing was told since it last read or wrote the file (set() forgets it).
+  // The record itself stays what the connection read or wrote: being told
+  // is not reading (--require-read).
+  static constexpr const char* kGone = "";
+  const std::string* told(const std::string& canonical) const;
+  void set_told(const std::string& canonical, std::string fingerprint);
+
+  // How many of a file's own mutations are remembered by what they replaced.
+  static constexpr std::size_t kOwnChanges = 8;
+  // This connection changed `canonical`, which had `before`: remembered
+  // with the record (set first), the oldest of kOwnChanges going.
+  void note_own_change(const std::string& canonical, std::string before);
+  // Whether one of the last kOwnChanges own mutations of `canonical`
+  // replaced a file with `fingerprint`.
+  bool replaced_by_own_change(const std::string& canonical, const std::string& fingerprint) const;
+
+  // The `n` most recently used records' paths, most recent first.
+  std::vector<std::string> recent(std::size_t n) const;
+  // The paths recorded since the last call that had no record before, at
+  // most kFresh of them (past it, fresh_overflowed() says some are missing
+  // until the next call).
+  static constexpr std::size_t kFresh = 256;
+  std::vector<std::string> take_fresh();
+  bool fresh_overflowed() const { return fresh_overflowed_; }
 
   // Whether a record was ever forgotten for the budget.
   bool forgot() const { return forgot_; }
@@ -50,18 +85,24 @@ class KnownFingerprints {
  private:
   struct Record {
     std::string fingerprint;
+    std::vector<std::string> own_befores;  // oldest first, at most kOwnChanges
+    std::optional<std::string> told;
     std::size_t bytes = 0;
     std::list<const std::string*>::iterator lru;
   };
   using Records = std::unordered_map<std::string, Record>;
 
   void drop(Records::iterator it);
+  // Forgets the least recently used records until within the budget.
+  void trim();
 
   const std::size_t budget_;
   Records records_;
   std::list<const std::string*> lru_;  // front: most recently used; keys of records_
   std::size_t bytes_ = 0;
   bool forgot_ = false;
+  std::vector<std::string> fresh_;
+  bool fresh_overflowed_ = false;
 };
 
 }  // namespace editd

@@ -120,6 +120,16 @@ class Operations {
   // they are now. unsupported under --ledger off.
   boost::asio::awaitable<Result<ops::Changes>> changes(RequestContext& ctx, ops::ChangesRequest p);
   boost::asio::awaitable<Result<ops::Patched>> revert(RequestContext& ctx, ops::RevertRequest p);
+  // Which of `p.canonicals` (files this connection knows, ctx.known) changed
+  // outside it since it last read or wrote them (server/ops/outside.cpp): each
+  // is looked at on ctx.backend (its stat, and its bytes unless the stat is
+  // one under which its fingerprint was already found), and a change is
+  // recorded as told (KnownFingerprints::told), so it is told once. A file a mutation holds, or whose
+  // record the connection's own requests change meanwhile, is deferred; so
+  // are those past p.max_changes or p.max_reads. Files that cannot be looked at are passed
+  // over. Never fails.
+  boost::asio::awaitable<ops::OutsideChanges> outside_changes(RequestContext& ctx,
+                                                              ops::OutsideRequest p);
 
   // Edits by symbol (server/ops/symbols.cpp): the file's symbols as its
   // language server reports them for the bytes held, and an edit of one

@@ -39,6 +39,7 @@
 #include "server/ops/ops_options.h"
 #include "server/ops/requests.h"
 #include "server/ops/undo_history.h"
+#include "server/ops/last_seen.h"
 #include "server/ops/views.h"
 
 namespace editd {
@@ -149,6 +150,8 @@ class Pipeline {
   UndoHistory& history() { return history_; }
   Checks& checks() { return checks_; }
   Views& views() { return views_; }
+  LastSeen& last_seen() { return last_seen_; }
+  LockChains& locks() { return locks_; }
 
   // A one-file mutation (mutate.cpp): resolve, hold, read and check the
   // file, prepare, run the transform (here or on the pool, as `runs_here`
@@ -292,6 +295,7 @@ class Pipeline {
   Views views_;
   std::mutex ledger_mutex_;
   std::shared_ptr<ledger::Ledger> ledger_;
+  LastSeen last_seen_;
 };
 
 }  // namespace editd

@@ -40,9 +40,13 @@ boost::asio::awaitable<Result<ops::Read>> Operations::read_text(RequestContext& 
   const Views::Where where{ctx.reader, ctx.scope.key(), canonical};
   const OpsOptions& options = pipeline_->options();
   Views& views = pipeline_->views();
+  LastSeen& seen = pipeline_->last_seen();
+  const bool keep_seen = ctx.scope.local();
   auto run = [&]() -> Result<ops::Read> {
     ops::Read r;
     r.fingerprint = editd::fingerprint(bytes);
+    // The bytes this connection now knows, for the diff of a later outside change.
+    if (keep_seen) seen.keep(canonical, r.fingerprint, bytes);
     auto doc = text::Document::decode(bytes);
     if (!doc) {
       Error e = doc.error();

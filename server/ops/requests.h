@@ -7,6 +7,7 @@
 // docs/protocol.md says of the params and results they come from and go to.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -204,6 +205,37 @@ struct RevertRequest {
   std::vector<std::string> hunks;
   std::vector<std::string> paths;
   bool dry_run = false;
+};
+
+// The files a connection knows that may have changed outside it (an
+// inotify event, a stat scan), to be checked against what it knows
+// (Operations::outside_changes).
+struct OutsideRequest {
+  std::vector<std::string> canonicals;
+  std::size_t max_changes = 32;         // the rest are left for a later check
+  std::size_t max_reads = 64;           // files read to be sure; the rest likewise
+  std::size_t max_diff_bytes = 16 << 10;  // a longer diff is cut at a line
+};
+// One file changed outside the connection since it last read or wrote it.
+struct OutsideChange {
+  std::string canonical;
+  std::string shown;
+  // What the connection last read, wrote or was told of it, the diff's
+  // start; nullopt: it was gone.
+  std::optional<std::string> previous_fingerprint;
+  std::optional<std::string> fingerprint;   // nullopt: the file is gone
+  std::optional<std::string> diff;          // nullopt: the bytes known are no longer kept
+  bool diff_truncated = false;
+  // The new fingerprint is one that one of the connection's own recent
+  // mutations of the file replaced: something put its edit back.
+  bool reverted_own_edit = false;
+};
+struct OutsideChanges {
+  std::vector<OutsideChange> changes;
+  // Not checked now: a mutation held the file, the connection's own
+  // requests changed what it knows meanwhile, or max_changes was reached.
+  std::vector<std::string> deferred;
+  bool truncated = false;  // some were deferred for max_changes or max_reads
 };
 
 }  // namespace editd::ops

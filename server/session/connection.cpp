@@ -6,6 +6,7 @@
 
 #include "protocol/params.h"
 #include "server/doors/mcp.h"
+#include "server/session/connection_limits.h"
 #include "server/session/server_context.h"
 
 namespace editd {
@@ -65,6 +66,7 @@ Connection::Connection(ServerContext& server, asio::io_context& io, std::unique_
            [this](std::string method, json params) {
              notify(std::move(method), std::move(params));
            }),
+      inbox_(server.outside().subscribe()),
       plain_door_(server.registry(), acp_, known_),
       mcp_door_(server.door_options(), server.registry(), acp_, known_) {}
 
@@ -192,9 +194,12 @@ asio::awaitable<std::size_t> Connection::handle(Incoming in, Arrivals::Place pla
   if (!initialized_ && Registry::bare_method(in.method) == "initialize")
     dialect = mcp::is_mcp_initialize(in.params) ? Dialect::kMcp : Dialect::kPlain;
   Door& replies = door(dialect);
+  const bool outside = looks_outside(in.method);
   json reply;
   try {
+    if (outside) co_await look_outside();
     Result<json> result = co_await dispatch(in, cancel, place);
+    if (outside) watch_learned();
     // A request that took no chain lets the next go on now, not when its
     // reply is queued (the transport may start the next).
     place.pass();
@@ -205,6 +210,7 @@ asio::awaitable<std::size_t> Connection::handle(Incoming in, Arrivals::Place pla
     reply = replies.error_reply(in.id, internal_error(e.what()));
   }
   requests_.remove(entry);
+  if (outside) tell_outside(reply, replies);
   if (reply.is_null())
     once.withhold();
   else
@@ -216,6 +222,87 @@ asio::awaitable<std::size_t> Connection::handle(Incoming in, Arrivals::Place pla
     spdlog::debug("{} id={} {} in {} us", in.method, key, outcome(reply), us);
   }
   co_return bytes;
+}
+
+bool Connection::looks_outside(std::string_view method) const {
+  return server_.session_options().outside_changes != OutsideChanges::kOff &&
+         Registry::bare_method(method) != "initialize" && auth_.authenticated() &&
+         !acp_.delegated();
+}
+
+void Connection::unwatched(const std::string& canonical) {
+  if (unwatched_.size() < kMaxUnwatched)
+    unwatched_.insert(canonical);
+  else
+    scan_recent_ = true;
+}
+
+asio::awaitable<void> Connection::look_outside() {
+  auto self = shared_from_this();
+  if (known_.size() == 0 || pending_outside_.size() >= kMaxOutsideNotices) co_return;
+  OutsideWatch& watch = server_.outside();
+  if (!watch.active())
+    scan_recent_ = true;
+  else
+    watch.drain();
+  OutsideWatch::Taken taken = watch.take(*inbox_);
+  std::vector<std::string> paths = std::move(taken.dirty);
+  std::set<std::string> listed(paths.begin(), paths.end());
+  auto add = [&](const std::string& c) {
+    if (listed.insert(c).second) paths.push_back(c);
+  };
+  for (auto it = unwatched_.begin(); it != unwatched_.end();) {
+    if (!known_.knows(*it)) {
+      it = unwatched_.erase(it);
+      continue;
+    }
+    add(*it);
+    ++it;
+  }
+  if (scan_recent_ || taken.overflowed) {
+    for (const std::string& c : known_.recent(kOutsideScan)) {
+      add(c);
+      // A directory that went may be back: watched again.
+      if (taken.overflowed && watch.active() && !watch.watch(*inbox_, c)) unwatched(c);
+    }
+  }
+  if (paths.empty()) co_return;
+
+  ops::OutsideRequest request;
+  request.canonicals = std::move(paths);
+  request.max_changes = kMaxOutsideNotices - pending_outside_.size();
+  request.max_diff_bytes = kMaxOutsideDiffBytes;
+  RequestContext ctx{server_.local_backend(), std::make_shared<CancelState>(), &known_, nullptr};
+  ops::OutsideChanges found =
+      co_await server_.operations().outside_changes(ctx, std::move(request));
+  if (!found.deferred.empty()) watch.mark(*inbox_, found.deferred);
+  pending_truncated_ = found.truncated;
+  if (found.changes.empty()) co_return;
+  acp_.announce_outside(found.changes);
+  for (ops::OutsideChange& c : found.changes) {
+    pending_outside_.push_back(std::move(c));
+  }
+}
+
+void Connection::watch_learned() {
+  if (known_.size() == 0) return;
+  OutsideWatch& watch = server_.outside();
+  const bool lost = known_.fresh_overflowed();
+  std::vector<std::string> fresh = known_.take_fresh();
+  if (!watch.active() || fresh.empty()) return;
+  if (lost) fresh = known_.recent(OutsideWatch::kMaxDirsPerInbox);
+  for (const std::string& c : fresh)
+    if (!watch.watch(*inbox_, c)) unwatched(c);
+  // A change between the read and the watch raised no event: each is
+  // looked at once by the next request.
+  watch.mark(*inbox_, fresh);
+}
+
+void Connection::tell_outside(json& reply, const Door& door) {
+  if (pending_outside_.empty() || reply.is_null()) return;
+  if (!door.attach_outside(reply, pending_outside_, pending_truncated_)) return;
+  pending_outside_.clear();
+  pending_truncated_ = false;
 }
 
 asio::awaitable<Result<json>> Connection::dispatch(Incoming& in,

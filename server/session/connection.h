@@ -20,6 +20,12 @@
 // (later ones are refused), and a reply speaks the dialect its request
 // started under.
 //
+// Before each request other than initialize, the connection looks for
+// changes made outside it to the files it knows (server/session/outside_watch.h
+// says which may have changed; Operations::outside_changes which did), and
+// its door adds them to that request's reply, or to the next one that can
+// carry them (docs/protocol.md, "Changes made outside").
+//
 // Threading: everything here runs on the connection's own I/O thread, the one
 // whose io_context it was given (server/server.h); other threads reach it by a
 // post there.
@@ -31,7 +37,10 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "backends/delegated/delegated_backend.h"
 #include "protocol/message.h"
@@ -42,6 +51,7 @@
 #include "server/ops/operations.h"
 #include "server/session/auth.h"
 #include "server/session/dispatcher.h"
+#include "server/session/outside_watch.h"
 #include "server/session/stream.h"
 #include "server/session/transport.h"
 
@@ -130,6 +140,20 @@ class Connection : public std::enable_shared_from_this<Connection>,
   // The error reply to a request, in this connection's dialect.
   nlohmann::json error_reply(const nlohmann::json& id, const Error& error);
 
+  // Changes made outside this connection: whether a request of `method`
+  // looks for them and is told them (not initialize, not before
+  // authentication, not on a connection whose files are the client's);
+  // the look, which leaves what it found in pending_outside_; the notices
+  // added to `reply` by `door`, if it can carry them.
+  bool looks_outside(std::string_view method) const;
+  boost::asio::awaitable<void> look_outside();
+  void tell_outside(nlohmann::json& reply, const Door& door);
+  // After a request: the directories of the files it taught the connection
+  // watched, each file to be looked at once by the next look.
+  void watch_learned();
+  // A known file whose directory is not watched: stat-checked on each look.
+  void unwatched(const std::string& canonical);
+
   ServerContext& server_;
   boost::asio::io_context& io_;
   Transport transport_;
@@ -137,6 +161,16 @@ class Connection : public std::enable_shared_from_this<Connection>,
   CancelTable requests_;
   OutgoingCalls calls_;
   KnownFingerprints known_;
+  // Changes made outside: this connection's inbox in the server's watch,
+  // the known files whose directory it does not watch (at most
+  // kMaxUnwatched; past it, scan_recent_: the most recently used are
+  // stat-checked on every look), the notices not told yet (at most
+  // kMaxOutsideNotices) and whether more wait.
+  std::shared_ptr<OutsideWatch::Inbox> inbox_;
+  std::set<std::string> unwatched_;
+  bool scan_recent_ = false;
+  std::vector<ops::OutsideChange> pending_outside_;
+  bool pending_truncated_ = false;
   // The order in which this connection's requests join the lock chains.
   std::shared_ptr<Arrivals> arrivals_ = Arrivals::make();
 

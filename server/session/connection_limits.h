@@ -23,6 +23,11 @@
 //   most --delegate-timeout (then timeout).
 // - authentication (TCP): --auth-timeout and kMaxAuthFailures failed lines.
 // - at close: kLinger of discarded input while the client takes in the last replies.
+// - changes made outside it (server/session/outside_watch.h): at most
+//   kMaxOutsideNotices told in one reply (the rest on the next), each diff
+//   cut at kMaxOutsideDiffBytes; kMaxUnwatched files it knows whose directory
+//   is not watched, stat-checked on every request (past it, or without
+//   inotify, the kOutsideScan most recently used files it knows are).
 #pragma once
 
 #include <chrono>
@@ -50,6 +55,10 @@ inline constexpr std::size_t kWriteSlice = 1 << 20;
 // How long a closing connection discards input while its client takes in the
 // last replies (Stream::finish).
 inline constexpr std::chrono::seconds kLinger{2};
+inline constexpr std::size_t kMaxOutsideNotices = 32;
+inline constexpr std::size_t kMaxOutsideDiffBytes = 16 << 10;
+inline constexpr std::size_t kMaxUnwatched = 64;
+inline constexpr std::size_t kOutsideScan = 64;
 
 // The option-given bounds of one connection, as the transport and the
 // dispatcher take them.

@@ -23,6 +23,7 @@ ServerContext::ServerContext(SessionOptions session, DoorOptions doors, OpsOptio
       messages_(session_.max_message_bytes_in_flight),
       replies_(session_.max_queued_bytes_total),
       registry_(ops_),
+      outside_(io(), session_.outside_changes == OutsideChanges::kWatch),
       load_(served_.size(), 0) {
   // Language servers are processes with pipes: they stay on one context.
   if (served_.size() > 1) ops_.run_checks_on(io().get_executor());

@@ -22,6 +22,7 @@
 #include "server/doors/registry.h"
 #include "server/ops/operations.h"
 #include "server/ops/ops_options.h"
+#include "server/session/outside_watch.h"
 #include "server/session/session_options.h"
 #include "support/byte_budget.h"
 #include "support/lock_chain.h"
@@ -58,6 +59,10 @@ class ServerContext {
   // (--max-queued-bytes-total).
   ByteBudget& replies() { return replies_; }
   const Registry& registry() const { return registry_; }
+  // What connections are told of changes made outside them: the watch of
+  // their files' directories (the operations put such changes on the
+  // ledger's record: server/ops/outside.cpp).
+  OutsideWatch& outside() { return outside_; }
   // The TCP token, when --token-file was given.
   const std::optional<std::string>& token() const { return token_; }
   void set_token(std::string token) { token_ = std::move(token); }
@@ -96,6 +101,7 @@ class ServerContext {
   ByteBudget messages_;
   ByteBudget replies_;
   Registry registry_;
+  OutsideWatch outside_;
   std::optional<std::string> token_;
   std::atomic<std::size_t> unauthenticated_{0};
   struct Served {

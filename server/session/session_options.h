@@ -8,6 +8,11 @@
 
 namespace editd {
 
+// How changes made outside a connection to the files it knows are found
+// (server/session/outside_watch.h): inotify with stats as the fallback, stats
+// alone, or not at all.
+enum class OutsideChanges { kWatch, kStat, kOff };
+
 struct SessionOptions {
   std::uint64_t max_message_bytes = 64ull << 20;
   // Bytes of long messages (over 64 KiB) that all connections' requests in
@@ -28,6 +33,7 @@ struct SessionOptions {
   // bounded by a quarter of the descriptor limit; server/session/server_context.h).
   std::chrono::milliseconds auth_timeout{5'000};
   std::uint64_t max_unauthenticated = 64;
+  OutsideChanges outside_changes = OutsideChanges::kWatch;
 };
 
 }  // namespace editd

@@ -26,9 +26,13 @@ inline json call(Process& p, const std::string& tool, json arguments) {
   return p.ok("tools/call", {{"name", tool}, {"arguments", std::move(arguments)}});
 }
 
-// The one text block of a tool result.
+// The one text block of a tool result, a last block telling of changes made
+// outside the session aside (docs/protocol.md, "Changes made outside").
 inline std::string text_of(const json& result) {
-  REQUIRE(result["content"].size() == 1);
+  const json& content = result["content"];
+  const bool outside = content.size() == 2 && content[1].value("text", "").rfind(
+                                                  "Changed outside this session:", 0) == 0;
+  REQUIRE(content.size() == (outside ? 2u : 1u));
   REQUIRE(result["content"][0]["type"] == "text");
   return result["content"][0]["text"].get<std::string>();
 }

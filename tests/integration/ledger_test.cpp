@@ -327,3 +327,30 @@ TEST_CASE("a change the ledger cannot record (locked past its wait) is put back 
   CHECK(created["data"]["kind"] == "io");
   CHECK_FALSE(f.root.exists("c.txt"));
 }
+
+TEST_CASE("a change by another hand is noticed once, on record as outside, and can be reverted") {
+  LedgerRoot f;
+  f.root.write("a.txt", "one\ntwo\nthree\n");
+  auto p = f.serve();
+  p.ok("read_text", {{"path", "a.txt"}});
+  f.root.write("a.txt", "one\nTWO\nthree\n");  // the user's editor, a formatter...
+  json next = p.ok("fingerprint", {{"path", "a.txt"}});
+  REQUIRE_MESSAGE(next.contains("outsideChanges"), next.dump());
+  CHECK(next["outsideChanges"][0]["path"] == "a.txt");
+  json listed = p.ok("changes", {{"origin", "outside"}});
+  CHECK_FALSE(listed.contains("outsideChanges"));  // told once
+  REQUIRE(listed["changes"].size() == 1);
+  const json& c = listed["changes"][0];
+  CHECK(c["door"] == "outside");
+  REQUIRE(c["files"][0]["hunks"].size() == 1);
+  CHECK(c["files"][0]["hunks"][0]["old"] == "two\n");
+  CHECK(c["files"][0]["hunks"][0]["new"] == "TWO\n");
+  // A second server on the root that notices the same change does not
+  // record it twice.
+  auto q = f.serve();
+  q.ok("read_text", {{"path", "a.txt"}});
+  q.ok("fingerprint", {{"path", "a.txt"}});
+  CHECK(q.ok("changes", {{"origin", "outside"}})["changes"].size() == 1);
+  p.ok("revert", {{"changes", {c["id"]}}});
+  CHECK(f.root.read("a.txt") == "one\ntwo\nthree\n");
+}
