@@ -126,4 +126,19 @@ class Child {
   std::string buf_;
 };
 
+// Whether the environment variable `env` (comma-separated workload names;
+// unset or empty: all) lets workload `name` run.
+inline bool runs_in(const char* env, std::string_view name) {
+  const char* only = std::getenv(env);
+  if (!only || !*only) return true;
+  std::string_view rest(only);
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    if (rest.substr(0, comma) == name) return true;
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  return false;
+}
+
 }  // namespace editd::bench

@@ -364,18 +364,7 @@ void ledger_growth(const std::string& binary) {
 }
 
 // Whether LEDGER_BENCH_ONLY (comma-separated workload names) lets `name` run.
-bool runs(std::string_view name) {
-  const char* only = std::getenv("LEDGER_BENCH_ONLY");
-  if (!only || !*only) return true;
-  std::string_view rest(only);
-  while (!rest.empty()) {
-    const std::size_t comma = rest.find(',');
-    if (rest.substr(0, comma) == name) return true;
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  return false;
-}
+bool runs(std::string_view name) { return editd::bench::runs_in("LEDGER_BENCH_ONLY", name); }
 
 }  // namespace
 

@@ -134,4 +134,13 @@ class MemoryStream : public Stream {
   std::shared_ptr<Pipe> pipe_;
 };
 
+// A JSON-RPC request, as a client sends it.
+inline nlohmann::json request(nlohmann::json id, std::string method,
+                              nlohmann::json params = nlohmann::json::object()) {
+  return nlohmann::json{{"jsonrpc", "2.0"},
+                        {"id", std::move(id)},
+                        {"method", std::move(method)},
+                        {"params", std::move(params)}};
+}
+
 }  // namespace editd::test

@@ -23,12 +23,7 @@ namespace {
 
 namespace asio = boost::asio;
 
-json request(json id, std::string method, json params = json::object()) {
-  return json{{"jsonrpc", "2.0"},
-              {"id", std::move(id)},
-              {"method", std::move(method)},
-              {"params", std::move(params)}};
-}
+using editd::test::request;
 
 json notification(std::string method, json params) {
   return json{{"jsonrpc", "2.0"}, {"method", std::move(method)}, {"params", std::move(params)}};

@@ -28,12 +28,7 @@ namespace {
 
 namespace asio = boost::asio;
 
-json request(json id, std::string method, json params = json::object()) {
-  return json{{"jsonrpc", "2.0"},
-              {"id", std::move(id)},
-              {"method", std::move(method)},
-              {"params", std::move(params)}};
-}
+using editd::test::request;
 
 // A server over a temporary root, and its connections.
 struct World {
