@@ -73,6 +73,11 @@ int run_apply_patch(const CommandLine& cl) {
   LockChains locks;
   Operations ops(options.ops, locks, pool);
   RequestContext ctx{**backend, nullptr};
+  // On the ledger's record as the command it was run as.
+  ctx.actor.client = cl.command;
+  ctx.actor.client_version = EDITD_VERSION;
+  ctx.actor.door = "cli";
+  ctx.actor.method = "apply_patch";
   auto done = boost::asio::co_spawn(io, ops.apply_patch(ctx, std::move(params)),
                                     boost::asio::use_future);
   io.run();
