@@ -270,6 +270,8 @@ struct Ledger::State {
   sqlite3* reader = nullptr;
   std::mutex read_mutex;
 
+  bool moved_aside = false;  // a corrupt database was moved aside: ids start past its
+
   std::mutex mutex;
   std::condition_variable wake;
   std::deque<Pending> queue;
@@ -348,9 +350,21 @@ struct Ledger::State {
       Statement v(db, "SELECT value FROM meta WHERE key='schema'");
       int s = v.ok() ? v.step() : SQLITE_ERROR;
       if (s == SQLITE_DONE) {
+        // A ledger started again after a corrupt one was moved aside numbers
+        // its entries past any the old one can have issued (ids from the time),
+        // so that an old id is answered as forgotten, never as another change.
+        std::int64_t first = 1;
+        if (moved_aside)
+          first = std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count();
         rc = exec(db, ("INSERT INTO meta VALUES('schema'," + std::to_string(kSchemaVersion) +
-                       "),('bytes',0),('oldest',1)")
+                       "),('bytes',0),('oldest'," + std::to_string(first) + ")")
                           .c_str());
+        if (rc == SQLITE_OK && first > 1)
+          rc = exec(db, ("INSERT INTO sqlite_sequence(name,seq) VALUES('entries'," +
+                         std::to_string(first - 1) + ")")
+                            .c_str());
       } else if (s == SQLITE_ROW) {
         if (v.integer(0) != kSchemaVersion) rc = SQLITE_NOTADB;
       } else {
@@ -369,6 +383,7 @@ struct Ledger::State {
         file + ".corrupt-" +
         std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now).count());
     ::rename(file.c_str(), aside.c_str());
+    moved_aside = true;
     ::unlink((file + "-wal").c_str());
     ::unlink((file + "-shm").c_str());
     spdlog::error("the ledger {} was corrupt: moved aside to {}; a new one is started", file,

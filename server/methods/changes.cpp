@@ -158,10 +158,15 @@ std::string render_changes(const json&, const json& result) {
   std::string out;
   for (const json& c : result.value("changes", json::array())) {
     const json& client = c.value("client", json::object());
-    out += c.value("id", "") + "  " + c.value("time", "") + "  " + c.value("origin", "") + "  " +
-           c.value("method", "") + "  by " + client.value("name", "") +
-           (client.value("version", "").empty() ? "" : " " + client.value("version", "")) + " (" +
-           c.value("door", "") + ")";
+    const std::string name = client.value("name", "");
+    const std::string version = client.value("version", "");
+    const std::string who = c.value("door", "") == "outside" ? "another hand"
+                            : name.empty()                   ? "an unnamed client"
+                            : version.empty()                ? name
+                                                             : name + " " + version;
+    out += c.value("id", "") + "  " + c.value("time", "") + "  " + c.value("origin", "") +
+           (c.value("method", "").empty() ? "" : "  " + c.value("method", "")) + "  by " + who +
+           " (" + c.value("door", "") + ")";
     if (c.contains("reverts")) {
       std::string r;
       for (const json& x : c["reverts"]) r += (r.empty() ? "" : ", ") + x.get<std::string>();

@@ -46,6 +46,11 @@ class Editor {
   }
   // Serves editd's requests until the response to `id` arrives.
   json response_to(const json& id) {
+    if (auto early = early_.find(id.dump()); early != early_.end()) {
+      json m = std::move(early->second);
+      early_.erase(early);
+      return m;
+    }
     while (true) {
       json m = p_.read_message();
       if (!m.contains("method") && m["id"] == id) return m;
@@ -76,7 +81,13 @@ class Editor {
  private:
   void handle(const json& m) {
     if (!m.contains("method")) {
-      FAIL("unexpected response " << m.dump());
+      // Requests in flight together may be answered in any order: the
+      // response to another request waits for its turn.
+      if (m.contains("id") && !m["id"].is_null() && !early_.count(m["id"].dump())) {
+        early_.emplace(m["id"].dump(), m);
+        return;
+      }
+      FAIL("unexpected response " << m.dump().substr(0, 400));
       return;
     }
     if (!m.contains("id")) {
@@ -130,6 +141,7 @@ class Editor {
   }
 
   Process& p_;
+  std::map<std::string, json> early_;  // responses that came before their turn, by id
   std::int64_t next_id_ = 1;
 };
 
@@ -557,4 +569,33 @@ TEST_CASE(
   CHECK(r["files"][0]["executable"] == true);
   CHECK(r["files"][0]["modeSkipped"] == true);
   CHECK(ed.files[a] == "echo hi\n");
+}
+
+TEST_CASE("a local ACP session hears of a change made outside, and its edits are on record as its") {
+  TempDir root;
+  root.write("a.txt", "one\ntwo\n");
+  auto p = spawn_editd(root);
+  Editor ed(p);
+  ed.ok("initialize", fs_capabilities(false, false));  // files on the local disk
+  std::string sid =
+      ed.ok("session/new", {{"cwd", root.str()}, {"mcpServers", json::array()}})["sessionId"];
+  ed.ok("read_text", {{"path", "a.txt"}});
+  root.write("a.txt", "one\nTWO\n");
+  ed.updates.clear();
+  json r = ed.ok("fingerprint", {{"path", "a.txt"}});
+  CHECK(r.contains("outsideChanges"));
+  REQUIRE(ed.updates.size() == 1);
+  const json& u = ed.updates[0];
+  CHECK(u["sessionId"] == sid);
+  CHECK(u["update"]["sessionUpdate"] == "tool_call");
+  CHECK(u["update"]["status"] == "completed");
+  CHECK(u["update"]["title"] == "Changed outside this session: a.txt");
+
+  ed.ok("str_replace", {{"path", "a.txt"}, {"oldText", "TWO"}, {"newText", "2"}});
+  json listed = ed.ok("changes", {{"limit", 2}});
+  REQUIRE(listed["changes"].size() == 2);
+  CHECK(listed["changes"][0]["door"] == "acp");
+  CHECK(listed["changes"][0]["session"] == sid);
+  CHECK(listed["changes"][0]["client"]["name"] == "fake-editor");
+  CHECK(listed["changes"][1]["origin"] == "outside");
 }

@@ -257,9 +257,10 @@ TEST_CASE("a ledger replaced by another file refuses every mutation, changing no
 
 TEST_CASE("a corrupt ledger is moved aside, logged, and a new one started") {
   LedgerRoot f;
+  std::string old_id;
   {
     auto p = f.serve();
-    p.ok("write_text", {{"path", "a.txt"}, {"content", "a\n"}});
+    old_id = recorded_id(p.ok("write_text", {{"path", "a.txt"}, {"content", "a\n"}}));
   }
   const std::string file = f.ledger_file();
   REQUIRE_FALSE(file.empty());
@@ -272,7 +273,9 @@ TEST_CASE("a corrupt ledger is moved aside, logged, and a new one started") {
   auto p = f.serve();
   json r = p.ok("write_text", {{"path", "a.txt"}, {"content", "b\n"}});
   CHECK(r.contains("changeId"));
+  CHECK(r["changeId"] != old_id);  // an id of the old ledger never names a new change
   CHECK(p.ok("changes", json::object())["changes"].size() == 1);
+  CHECK(p.fails("revert", {{"changes", {old_id}}})["data"]["reason"] == "forgotten");
   CHECK(p.await_log("was corrupt: moved aside"));
   bool aside = false;
   for (auto& e : fs::directory_iterator(f.state.path() / "ledger"))
