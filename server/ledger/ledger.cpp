@@ -204,10 +204,26 @@ std::vector<std::string> split_reverts(std::string_view s) {
   return out;
 }
 
+// What an entry holds, every string a client chose counted: the bound is
+// of what the database keeps.
 std::uint64_t entry_bytes(const Entry& e) {
-  std::uint64_t n = 256;
+  std::uint64_t n = 256 + e.scope.size();
+  for (const std::string* s : {&e.actor.client, &e.actor.client_version, &e.actor.door,
+                               &e.actor.session, &e.actor.peer, &e.actor.method,
+                               &e.actor.request_id})
+    n += s->size();
+  for (const std::string& r : e.reverts) n += 1 + r.size();
   for (const FileRecord& f : e.files) n += 128 + f.path.size() + hunks::held_by(f.hunks);
   return n;
+}
+
+// Who made a change, each field at most kActorBytes: a request id or a
+// client's name is the client's to choose, and goes into every entry.
+constexpr std::size_t kActorBytes = 256;
+void clamp_actor(Actor& a) {
+  for (std::string* s : {&a.client, &a.client_version, &a.door, &a.session, &a.peer, &a.method,
+                         &a.request_id})
+    if (s->size() > kActorBytes) s->resize(kActorBytes);
 }
 
 }  // namespace
@@ -596,6 +612,7 @@ struct Ledger::State {
 
   void submit(Pending p) {
     Entry& e = p.entry;
+    clamp_actor(e.actor);
     if (e.time_ms == 0)
       e.time_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::system_clock::now().time_since_epoch())

@@ -95,6 +95,15 @@ TEST_CASE("every change is on record: who, which method and request, which hunks
   json rest = p.ok("changes", {{"limit", 1}, {"before", paged["next"]}});
   CHECK(rest["changes"][0]["id"] == first);
   CHECK(p.fails("changes", {{"origin", "sideways"}})["data"]["param"] == "origin");
+  // A request id is the client's to choose: what the ledger keeps of it is bounded.
+  const std::string long_id(100000, 'i');
+  p.send({{"jsonrpc", "2.0"},
+          {"id", long_id},
+          {"method", "write_text"},
+          {"params", {{"path", "c.txt"}, {"content", "c\n"}}}});
+  REQUIRE(p.response_to(long_id).contains("result"));
+  json kept = p.ok("changes", {{"path", "c.txt"}})["changes"][0];
+  CHECK(kept["requestId"].get<std::string>().size() == 256);
   CHECK(p.fails("changes", {{"since", "yesterday"}})["data"]["param"] == "since");
 
   // The database is this user's alone.
