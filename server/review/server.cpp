@@ -198,6 +198,9 @@ struct ReviewServer::Impl {
   std::int64_t version = -1;
   std::uint64_t generation = 0;
   bool stopping = false;
+  // Reverts in flight: their operations run on the pool and come back to
+  // this context, which must outlive them.
+  std::atomic<int> busy{0};
 
   Impl(const ReviewOptions& o, Operations& ops, FsBackend& backend, ledger::Ledger& ledger,
        std::string root)
@@ -343,7 +346,9 @@ struct ReviewServer::Impl {
     ctx.actor.peer = peer;
     ctx.actor.method = "revert";
     const Method method = methods::revert();
+    ++busy;
     Result<json> r = co_await method.run(ops, ctx, params);
+    --busy;
     if (!r) {
       const Error& e = r.error();
       json data = e.data;
@@ -451,9 +456,10 @@ ReviewServer::~ReviewServer() {
     impl->acceptor.close(ignored);
     impl->poll.cancel();
   });
-  // Connections end at their next read or tick; whatever is left is
-  // destroyed with the context.
-  std::this_thread::sleep_for(2 * kPoll);
+  // A revert in flight finishes (its files are written or not, never half);
+  // then whatever is left (idle connections, live channels) is destroyed
+  // with the context.
+  while (impl_->busy.load() > 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   impl_->io.stop();
   if (impl_->thread.joinable()) impl_->thread.join();
 }
