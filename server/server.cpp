@@ -339,7 +339,16 @@ class Server {
       auto socket = adopt<asio::local::stream_protocol::socket>(fd, ctx_.io(io_thread),
                                                                 asio::local::stream_protocol());
       if (!socket) continue;
-      serve(io_thread, make_socket_stream(std::move(*socket), "unix:" + path), {}, false);
+      // The client's process names the connection (its peer on the ledger, and
+      // so its run on the review page): every client of one socket would
+      // otherwise look alike.
+      std::string peer = "unix:" + path;
+      ucred cred{};
+      socklen_t len = sizeof cred;
+      if (::getsockopt(socket->native_handle(), SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 &&
+          cred.pid > 0)
+        peer += ",pid=" + std::to_string(cred.pid);
+      serve(io_thread, make_socket_stream(std::move(*socket), std::move(peer)), {}, false);
     }
   }
 

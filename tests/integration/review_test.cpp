@@ -15,6 +15,7 @@
 #include <regex>
 
 #include "helpers/process.h"
+#include "helpers/socket_client.h"
 
 using namespace editd::test;
 
@@ -330,4 +331,22 @@ TEST_CASE("review: --review beside a server; the live channel tells of a new cha
   }
   CHECK(seen.find(id) != std::string::npos);
   CHECK(page.get("/api/runs").data()["runs"][0]["last"] == id);
+}
+
+TEST_CASE("review: a Unix socket's client is told apart by its process (its peer on record)") {
+  ReviewRoot f;
+  f.root.write("a.txt", numbered(1, 5));
+  const std::string socket = f.state.str() + "/s.sock";
+  Process server(EDITD_BINARY, {"--root", f.root.str(), "--state-dir", f.state.str(), "--listen",
+                                "unix:" + socket});
+  REQUIRE(wait_for_path(socket));
+  auto client = SocketClient::unix_socket(socket);
+  REQUIRE(client.has_value());
+  REQUIRE(client->call("initialize", {{"protocolVersion", 1}}).has_value());
+  auto r = client->call("write_text", {{"path", "a.txt"}, {"content", "x\n"}});
+  REQUIRE(r.has_value());
+  auto page = client->call("changes", json::object());
+  REQUIRE(page.has_value());
+  CHECK((*page)["result"]["changes"][0]["peer"] ==
+        "unix:" + socket + ",pid=" + std::to_string(::getpid()));
 }
