@@ -19,10 +19,11 @@
 FROM debian:bookworm-slim AS build
 
 # Boost 1.81, not Debian's default libboost-dev (1.74, which conflicts with it).
+# Node.js and npm: the build fetches the review page's npm packages (npm ci) and embeds them.
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       cmake g++ make pkg-config libboost1.81-dev nlohmann-json3-dev libspdlog-dev libfmt-dev \
-      libxxhash-dev libsqlite3-dev \
+      libxxhash-dev libsqlite3-dev nodejs npm \
  && rm -rf /var/lib/apt/lists/*
 
 # The context has no .git (.dockerignore): `editd --version` names the commit passed here

@@ -16,6 +16,7 @@
 #include "server/commit.h"
 #include "server/options.h"
 #include "server/probe.h"
+#include "server/review_command.h"
 #include "server/server.h"
 #include "server/tools_command.h"
 
@@ -98,6 +99,9 @@ int main(int argc, char** argv) {
       break;
     case CommandLine::Mode::kRevert:
       code = run_revert(*cl);
+      break;
+    case CommandLine::Mode::kReview:
+      code = run_review(*cl);
       break;
     case CommandLine::Mode::kServe:
       if (auto pinned = pin_checks(cl->options.ops); !pinned) {

@@ -27,6 +27,10 @@ const char* const kUsage =
     "       editd revert [--root DIR] [--dry-run] ID...\n"
     "                                       take back changes (c12) or hunks (c12:3); exit 0\n"
     "                                       reverted, 1 refused, 2 usage\n"
+    "       editd review [--root DIR] [--listen HOST:PORT] [--read-only]\n"
+    "                                       serve the review page of the root's ledger (default\n"
+    "                                       127.0.0.1:0, a free port) and print its URL, token\n"
+    "                                       included; until SIGINT or SIGTERM\n"
     "\n"
     "options:\n"
     "  --root DIR                 the directory edits are confined to (default: .)\n"
@@ -39,6 +43,8 @@ const char* const kUsage =
     "                             $XDG_STATE_HOME/editd, else ~/.local/state/editd)\n"
     "  --ledger on|off            keep every change of the root on the record, for `changes`,\n"
     "                             `revert` and undo across restarts, in STATE/ledger/ (default: on)\n"
+    "  --review HOST:PORT         also serve the review page there (see editd review): its URL\n"
+    "                             goes to the log (stderr)\n"
     "  --ledger-bytes N           bytes the ledger keeps; the oldest changes go first\n"
     "                             (default: 268435456)\n"
     "  --log-level LEVEL          trace|debug|info|warn|error|off (default: info); logs go to "
@@ -181,6 +187,9 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
     i = 2;
   } else if (argc > 1 && std::string_view(argv[1]) == "revert") {
     cl.mode = CommandLine::Mode::kRevert;
+    i = 2;
+  } else if (argc > 1 && std::string_view(argv[1]) == "review") {
+    cl.mode = CommandLine::Mode::kReview;
     i = 2;
   }
   const bool apply_patch = cl.mode == CommandLine::Mode::kApplyPatch;
@@ -342,6 +351,13 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       auto m = match::parse_mode(v);
       if (!m) return usage_error("--matching must be exact, standard or fuzzy");
       o.ops.matching = *m;
+    } else if (cl.mode == CommandLine::Mode::kReview && flag == "--listen") {
+      EDITD_NEED(v);
+      o.review = v;
+    } else if (flag == "--review") {
+      EDITD_NEED(v);
+      if (v.empty()) return usage_error("--review takes HOST:PORT (127.0.0.1:8765)");
+      o.review = v;
     } else if (flag == "--listen") {
       EDITD_NEED(v);
       if (!v.starts_with("unix:") && !v.starts_with("tcp:"))
@@ -433,6 +449,9 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
   if ((cl.mode == CommandLine::Mode::kChanges || cl.mode == CommandLine::Mode::kRevert) &&
       !o.ops.ledger.enabled)
     return usage_error("changes and revert read the ledger: not with --ledger off");
+  if ((cl.mode == CommandLine::Mode::kReview || o.review) && !o.ops.ledger.enabled)
+    return usage_error("the review page shows the ledger: not with --ledger off");
+  if (cl.mode == CommandLine::Mode::kReview && !o.review) o.review = "127.0.0.1:0";
   if (cl.mode == CommandLine::Mode::kProbe) {
     if (cl.probe.address.empty())
       return usage_error("probe needs an address: unix:PATH or tcp:[HOST:]PORT");

@@ -34,6 +34,9 @@ struct ServerOptions {
   std::string state_dir;
   std::vector<std::string> listen;  // "unix:PATH" | "tcp:HOST:PORT"
   std::optional<std::string> token_file;
+  // --review HOST:PORT (or `editd review`): the review page's address
+  // (server/review/server.h).
+  std::optional<std::string> review;
   unsigned threads = 0;  // 0: the CPUs editd may use (server/cpus.h), at least 2
   // Threads that serve connections, each connection wholly on one of them.
   // 0: the CPUs editd may use with --listen, 1 for stdio (one connection).
@@ -48,7 +51,7 @@ struct ServerOptions {
 };
 
 struct CommandLine {
-  enum class Mode { kServe, kApplyPatch, kProbe, kTools, kChanges, kRevert, kHelp, kVersion };
+  enum class Mode { kServe, kApplyPatch, kProbe, kTools, kChanges, kRevert, kReview, kHelp, kVersion };
   Mode mode = Mode::kServe;
   ServerOptions options;
   // apply-patch: the patch given as an argument, or the file it is in ("-":

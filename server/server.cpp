@@ -33,6 +33,8 @@
 #include "server/session/server_context.h"
 #include "server/cpus.h"
 #include "server/session/socket_stream.h"
+#include "server/review/server.h"
+#include "support/accept.h"
 
 namespace editd {
 
@@ -113,52 +115,6 @@ class RefusalLog {
   std::uint64_t count_ = 0;
   std::chrono::steady_clock::time_point last_;
 };
-
-// Waits for a connection on `acceptor` and takes it with accept4(SOCK_CLOEXEC):
-// Asio's own accept leaves the descriptor inheritable by the checkers and
-// language servers editd starts, which would then hold client connections
-// open after editd closed them. The error is the accept's
-// (connection_aborted included); the descriptor is -1 then.
-template <class Acceptor>
-asio::awaitable<std::tuple<boost::system::error_code, int>> accept_cloexec(Acceptor& acceptor) {
-  for (;;) {
-    auto [ec] =
-        co_await acceptor.async_wait(Acceptor::wait_read, asio::as_tuple(asio::use_awaitable));
-    if (ec) co_return std::tuple{ec, -1};
-    const int fd = ::accept4(acceptor.native_handle(), nullptr, nullptr, SOCK_CLOEXEC);
-    if (fd >= 0) co_return std::tuple{boost::system::error_code(), fd};
-    if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
-      co_return std::tuple{boost::system::error_code(errno, boost::system::system_category()), -1};
-  }
-}
-
-// An accepted descriptor as a socket of `io`, the context of the I/O thread
-// chosen for its connection (chosen once accepted, when the server knows
-// which connections are still open). nullopt, with a log line, if it cannot
-// be: the connection is dropped.
-template <class Socket>
-std::optional<Socket> adopt(int fd, asio::io_context& io, typename Socket::protocol_type protocol) {
-  boost::system::error_code ec;
-  try {
-    Socket socket(io);
-    socket.assign(protocol, fd, ec);
-    if (!ec) return socket;
-  } catch (const boost::system::system_error& e) {
-    ec = e.code();
-  }
-  ::close(fd);
-  spdlog::warn("accepting a connection: {}", ec.message());
-  return std::nullopt;
-}
-
-// A listening socket is not inherited by editd's children either.
-template <class Acceptor>
-void close_on_exec(Acceptor& acceptor, boost::system::error_code& ec) {
-  if (ec) return;
-  acceptor.non_blocking(true, ec);
-  if (!ec && ::fcntl(acceptor.native_handle(), F_SETFD, FD_CLOEXEC) != 0)
-    ec.assign(errno, boost::system::system_category());
-}
 
 class Server {
  public:
@@ -544,6 +500,19 @@ int run_server(const ServerOptions& options) {
     if (auto r = server.start(); !r) {
       spdlog::critical("{}", r.error().message);
       return 2;
+    }
+    // The review page beside the server (--review), on a thread of its own.
+    std::unique_ptr<review::ReviewServer> review_page;
+    if (options.review) {
+      auto started = review::ReviewServer::start({*options.review, options.ops.read_only},
+                                                 ctx.operations(), ctx.local_backend(),
+                                                 review::canonical_root(options.ops.root));
+      if (!started) {
+        spdlog::critical("{}", started.error().message);
+        return 2;
+      }
+      review_page = std::move(*started);
+      spdlog::info("review page: {}", review_page->url());
     }
     spdlog::info("editd {} serving root {} ({} I/O thread{}, {} file thread{})", EDITD_VERSION,
                  options.ops.root, io_threads, io_threads == 1 ? "" : "s", threads,

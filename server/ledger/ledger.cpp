@@ -56,6 +56,9 @@ CREATE TABLE IF NOT EXISTS hunks(
   PRIMARY KEY(entry, idx, n)) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS entries_client ON entries(client, id);
 CREATE INDEX IF NOT EXISTS entries_session ON entries(session, id);
+CREATE TABLE IF NOT EXISTS kept(
+  entry INTEGER NOT NULL, n INTEGER NOT NULL, time_ms INTEGER NOT NULL,
+  PRIMARY KEY(entry, n)) WITHOUT ROWID;
 )sql";
 
 Error io_error(std::string message) {
@@ -274,6 +277,9 @@ struct Pending {
   Entry entry;
   bool outside = false;  // append_outside: skipped when already on the record
   std::int64_t retract = 0;  // retract(): the entry to take off, instead of appending
+  // keep(): marks to set (or clear) instead of appending.
+  std::optional<std::vector<HunkRef>> keep;
+  bool kept = true;
   std::function<void(Result<std::optional<std::int64_t>>)> done;
 };
 
@@ -480,6 +486,7 @@ struct Ledger::State {
   // for an outside change already on the record.
   Result<std::optional<std::int64_t>> insert_one(Pending& p) {
     if (p.retract) return remove_one(p.retract);
+    if (p.keep) return mark_kept(*p.keep, p.kept);
     Entry& e = p.entry;
     if (p.outside && !e.files.empty()) {
       Statement q(writer,
@@ -575,11 +582,37 @@ struct Ledger::State {
          {"UPDATE meta SET value=value-(SELECT COALESCE(SUM(bytes),0) FROM entries WHERE id=" + n +
               ") WHERE key='bytes'",
           "DELETE FROM hunks WHERE entry=" + n, "DELETE FROM files WHERE entry=" + n,
+          "DELETE FROM kept WHERE entry=" + n,
           "DELETE FROM entries WHERE id=" + n})
       if (exec(writer, sql.c_str()) != SQLITE_OK)
         return io_error(std::string("the ledger could not retract an entry: ") +
                         sqlite3_errmsg(writer));
     return std::optional<std::int64_t>(id);
+  }
+
+  // Sets (or clears) the review marks of `refs`; an entry no longer kept is
+  // passed over. Each mark is a row of 24 bytes at most per hunk on record.
+  Result<std::optional<std::int64_t>> mark_kept(const std::vector<HunkRef>& refs, bool kept) {
+    const std::int64_t now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                 std::chrono::system_clock::now().time_since_epoch())
+                                 .count();
+    Statement set(writer,
+                  kept ? "INSERT OR REPLACE INTO kept SELECT ?1,?2,?3 WHERE EXISTS "
+                         "(SELECT 1 FROM entries WHERE id=?1)"
+                       : "DELETE FROM kept WHERE entry=?1 AND n=?2");
+    if (!set.ok())
+      return io_error(std::string("the ledger could not mark a change: ") +
+                      sqlite3_errmsg(writer));
+    for (const HunkRef& r : refs) {
+      set.reset();
+      set.bind(1, r.entry);
+      set.bind(2, static_cast<std::int64_t>(r.n));
+      if (kept) set.bind(3, now);
+      if (set.step() != SQLITE_DONE)
+        return io_error(std::string("the ledger could not mark a change: ") +
+                        sqlite3_errmsg(writer));
+    }
+    return std::optional<std::int64_t>(0);
   }
 
   // Drops the oldest entries while the entries' bytes pass the bound, down
@@ -602,6 +635,7 @@ struct Ledger::State {
     const std::string upto = std::to_string(last);
     for (const std::string& sql :
          {"DELETE FROM hunks WHERE entry<=" + upto, "DELETE FROM files WHERE entry<=" + upto,
+          "DELETE FROM kept WHERE entry<=" + upto,
           "DELETE FROM entries WHERE id<=" + upto,
           "UPDATE meta SET value=" + std::to_string(bytes) + " WHERE key='bytes'",
           "UPDATE meta SET value=" + std::to_string(last + 1) + " WHERE key='oldest'"}) {
@@ -654,7 +688,8 @@ struct Ledger::State {
                 "context_before,context_after,length(old_text)+length(new_text)+"
                 "length(context_before)+length(context_after) FROM hunks WHERE entry=?1 "
                 "ORDER BY idx,n");
-    if (!e.ok() || !f.ok() || !h.ok())
+    Statement k_rows(reader, "SELECT n FROM kept WHERE entry=?1 ORDER BY n");
+    if (!e.ok() || !f.ok() || !h.ok() || !k_rows.ok())
       return io_error(std::string("the ledger cannot be read: ") + sqlite3_errmsg(reader));
     for (std::int64_t id : ids) {
       e.reset();
@@ -724,6 +759,10 @@ struct Ledger::State {
         }
         x.files[idx].hunks.push_back(std::move(k));
       }
+      k_rows.reset();
+      k_rows.bind(1, id);
+      while (k_rows.step() == SQLITE_ROW)
+        x.kept.push_back(static_cast<std::size_t>(k_rows.integer(0)));
       const Entry& checked = whole ? x : digested;
       if (key.tag("ledger", static_cast<std::size_t>(x.id), digest_of(checked)) != stored_tag)
         x.untrusted = true;
@@ -912,6 +951,83 @@ std::int64_t Ledger::oldest_kept() {
   std::lock_guard lock(state_->read_mutex);
   if (!state_->reader) return 1;
   return state_->oldest();
+}
+
+Result<std::vector<Entry>> Ledger::entries(const std::vector<std::int64_t>& ids,
+                                           std::size_t text_budget) {
+  std::lock_guard lock(state_->read_mutex);
+  if (!state_->reader) return io_error("the ledger is not open");
+  return state_->load(ids, true, text_budget);
+}
+
+Result<std::vector<Summary>> Ledger::summaries(std::size_t count) {
+  std::lock_guard lock(state_->read_mutex);
+  sqlite3* db = state_->reader;
+  if (!db) return io_error("the ledger is not open");
+  count = std::clamp<std::size_t>(count, 1, 100'000);
+  Statement e(db,
+              "SELECT id,time_ms,origin,client,client_version,door,session,peer,pid,reverts,"
+              "(SELECT count(*) FROM hunks h WHERE h.entry=entries.id),"
+              "(SELECT count(*) FROM kept k WHERE k.entry=entries.id) "
+              "FROM entries ORDER BY id DESC LIMIT ?1");
+  Statement f(db, "SELECT entry,path FROM files WHERE entry>=?1 ORDER BY entry,idx");
+  if (!e.ok() || !f.ok())
+    return io_error(std::string("the ledger cannot be read: ") + sqlite3_errmsg(db));
+  e.bind(1, static_cast<std::int64_t>(count));
+  std::vector<Summary> out;
+  int rc;
+  while ((rc = e.step()) == SQLITE_ROW) {
+    Summary s;
+    s.id = e.integer(0);
+    s.time_ms = e.integer(1);
+    s.origin = origin_from(e.text(2)).value_or(Origin::kEdit);
+    s.actor.client = e.text(3);
+    s.actor.client_version = e.text(4);
+    s.actor.door = e.text(5);
+    s.actor.session = e.text(6);
+    s.actor.peer = e.text(7);
+    s.pid = e.integer(8);
+    s.reverts = split_reverts(e.text(9));
+    s.hunks = static_cast<std::size_t>(e.integer(10));
+    s.kept = static_cast<std::size_t>(e.integer(11));
+    out.push_back(std::move(s));
+  }
+  if (rc != SQLITE_DONE)
+    return io_error(std::string("the ledger cannot be read: ") + sqlite3_errmsg(db));
+  if (out.empty()) return out;
+  // Newest first: an entry's place is its distance from the newest id.
+  f.bind(1, out.back().id);
+  std::size_t at = out.size();  // walks from the oldest up
+  while ((rc = f.step()) == SQLITE_ROW) {
+    const std::int64_t id = f.integer(0);
+    while (at > 0 && out[at - 1].id < id) --at;
+    if (at > 0 && out[at - 1].id == id) out[at - 1].paths.push_back(f.text(1));
+  }
+  if (rc != SQLITE_DONE)
+    return io_error(std::string("the ledger cannot be read: ") + sqlite3_errmsg(db));
+  return out;
+}
+
+Result<void> Ledger::keep(const std::vector<HunkRef>& refs, bool kept) {
+  std::promise<Result<std::optional<std::int64_t>>> promise;
+  auto future = promise.get_future();
+  Pending p;
+  p.keep = refs;
+  p.kept = kept;
+  p.done = [&promise](Result<std::optional<std::int64_t>> r) { promise.set_value(std::move(r)); };
+  state_->submit(std::move(p));
+  auto r = future.get();
+  if (!r) return r.error();
+  return {};
+}
+
+std::int64_t Ledger::version() {
+  std::lock_guard lock(state_->read_mutex);
+  if (!state_->reader) return 0;
+  Statement q(state_->reader, "PRAGMA data_version");
+  // The reader never writes: every commit, this process's writer's too, is
+  // another connection's.
+  return q.ok() && q.step() == SQLITE_ROW ? q.integer(0) : 0;
 }
 
 }  // namespace editd::ledger

@@ -81,6 +81,29 @@ struct Entry {
   std::vector<FileRecord> files;
   // Read back only: the entry's tag did not match this user's key.
   bool untrusted = false;
+  // Read back only: the hunks a reviewer kept (keep()), by their number in
+  // the entry (1-based, across its files; 0: the entry as a whole).
+  std::vector<std::size_t> kept;
+};
+
+// A hunk of an entry: n is its 1-based number across the entry's files, as
+// in "c12:3"; 0 names the entry as a whole (one that has no hunks).
+struct HunkRef {
+  std::int64_t entry = 0;
+  std::size_t n = 0;
+};
+
+// What a list of runs needs of an entry: no hunks, no texts.
+struct Summary {
+  std::int64_t id = 0;
+  std::int64_t time_ms = 0;
+  Origin origin = Origin::kEdit;
+  Actor actor;  // without method and request id
+  std::int64_t pid = 0;
+  std::vector<std::string> paths;
+  std::size_t hunks = 0;
+  std::size_t kept = 0;  // of them, marked kept
+  std::vector<std::string> reverts;
 };
 
 struct Options {
@@ -149,6 +172,23 @@ class Ledger {
   Result<std::vector<Entry>> later_on(const std::string& path, std::int64_t id);
   Result<Page> list(const Filter& filter);
   std::int64_t oldest_kept();
+
+  // The entries `ids` that are kept, in that order, with their hunks' texts
+  // while they fit in `text_budget` bytes (then texts_omitted).
+  Result<std::vector<Entry>> entries(const std::vector<std::int64_t>& ids,
+                                     std::size_t text_budget = kPageTextBytes);
+  // The newest `count` entries (at most 100,000), newest first, as summaries.
+  Result<std::vector<Summary>> summaries(std::size_t count);
+
+  // Marks hunks as reviewed and kept (the review page's "keep"), or clears
+  // the marks; durable when it returns. Marks of entries no longer kept are
+  // passed over, and go with their entries.
+  Result<void> keep(const std::vector<HunkRef>& refs, bool kept);
+
+  // A number that changes whenever any process (this one's writer too) has
+  // committed to the database since the last call (SQLite's data_version): a
+  // cheap way to notice new entries and marks.
+  std::int64_t version();
 
  private:
   struct State;

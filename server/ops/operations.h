@@ -120,6 +120,9 @@ class Operations {
   // they are now. unsupported under --ledger off.
   boost::asio::awaitable<Result<ops::Changes>> changes(RequestContext& ctx, ops::ChangesRequest p);
   boost::asio::awaitable<Result<ops::Patched>> revert(RequestContext& ctx, ops::RevertRequest p);
+  // The ledger itself, opened on first use (the review page reads it):
+  // null under --ledger off; io when it cannot be opened.
+  Result<ledger::Ledger*> ledger();
   // Which of `p.canonicals` (files this connection knows, ctx.known) changed
   // outside it since it last read or wrote them (server/ops/outside.cpp): each
   // is looked at on ctx.backend (its stat, and its bytes unless the stat is

@@ -269,6 +269,8 @@ boost::asio::awaitable<Result<ops::Changes>> Operations::changes(RequestContext&
   co_return co_await offload(pipeline_->pool(), list);
 }
 
+Result<ledger::Ledger*> Operations::ledger() { return pipeline_->ledger(); }
+
 boost::asio::awaitable<Result<ops::Patched>> Operations::revert(RequestContext& ctx,
                                                                 ops::RevertRequest p) {
   co_return co_await revert_changes(ctx, std::move(p), false);
