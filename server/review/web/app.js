@@ -14,7 +14,7 @@
   const kToken = document.querySelector('meta[name="editd-token"]').content;
   const kViewKey = 'editd-review-view';
   // Hunks drawn at once when a run opens; the rest when they come near the viewport.
-  const kEagerHunks = 200;
+  const kEagerHunks = 60;
 
   const state = {
     info: null,
@@ -27,6 +27,10 @@
     pending: false,        // a POST is on its way
   };
   const diffCache = new Map();  // view + "\n" + hunk id -> the drawn diff (a hunk never changes)
+  // The open run's elements from its last drawing, by key: {sig, node}. A live update draws again
+  // only what changed, so the page keeps its layout, scroll and focus.
+  let drawn = new Map();
+  let drawing = null;  // the map the drawing in progress fills
 
   const $ = (selector, root = document) => root.querySelector(selector);
 
@@ -97,13 +101,16 @@
     return `${n} ${word}${n === 1 ? '' : 's'}`;
   }
 
+  const kTimeFormat = new Intl.DateTimeFormat([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  const kDateFormat = new Intl.DateTimeFormat([], { year: 'numeric', month: 'short', day: 'numeric' });
+
   function formatTime(iso, withDate) {
     const date = new Date(iso);
     if (!iso || Number.isNaN(date.getTime())) return iso || '';
-    const time = date.toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    const time = kTimeFormat.format(date);
     const today = new Date().toDateString() === date.toDateString();
     if (!withDate || today) return time;
-    return `${date.toLocaleDateString([], { year: 'numeric', month: 'short', day: 'numeric' })} ${time}`;
+    return `${kDateFormat.format(date)} ${time}`;
   }
 
   function formatSpan(start, end) {
@@ -341,13 +348,23 @@
     return files.flatMap((f) => f.items.flatMap(({ file }) => file.hunks || []));
   }
 
+  // Each hunk of a file group with its entry.
+  function pairsOf(group) {
+    return group.items.flatMap(({ entry, file }) => (file.hunks || []).map((hunk) => ({ hunk, entry })));
+  }
+
+  // The ledger never reverts an entry it cannot vouch for (untrusted), nor a hunk twice.
+  function revertible({ hunk, entry }) {
+    return hunk.state !== 'reverted' && !entry.untrusted;
+  }
+
   function entryNotes(entry) {
     const notes = [];
     if (entry.origin && entry.origin !== 'edit') {
       const of = entry.reverts && entry.reverts.length ? ` of ${entry.reverts.join(', ')}` : '';
       notes.push(badge(`${entry.origin}${of}`, entry.origin));
     }
-    if (entry.untrusted) notes.push(badge('untrusted', 'untrusted', 'made by a client editd does not trust'));
+    if (entry.untrusted) notes.push(badge('untrusted', 'untrusted', 'its record is not signed by this user: never reverted'));
     return notes;
   }
 
@@ -382,13 +399,40 @@
     return count === 1 ? `line ${start}` : `lines ${start}–${start + count - 1}`;
   }
 
+  // The element drawn last time under key when it was drawn from the same sig, else build()'s.
+  function memo(key, sig, build) {
+    const old = drawn.get(key);
+    const node = old && old.sig === sig ? old.node : build();
+    drawing.set(key, { sig, node });
+    return node;
+  }
+
+  // Makes wanted the children of parent, touching only the places that changed.
+  function syncChildren(parent, wanted) {
+    const have = parent.children;
+    if (have.length === wanted.length && wanted.every((n, i) => n === have[i] || !n.isConnected)) {
+      wanted.forEach((n, i) => {
+        if (have[i] !== n) have[i].replaceWith(n);
+      });
+      return;
+    }
+    parent.replaceChildren(...wanted);
+  }
+
   function renderHunk(hunk, entry, index, readOnly) {
+    const conflict = state.conflicts.get(hunk.id);
+    const sig = JSON.stringify([hunk.state, hunk.kept, entry.untrusted, readOnly, state.view, conflict || null]);
+    const node = memo(`hunk\n${hunk.id}`, sig, () => buildHunk(hunk, entry, index, readOnly, conflict));
+    node.classList.toggle('focused', hunk.id === state.focusedHunk);
+    return node;
+  }
+
+  function buildHunk(hunk, entry, index, readOnly, conflict) {
     const node = el('article', 'hunk');
     node.dataset.hunk = hunk.id;
     node.dataset.state = hunk.state;
     node.dataset.kept = String(Boolean(hunk.kept));
     node.tabIndex = -1;
-    if (hunk.id === state.focusedHunk) node.classList.add('focused');
 
     const head = el('header', 'hunk-header');
     head.append(entryLine(entry));
@@ -401,15 +445,13 @@
     if (!readOnly) {
       const actions = el('span', 'actions');
       const revert = button('revert', 'Revert', 'Take this hunk back (r)');
-      revert.disabled = hunk.state === 'reverted';
+      revert.disabled = !revertible({ hunk, entry });
       const keep = button('keep', hunk.kept ? 'Unkeep' : 'Keep', hunk.kept ? 'Unmark as reviewed (a)' : 'Mark as reviewed (a)');
       keep.setAttribute('aria-pressed', String(Boolean(hunk.kept)));
       actions.append(revert, keep);
       head.append(actions);
     }
     node.append(head);
-
-    const conflict = state.conflicts.get(hunk.id);
     if (conflict) node.append(renderConflict(conflict));
 
     if (hunk.old || hunk.new) {
@@ -425,8 +467,8 @@
     box.dataset.conflict = '';
     box.setAttribute('role', 'alert');
     const data = conflict.data || {};
-    const where = data.path ? ` ${data.path}${data.line ? `:${data.line}` : ''}` : '';
-    box.append(el('p', 'conflict-message', `Not reverted: conflict at${where}. ${conflict.message}`));
+    const where = data.path ? ` at ${data.path}${data.line ? `:${data.line}` : ''}` : '';
+    box.append(el('p', 'conflict-message', `Not reverted (conflict${where}): ${conflict.message}`));
     if (Array.isArray(data.found)) {
       box.append(el('p', 'conflict-found-label', data.found.length ? 'The lines there now:' : 'No lines there now.'));
       const pre = el('pre', 'conflict-found');
@@ -445,48 +487,66 @@
   }
 
   function renderFile(group, hunkIndex, readOnly) {
-    const section = el('section', 'file');
-    section.dataset.file = group.path;
-    const head = el('header', 'file-header');
-    head.append(el('h3', 'path', group.path));
-    const last = group.items[group.items.length - 1].file;
-    const first = group.items[0].file;
-    if (first.created) head.append(badge('new file', 'created'));
-    if (last.removed) head.append(badge('deleted', 'removed'));
+    const section = memo(`file\n${group.path}`, '', () => {
+      const node = el('section', 'file');
+      node.dataset.file = group.path;
+      return node;
+    });
+    const created = group.items[0].file.created;
+    const removed = group.items[group.items.length - 1].file.removed;
     const hunks = group.items.flatMap(({ file }) => file.hunks || []);
-    head.append(el('span', 'count', plural(hunks.length, 'hunk')));
-    head.append(el('span', 'spacer'));
-    if (!readOnly) {
-      const actions = el('span', 'actions');
-      const revert = button('revert-file', 'Revert file', 'Take back every hunk of this file in this run');
-      revert.disabled = !hunks.some((h) => h.state !== 'reverted');
-      const allKept = hunks.length > 0 && hunks.every((h) => h.kept);
-      const keep = button('keep-file', allKept ? 'Unkeep file' : 'Keep file', 'Mark every hunk of this file as reviewed');
-      keep.disabled = hunks.length === 0;
-      keep.setAttribute('aria-pressed', String(allKept));
-      actions.append(revert, keep);
-      head.append(actions);
-    }
-    section.append(head);
+    const canRevert = pairsOf(group).some(revertible);
+    const allKept = hunks.length > 0 && hunks.every((h) => h.kept);
+    const sig = JSON.stringify([created, removed, hunks.length, canRevert, allKept, readOnly]);
+    const children = [memo(`file-header\n${group.path}`, sig, () => {
+      const head = el('header', 'file-header');
+      head.append(el('h3', 'path', group.path));
+      if (created) head.append(badge('new file', 'created'));
+      if (removed) head.append(badge('deleted', 'removed'));
+      head.append(el('span', 'count', plural(hunks.length, 'hunk')));
+      head.append(el('span', 'spacer'));
+      if (!readOnly) {
+        const actions = el('span', 'actions');
+        const revert = button('revert-file', 'Revert file', 'Take back every hunk of this file in this run');
+        revert.disabled = !canRevert;
+        const keep = button('keep-file', allKept ? 'Unkeep file' : 'Keep file', 'Mark every hunk of this file as reviewed');
+        keep.disabled = hunks.length === 0;
+        keep.setAttribute('aria-pressed', String(allKept));
+        actions.append(revert, keep);
+        head.append(actions);
+      }
+      return head;
+    })];
 
+    const once = group.items.length === 1;
     for (const { entry, file } of group.items) {
-      const notes = fileNotes(file, group.items.length === 1);
+      const notes = fileNotes(file, once);
       if (notes.length || !(file.hunks || []).length) {
-        const note = el('p', 'file-note');
-        note.dataset.change = entry.id;
-        note.append(entryLine(entry), ...notes);
-        if (!notes.length) note.append(badge('no line changed', 'omitted'));
-        section.append(note);
+        children.push(memo(`file-note\n${entry.id}\n${group.path}`, String(once), () => {
+          const note = el('p', 'file-note');
+          note.dataset.change = entry.id;
+          note.append(entryLine(entry), ...notes);
+          if (!notes.length) note.append(badge('no line changed', 'omitted'));
+          return note;
+        }));
       }
       for (const hunk of file.hunks || []) {
-        section.append(renderHunk(hunk, entry, hunkIndex.next++, readOnly));
+        children.push(renderHunk(hunk, entry, hunkIndex.next++, readOnly));
       }
     }
+    syncChildren(section, children);
     return section;
   }
 
   function renderRunHeader(data, readOnly) {
-    const { run } = data;
+    const hunks = hunksOf(groupByFile(data.entries));
+    const canRevert = data.entries.some(entryStands);
+    const allKept = hunks.length > 0 && hunks.every((h) => h.kept);
+    const sig = JSON.stringify([data.run, canRevert, allKept, readOnly]);
+    return memo('run-header', sig, () => buildRunHeader(data.run, canRevert, allKept, readOnly));
+  }
+
+  function buildRunHeader(run, canRevert, allKept, readOnly) {
     const head = el('header', 'run-header');
     const title = el('h2', 'run-title');
     title.append(el('span', 'run-client', runTitle(run)));
@@ -500,11 +560,9 @@
     if (run.session) meta.title = `session ${run.session}`;
     head.append(meta);
     if (!readOnly) {
-      const hunks = hunksOf(groupByFile(data.entries));
       const actions = el('span', 'actions');
       const revert = button('revert-run', 'Revert run', 'Take back every change of this run');
-      revert.disabled = !data.entries.some(entryStands);
-      const allKept = hunks.length > 0 && hunks.every((h) => h.kept);
+      revert.disabled = !canRevert;
       const keep = button('keep-run', allKept ? 'Unkeep run' : 'Keep run', 'Mark every hunk of this run as reviewed');
       keep.setAttribute('aria-pressed', String(allKept));
       actions.append(revert, keep);
@@ -514,6 +572,7 @@
   }
 
   function entryStands(entry) {
+    if (entry.untrusted) return false;
     const hunks = (entry.files || []).flatMap((f) => f.hunks || []);
     return hunks.length === 0 || hunks.some((h) => h.state !== 'reverted');
   }
@@ -525,23 +584,28 @@
     const scroll = main.scrollTop;
     const focus = focusKey(document.activeElement);
     if (!state.run) {
+      drawn = new Map();
       delete section.dataset.run;
       section.replaceChildren(el('p', 'empty', state.runs.length ? 'Choose a run.' : 'No changes on the ledger yet.'));
       return;
     }
     const readOnly = Boolean(state.info && state.info.readOnly);
+    if (section.dataset.run !== state.run.run.id) drawn = new Map();
     section.dataset.run = state.run.run.id;
+    drawing = new Map();
     const parts = [renderRunHeader(state.run, readOnly)];
     const files = groupByFile(state.run.entries);
     const hunkIndex = { next: 0 };
     for (const group of files) parts.push(renderFile(group, hunkIndex, readOnly));
     if (state.run.truncated) {
-      parts.push(el('p', 'note', 'Older changes of this run are not shown (too many).'));
+      parts.push(memo('truncated', '', () => el('p', 'note', 'Older changes of this run are not shown (too many).')));
     }
-    if (!files.length) parts.push(el('p', 'empty', 'This run changed no file.'));
-    section.replaceChildren(...parts);
-    main.scrollTop = scroll;
-    restoreFocus(focus);
+    if (!files.length) parts.push(memo('no-files', '', () => el('p', 'empty', 'This run changed no file.')));
+    drawn = drawing;
+    drawing = null;
+    syncChildren(section, parts);
+    if (main.scrollTop !== scroll) main.scrollTop = scroll;
+    if (focus && document.activeElement === document.body) restoreFocus(focus);  // its element was replaced
   }
 
   // Where the focus is, said so that it survives a redraw: its element's action and hunk, file or run.
@@ -684,7 +748,7 @@
     if (!state.run) return null;
     for (const entry of state.run.entries) {
       for (const file of entry.files || []) {
-        for (const hunk of file.hunks || []) if (hunk.id === id) return hunk;
+        for (const hunk of file.hunks || []) if (hunk.id === id) return { hunk, entry };
       }
     }
     return null;
@@ -692,18 +756,18 @@
 
   function fileHunks(path) {
     const group = groupByFile(state.run.entries).find((g) => g.path === path);
-    return group ? group.items.flatMap(({ file }) => file.hunks || []) : [];
+    return group ? pairsOf(group) : [];
   }
 
-  function revertHunks(hunks) {
-    const ids = hunks.filter((h) => h.state !== 'reverted').map((h) => h.id);
+  function revertHunks(pairs) {
+    const ids = pairs.filter(revertible).map(({ hunk }) => hunk.id);
     if (ids.length) post('/api/revert', { changes: [], hunks: ids }, ids);
   }
 
-  function keepHunks(hunks) {
-    if (!hunks.length) return;
-    const kept = !hunks.every((h) => h.kept);
-    post('/api/keep', { changes: [], hunks: hunks.map((h) => h.id), kept }, []);
+  function keepHunks(pairs) {
+    if (!pairs.length) return;
+    const kept = !pairs.every(({ hunk }) => hunk.kept);
+    post('/api/keep', { changes: [], hunks: pairs.map(({ hunk }) => hunk.id), kept }, []);
   }
 
   function act(action, target) {
@@ -713,11 +777,11 @@
     switch (action) {
       case 'revert':
       case 'keep': {
-        const hunk = hunkNode && findHunk(hunkNode.dataset.hunk);
-        if (!hunk) return;
-        setFocused(hunk.id, false);
-        if (action === 'revert') revertHunks([hunk]);
-        else keepHunks([hunk]);
+        const pair = hunkNode && findHunk(hunkNode.dataset.hunk);
+        if (!pair) return;
+        setFocused(pair.hunk.id, false);
+        if (action === 'revert') revertHunks([pair]);
+        else keepHunks([pair]);
         return;
       }
       case 'revert-file':
