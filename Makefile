@@ -44,7 +44,7 @@ PREFIX ?= /usr/local
 DESTDIR ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build editd test-build run acp-client-deps mcp-client-deps hosts-deps lsp-deps test bench clean fuzz-build fuzz fuzz-smoke \
+.PHONY: all deps configure build editd test-build run acp-client-deps mcp-client-deps hosts-deps lsp-deps browser-deps test bench clean fuzz-build fuzz fuzz-smoke \
         sanitize-test tsan-test install deb
 
 all: build
@@ -118,7 +118,20 @@ lsp-deps:
 	@[ $(LSP_CLIENT)/node_modules/.package-lock.json -nt $(LSP_CLIENT)/package-lock.json ] || \
 	  npm ci --prefix $(LSP_CLIENT) --no-audit --no-fund --ignore-scripts
 
-test: test-build acp-client-deps mcp-client-deps hosts-deps lsp-deps
+# The review page's browser tests (tests/clients/browser): Debian's Chromium, installed here
+# rather than by deps (make run needs no browser), and puppeteer-core to drive it on the Node 22
+# that package-lock.json pins. --ignore-scripts: puppeteer-core downloads nothing, and Chromium is
+# Debian's.
+BROWSER_CLIENT := tests/clients/browser
+
+browser-deps:
+	@dpkg -s chromium >/dev/null 2>&1 || { echo "installing: chromium"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium; }
+	@[ $(BROWSER_CLIENT)/node_modules/.package-lock.json -nt $(BROWSER_CLIENT)/package-lock.json ] || \
+	  npm ci --prefix $(BROWSER_CLIENT) --no-audit --no-fund --ignore-scripts
+
+test: test-build acp-client-deps mcp-client-deps hosts-deps lsp-deps browser-deps
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
 # Fuzzing (tests/fuzz): clang with libFuzzer, ASan and UBSan, only the pure layers.
@@ -142,7 +155,7 @@ $(SANITIZE_BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(SANITIZE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDITD_SANITIZE=ON -DEDITD_UNITY=$(UNITY) \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_CXX_FLAGS)"
 
-sanitize-test: deps acp-client-deps mcp-client-deps hosts-deps lsp-deps $(SANITIZE_BUILD_DIR)/CMakeCache.txt
+sanitize-test: deps acp-client-deps mcp-client-deps hosts-deps lsp-deps browser-deps $(SANITIZE_BUILD_DIR)/CMakeCache.txt
 	cmake --build $(SANITIZE_BUILD_DIR) -j$(JOBS) --target test_binaries
 	cd $(SANITIZE_BUILD_DIR) && \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -158,7 +171,7 @@ $(TSAN_BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(TSAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDITD_TSAN=ON -DEDITD_UNITY=$(UNITY) \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_CXX_FLAGS)"
 
-tsan-test: deps acp-client-deps mcp-client-deps hosts-deps lsp-deps $(TSAN_BUILD_DIR)/CMakeCache.txt
+tsan-test: deps acp-client-deps mcp-client-deps hosts-deps lsp-deps browser-deps $(TSAN_BUILD_DIR)/CMakeCache.txt
 	cmake --build $(TSAN_BUILD_DIR) -j$(JOBS) --target test_binaries
 	rm -rf $(TSAN_BUILD_DIR)/tsan-reports && mkdir -m 1777 $(TSAN_BUILD_DIR)/tsan-reports
 	cd $(TSAN_BUILD_DIR) || exit 1; status=0; \
