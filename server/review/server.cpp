@@ -22,7 +22,8 @@
 #include <spdlog/spdlog.h>
 #include <thread>
 
-#include "server/methods/methods.h"
+#include "protocol/params.h"
+#include "server/methods/shared.h"
 #include "server/ops/operations.h"
 #include "server/review/api.h"
 #include "server/review/assets.h"
@@ -330,24 +331,53 @@ struct ReviewServer::Impl {
     co_return error_reply(404, "not_found", "nothing here");
   }
 
-  // The revert method, as the person at the page: on record as door "review".
+  // A revert, as the person at the page: the revert method's operation, on
+  // record as the client "editd review" (door "review"). A person may take
+  // back a whole run at once: up to kRunWindow changes and kMaxHunks hunks
+  // in one call, more than a model's revert takes (256 and 4096).
+  static constexpr std::size_t kMaxHunks = 50'000;
+
+  static Result<ops::RevertRequest> decode_revert(const json& body) {
+    ops::RevertRequest r;
+    for (auto& [key, value] : body.items()) {
+      std::vector<std::string>* out = key == "changes" ? &r.changes
+                                      : key == "hunks" ? &r.hunks
+                                      : key == "paths" ? &r.paths
+                                                       : nullptr;
+      if (!out)
+        return Error(ErrorKind::kInvalidParams,
+                     "unknown field " + key + ": a revert takes changes, hunks and paths");
+      if (value.is_null()) continue;
+      const std::size_t max = key == "changes" ? kRunWindow : key == "hunks" ? kMaxHunks : 4096;
+      if (!value.is_array() || value.size() > max)
+        return Error(ErrorKind::kInvalidParams,
+                     key + " must be an array of at most " + std::to_string(max) + " strings");
+      for (const json& v : value) {
+        if (!v.is_string())
+          return Error(ErrorKind::kInvalidParams, key + " must be an array of strings");
+        out->push_back(v.get<std::string>());
+      }
+    }
+    for (const std::string& path : r.paths)
+      if (auto problem = protocol::path_problem(path))
+        return Error(ErrorKind::kInvalidParams, "paths: " + *problem);
+    if (r.changes.empty() && r.hunks.empty())
+      return Error(ErrorKind::kInvalidParams, "name the changes or hunks to revert");
+    return r;
+  }
+
   asio::awaitable<Response> revert(json body) {
-    json params = json::object();
-    for (const char* key : {"changes", "hunks", "paths"})
-      if (auto it = body.find(key); it != body.end()) params[key] = *it;
-    for (auto& [key, value] : body.items())
-      if (key != "changes" && key != "hunks" && key != "paths")
-        co_return error_reply(400, "invalid_params",
-                              "unknown field " + key + ": changes, hunks, paths");
+    auto request = decode_revert(body);
+    if (!request)
+      co_return error_reply(400, "invalid_params", request.error().message);
     RequestContext ctx{backend, nullptr};
     ctx.actor.client = "editd review";
     ctx.actor.client_version = EDITD_VERSION;
     ctx.actor.door = "review";
     ctx.actor.peer = peer;
     ctx.actor.method = "revert";
-    const Method method = methods::revert();
     ++busy;
-    Result<json> r = co_await method.run(ops, ctx, params);
+    Result<ops::Patched> r = co_await ops.revert(ctx, std::move(*request));
     --busy;
     if (!r) {
       const Error& e = r.error();
@@ -366,9 +396,10 @@ struct ReviewServer::Impl {
       }
       co_return error_reply(status_of(e.kind), kind_name(e.kind), e.message, data);
     }
+    json encoded = methods::encode_patched(std::move(*r));
     json out = {{"ok", true}};
     for (const char* key : {"changeId", "diff", "files"})
-      if (r->contains(key)) out[key] = (*r)[key];
+      if (encoded.contains(key)) out[key] = encoded[key];
     co_return json_reply(200, out);
   }
 

@@ -350,3 +350,19 @@ TEST_CASE("review: a Unix socket's client is told apart by its process (its peer
   CHECK((*page)["result"]["changes"][0]["peer"] ==
         "unix:" + socket + ",pid=" + std::to_string(::getpid()));
 }
+
+TEST_CASE("review: a whole run of more changes than a model's revert takes goes back at once") {
+  ReviewRoot f;
+  f.root.write("a.txt", numbered(1, 300));
+  auto p = f.serve();
+  p.ok("initialize", {{"protocolVersion", 1}});
+  json ids = json::array();
+  for (int i = 1; i <= 300; ++i)
+    ids.push_back(p.ok("str_replace", {{"path", "a.txt"},
+                                       {"oldText", "line " + std::to_string(i) + "\n"},
+                                       {"newText", "LINE " + std::to_string(i) + "\n"}})["changeId"]);
+  auto [review, page] = f.review();
+  Reply r = page.post("/api/revert", {{"changes", ids}});
+  REQUIRE_MESSAGE(r.status == 200, r.body.substr(0, 500));
+  CHECK(f.root.read("a.txt") == numbered(1, 300));
+}
