@@ -18,6 +18,7 @@
 
 #include <charconv>
 #include <chrono>
+#include <ctime>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
@@ -248,6 +249,17 @@ std::optional<Origin> origin_from(std::string_view name) {
 }
 
 std::string entry_id(std::int64_t id) { return "c" + std::to_string(id); }
+
+std::string iso_time(std::int64_t ms) {
+  const std::time_t t = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  ::gmtime_r(&t, &tm);
+  char buf[40];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  char out[48];
+  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms % 1000));
+  return out;
+}
 std::string hunk_id(std::int64_t id, std::size_t n) {
   return entry_id(id) + ":" + std::to_string(n);
 }
@@ -668,6 +680,15 @@ struct Ledger::State {
     wake.notify_one();
   }
 
+  // submit(), and the writer's answer, blocking.
+  Result<std::optional<std::int64_t>> submit_and_wait(Pending p) {
+    std::promise<Result<std::optional<std::int64_t>>> promise;
+    auto future = promise.get_future();
+    p.done = [&promise](Result<std::optional<std::int64_t>> r) { promise.set_value(std::move(r)); };
+    submit(std::move(p));
+    return future.get();
+  }
+
   // --- reading ---------------------------------------------------------
 
   // The entries the query's first column names (ids), with their files and,
@@ -841,38 +862,26 @@ boost::asio::awaitable<Result<std::int64_t>> Ledger::append(Entry entry) {
 }
 
 Result<std::int64_t> Ledger::append_now(Entry entry) {
-  std::promise<Result<std::optional<std::int64_t>>> promise;
-  auto future = promise.get_future();
   Pending p;
   p.entry = std::move(entry);
-  p.done = [&promise](Result<std::optional<std::int64_t>> r) { promise.set_value(std::move(r)); };
-  state_->submit(std::move(p));
-  auto r = future.get();
+  auto r = state_->submit_and_wait(std::move(p));
   if (!r) return r.error();
   return r->value_or(0);
 }
 
 Result<void> Ledger::retract(std::int64_t id) {
-  std::promise<Result<std::optional<std::int64_t>>> promise;
-  auto future = promise.get_future();
   Pending p;
   p.retract = id;
-  p.done = [&promise](Result<std::optional<std::int64_t>> r) { promise.set_value(std::move(r)); };
-  state_->submit(std::move(p));
-  auto r = future.get();
+  auto r = state_->submit_and_wait(std::move(p));
   if (!r) return r.error();
   return {};
 }
 
 Result<std::optional<std::int64_t>> Ledger::append_outside(Entry entry) {
-  std::promise<Result<std::optional<std::int64_t>>> promise;
-  auto future = promise.get_future();
   Pending p;
   p.entry = std::move(entry);
   p.outside = true;
-  p.done = [&promise](Result<std::optional<std::int64_t>> r) { promise.set_value(std::move(r)); };
-  state_->submit(std::move(p));
-  return future.get();
+  return state_->submit_and_wait(std::move(p));
 }
 
 Result<std::optional<Entry>> Ledger::newest_of(const std::string& path) {
@@ -1009,14 +1018,10 @@ Result<std::vector<Summary>> Ledger::summaries(std::size_t count) {
 }
 
 Result<void> Ledger::keep(const std::vector<HunkRef>& refs, bool kept) {
-  std::promise<Result<std::optional<std::int64_t>>> promise;
-  auto future = promise.get_future();
   Pending p;
   p.keep = refs;
   p.kept = kept;
-  p.done = [&promise](Result<std::optional<std::int64_t>> r) { promise.set_value(std::move(r)); };
-  state_->submit(std::move(p));
-  auto r = future.get();
+  auto r = state_->submit_and_wait(std::move(p));
   if (!r) return r.error();
   return {};
 }

@@ -201,6 +201,8 @@ std::optional<std::int64_t> parse_entry_id(std::string_view id);
 // "c42:3" -> {42, 3} (3: the 1-based hunk of the entry, across its files).
 std::optional<std::pair<std::int64_t, std::size_t>> parse_hunk_id(std::string_view id);
 std::string entry_id(std::int64_t id);
+// A time on record as the wire shows it: "2026-12-06T10:00:00.123Z" (UTC).
+std::string iso_time(std::int64_t ms);
 std::string hunk_id(std::int64_t id, std::size_t n);
 
 }  // namespace editd::ledger

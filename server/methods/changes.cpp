@@ -40,17 +40,6 @@ std::optional<std::int64_t> parse_time(const json& v) {
   return static_cast<std::int64_t>(t) * 1000 + ms;
 }
 
-std::string format_time(std::int64_t ms) {
-  const std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms % 1000));
-  return out;
-}
-
 void time_param(ParamDecoder& d, const json& p, const char* name,
                 std::optional<std::int64_t>& out) {
   auto v = p.find(name);
@@ -130,7 +119,7 @@ json encode_entry(const ledger::Entry& e) {
   }
   json client = {{"name", e.actor.client}, {"version", e.actor.client_version}};
   json j = {{"id", ledger::entry_id(e.id)},
-            {"time", format_time(e.time_ms)},
+            {"time", ledger::iso_time(e.time_ms)},
             {"origin", ledger::origin_name(e.origin)},
             {"client", std::move(client)},
             {"door", e.actor.door},

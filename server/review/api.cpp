@@ -1,6 +1,5 @@
 #include "server/review/api.h"
 
-#include <ctime>
 #include <set>
 #include <tuple>
 #include <unordered_map>
@@ -53,8 +52,8 @@ json run_json(const Run& r) {
           {"peer", r.actor.peer},
           {"pid", r.pid},
           {"outside", r.outside},
-          {"start", iso_time(r.start_ms)},
-          {"end", iso_time(r.end_ms)},
+          {"start", ledger::iso_time(r.start_ms)},
+          {"end", ledger::iso_time(r.end_ms)},
           {"changes", r.ids.size()},
           {"files", r.files},
           {"hunks", r.hunks},
@@ -103,7 +102,7 @@ json entry_json(const ledger::Entry& e, const std::map<std::string, std::string>
                      {"hunks", std::move(hunks)}});
   }
   return {{"id", ledger::entry_id(e.id)},
-          {"time", iso_time(e.time_ms)},
+          {"time", ledger::iso_time(e.time_ms)},
           {"origin", ledger::origin_name(e.origin)},
           {"client", e.actor.client},
           {"door", e.actor.door},
@@ -132,17 +131,6 @@ Result<std::vector<std::string>> id_list(const json& body, const char* name, std
 }
 
 }  // namespace
-
-std::string iso_time(std::int64_t ms) {
-  const std::time_t t = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  ::gmtime_r(&t, &tm);
-  char buf[40];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[48];
-  std::snprintf(out, sizeof out, "%s.%03dZ", buf, static_cast<int>(ms % 1000));
-  return out;
-}
 
 std::vector<Run> runs_of(const std::vector<ledger::Summary>& summaries) {
   // What reverts and undos took back, to count each run's reverted hunks.

@@ -80,7 +80,4 @@ class Api {
   std::vector<std::string> reverted_;
 };
 
-// "2026-12-06T10:00:00.123Z"
-std::string iso_time(std::int64_t ms);
-
 }  // namespace editd::review

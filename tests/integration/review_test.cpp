@@ -106,6 +106,8 @@ struct ReviewRoot {
   TempDir root;
   TempDir state;
 
+  ReviewRoot() { root.write("a.txt", numbered(1, 20)); }
+
   Process serve() const {
     return spawn_editd(root, {"--state-dir", state.str()});
   }
@@ -129,11 +131,21 @@ std::string three_hunks(Process& p) {
   return r["changeId"];
 }
 
+// A root whose a.txt an agent changed in three hunks (change `id`).
+struct Changed {
+  ReviewRoot f;
+  Process agent = f.serve();
+  std::string id;
+  Changed() {
+    agent.ok("initialize", {{"protocolVersion", 1}});
+    id = three_hunks(agent);
+  }
+};
+
 }  // namespace
 
 TEST_CASE("review: the page and its API, with every response's security headers") {
   ReviewRoot f;
-  f.root.write("a.txt", numbered(1, 20));
   auto p = f.serve();
   p.ok("initialize", {{"protocolVersion", 1}, {"clientInfo", {{"name", "agent-x"}, {"version", "1"}}}});
   const std::string id = three_hunks(p);
@@ -174,11 +186,10 @@ TEST_CASE("review: the page and its API, with every response's security headers"
 }
 
 TEST_CASE("review: reverting one hunk of three changes exactly its lines; a conflict is refused") {
-  ReviewRoot f;
-  f.root.write("a.txt", numbered(1, 20));
-  auto p = f.serve();
-  p.ok("initialize", {{"protocolVersion", 1}});
-  const std::string id = three_hunks(p);
+  Changed c;
+  ReviewRoot& f = c.f;
+  Process& p = c.agent;
+  const std::string& id = c.id;
   auto [review, page] = f.review();
 
   Reply r = page.post("/api/revert", {{"hunks", {id + ":2"}}});
@@ -208,11 +219,10 @@ TEST_CASE("review: reverting one hunk of three changes exactly its lines; a conf
 }
 
 TEST_CASE("review: keep marks a hunk reviewed, and the mark survives a restart") {
-  ReviewRoot f;
-  f.root.write("a.txt", numbered(1, 20));
-  auto p = f.serve();
-  p.ok("initialize", {{"protocolVersion", 1}});
-  const std::string id = three_hunks(p);
+  Changed c;
+  ReviewRoot& f = c.f;
+  Process& p = c.agent;
+  const std::string& id = c.id;
   std::string run_id;
   {
     auto [review, page] = f.review();
@@ -236,11 +246,10 @@ TEST_CASE("review: keep marks a hunk reviewed, and the mark survives a restart")
 }
 
 TEST_CASE("review: requests a hostile page or client can make are refused, and change nothing") {
-  ReviewRoot f;
-  f.root.write("a.txt", numbered(1, 20));
-  auto p = f.serve();
-  p.ok("initialize", {{"protocolVersion", 1}});
-  const std::string id = three_hunks(p);
+  Changed c;
+  ReviewRoot& f = c.f;
+  Process& p = c.agent;
+  const std::string& id = c.id;
   const std::string written = f.root.read("a.txt");
   auto [review, page] = f.review();
   const json body = {{"changes", {id}}};
@@ -281,11 +290,10 @@ TEST_CASE("review: requests a hostile page or client can make are refused, and c
 }
 
 TEST_CASE("review: --read-only shows the ledger and refuses every change") {
-  ReviewRoot f;
-  f.root.write("a.txt", numbered(1, 20));
-  auto p = f.serve();
-  p.ok("initialize", {{"protocolVersion", 1}});
-  const std::string id = three_hunks(p);
+  Changed c;
+  ReviewRoot& f = c.f;
+  Process& p = c.agent;
+  const std::string& id = c.id;
   const std::string written = f.root.read("a.txt");
   auto [review, page] = f.review({"--read-only"});
   CHECK(page.get("/api/info").data()["readOnly"] == true);
@@ -296,7 +304,6 @@ TEST_CASE("review: --read-only shows the ledger and refuses every change") {
 
 TEST_CASE("review: --review beside a server; the live channel tells of a new change") {
   ReviewRoot f;
-  f.root.write("a.txt", numbered(1, 20));
   Process p(EDITD_BINARY, {"--root", f.root.str(), "--state-dir", f.state.str(), "--review",
                            "127.0.0.1:0"});
   auto url = p.await_log("review page: (http://\\S+)");
