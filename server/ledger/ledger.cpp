@@ -191,6 +191,20 @@ std::string digest_of(const Entry& e) {
   return hex32(h.high64, h.low64);
 }
 
+// The columns every read of entries starts with: id, time_ms, origin, client,
+// client_version, door, session, peer.
+void read_head(Statement& q, std::int64_t& id, std::int64_t& time_ms, Origin& origin,
+               Actor& actor) {
+  id = q.integer(0);
+  time_ms = q.integer(1);
+  origin = origin_from(q.text(2)).value_or(Origin::kEdit);
+  actor.client = q.text(3);
+  actor.client_version = q.text(4);
+  actor.door = q.text(5);
+  actor.session = q.text(6);
+  actor.peer = q.text(7);
+}
+
 std::string join_reverts(const std::vector<std::string>& r) {
   std::string out;
   for (const std::string& s : r) out += (out.empty() ? "" : ",") + s;
@@ -717,14 +731,7 @@ struct Ledger::State {
       e.bind(1, id);
       if (e.step() != SQLITE_ROW) continue;
       Entry x;
-      x.id = e.integer(0);
-      x.time_ms = e.integer(1);
-      x.origin = origin_from(e.text(2)).value_or(Origin::kEdit);
-      x.actor.client = e.text(3);
-      x.actor.client_version = e.text(4);
-      x.actor.door = e.text(5);
-      x.actor.session = e.text(6);
-      x.actor.peer = e.text(7);
+      read_head(e, x.id, x.time_ms, x.origin, x.actor);
       x.actor.method = e.text(8);
       x.actor.request_id = e.text(9);
       x.scope = e.text(10);
@@ -987,14 +994,7 @@ Result<std::vector<Summary>> Ledger::summaries(std::size_t count) {
   int rc;
   while ((rc = e.step()) == SQLITE_ROW) {
     Summary s;
-    s.id = e.integer(0);
-    s.time_ms = e.integer(1);
-    s.origin = origin_from(e.text(2)).value_or(Origin::kEdit);
-    s.actor.client = e.text(3);
-    s.actor.client_version = e.text(4);
-    s.actor.door = e.text(5);
-    s.actor.session = e.text(6);
-    s.actor.peer = e.text(7);
+    read_head(e, s.id, s.time_ms, s.origin, s.actor);
     s.pid = e.integer(8);
     s.reverts = split_reverts(e.text(9));
     s.hunks = static_cast<std::size_t>(e.integer(10));
