@@ -6,3 +6,6 @@ for b in "$build"/bench/*_bench; do
   echo "== $(basename "$b")"
   "$b"
 done
+# The review page in a browser: skips where puppeteer-core or Chromium is missing.
+echo "== review_page"
+"$(dirname "$0")/review_page.sh" "$build/editd"
