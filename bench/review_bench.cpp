@@ -11,7 +11,7 @@
 //           after one untimed request each; p50/p90/max, and the bytes. Goal:
 //           the two together < 1 s (p90 of each, summed).
 //   live    /api/events open (server-sent events), 50 edits one at a time by
-//           the same client, each sent at a random point of the page's 50 ms
+//           the same client, each sent at a random point of the server's
 //           polls: from the edit's reply to the `event: change` naming it.
 //           Goal: < 200 ms (the max).
 // REVIEW_BENCH_ONLY=render,live runs those alone. The page in a browser:
@@ -337,7 +337,7 @@ void live(Child& editd, const Review& page) {
   const double max = *std::max_element(ms.begin(), ms.end());
   std::printf(
       "live: %d edits one at a time (durable str_replace, p50 %.2f ms to its reply), each at a "
-      "random point of two 50 ms polls: from the reply to its `event: change` n=%zu  p50 %.1f ms  "
+      "random point of the server's ledger polls: from the reply to its `event: change` n=%zu  p50 %.1f ms  "
       "p90 %.1f ms  max %.1f ms  min %.1f ms; %d without an event in 5 s; goal < 200 ms: %s\n",
       n, pct(edit_ms, 0.5), ms.size(), pct(ms, 0.5), pct(ms, 0.9), max,
       *std::min_element(ms.begin(), ms.end()), missed, verdict(max < 200 && missed == 0));

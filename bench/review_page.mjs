@@ -9,7 +9,7 @@
 //           diff bodies are drawn then (the first 60 eagerly, the rest near the viewport). 10
 //           times. Goal: < 1 s.
 //   live    the page open on that run; 30 edits one at a time through editd, each at a random
-//           point of the server's 50 ms polls: from the edit's reply (in this process) to
+//           point of the server's ledger polls: from the edit's reply (in this process) to
 //           `[data-hunk="cN:1"]` in the page's DOM (a MutationObserver; both clocks are
 //           performance.timeOrigin + performance.now()). Goal: < 200 ms.
 //

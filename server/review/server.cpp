@@ -20,6 +20,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <spdlog/spdlog.h>
+#include <set>
 #include <thread>
 
 #include "protocol/params.h"
@@ -41,7 +42,7 @@ using namespace std::chrono_literals;
 namespace {
 
 constexpr auto kIdle = 30s;
-constexpr auto kPoll = 50ms;
+constexpr auto kPoll = 25ms;
 constexpr auto kPing = 15s;
 constexpr const char* kCsp =
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -198,6 +199,9 @@ struct ReviewServer::Impl {
   // The ledger's version as last polled, and how often it changed.
   std::int64_t version = -1;
   std::uint64_t generation = 0;
+  bool polling_now = false;
+  // The live channels' timers, each woken when the ledger changes.
+  std::set<asio::steady_timer*> waiting;
   bool stopping = false;
   // Reverts in flight: their operations run on the pool and come back to
   // this context, which must outlive them.
@@ -425,7 +429,9 @@ struct ReviewServer::Impl {
                                                      asio::as_tuple(asio::use_awaitable));
     std::uint64_t seen = generation;
     auto last_sent = std::chrono::steady_clock::now();
+    // Woken by the poller when the ledger changes (or at the ping).
     asio::steady_timer tick(io);
+    waiting.insert(&tick);
     // "retry": how soon EventSource comes back after a drop.
     std::string out = "retry: 1000\n\n";
     while (!ec && !stopping) {
@@ -443,15 +449,19 @@ struct ReviewServer::Impl {
         last_sent = std::chrono::steady_clock::now();
         if (ec) break;
       }
-      tick.expires_after(kPoll);
+      if (generation != seen) continue;
+      tick.expires_after(kPing);
       co_await tick.async_wait(asio::as_tuple(asio::use_awaitable));
     }
+    waiting.erase(&tick);
     --streams;
   }
 
   // While a live channel is open, the ledger's version every kPoll: a change
   // made by any process shows within it.
   void start_polling() {
+    if (polling_now) return;
+    polling_now = true;
     asio::co_spawn(io, polling(), asio::detached);
   }
 
@@ -459,13 +469,17 @@ struct ReviewServer::Impl {
     while (!stopping && streams > 0) {
       const std::int64_t v = api.ledger().version();
       if (v != version) {
-        if (version >= 0) ++generation;
+        if (version >= 0) {
+          ++generation;
+          for (asio::steady_timer* t : waiting) t->cancel();
+        }
         version = v;
       }
       poll.expires_after(kPoll);
       co_await poll.async_wait(asio::as_tuple(asio::use_awaitable));
     }
     version = -1;
+    polling_now = false;
   }
 };
 
@@ -486,6 +500,7 @@ ReviewServer::~ReviewServer() {
     boost::system::error_code ignored;
     impl->acceptor.close(ignored);
     impl->poll.cancel();
+    for (asio::steady_timer* t : impl->waiting) t->cancel();
   });
   // A revert in flight finishes (its files are written or not, never half);
   // then whatever is left (idle connections, live channels) is destroyed
