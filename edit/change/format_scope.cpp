@@ -99,8 +99,9 @@ bool kept_by_any(const std::vector<Span>& ranges, const Piece& p) {
   return std::any_of(ranges.begin(), ranges.end(), [&](const Span& r) { return keeps(r, p); });
 }
 
-// The formatter's output as the text may take it: CRLF folded, no BOM of its
-// own, the text's final-newline state.
+// The formatter's output as the text may take it, to be diffed: CRLF folded,
+// no BOM of its own, and one final line break (after every other one at the
+// end is removed when the text has none: it cannot end with an empty line).
 std::string conform(std::string_view normalized, std::string_view formatted) {
   std::string out = text::normalize_eol(formatted);
   if (!normalized.starts_with(text::kBom)) {
@@ -108,11 +109,9 @@ std::string conform(std::string_view normalized, std::string_view formatted) {
     while (std::string_view(out).substr(bom).starts_with(text::kBom)) bom += text::kBom.size();
     out.erase(0, bom);
   }
-  if (normalized.ends_with('\n')) {
-    if (!out.empty() && !out.ends_with('\n')) out.push_back('\n');
-  } else {
+  if (!normalized.ends_with('\n'))
     while (out.ends_with('\n')) out.pop_back();
-  }
+  if (!out.empty() && !out.ends_with('\n')) out.push_back('\n');
   return out;
 }
 
@@ -129,12 +128,18 @@ Result<Scoped> scope(std::string_view normalized, std::string_view formatted,
     return ok.error();
   if (normalized.empty()) return Scoped{};
   const std::string out = conform(normalized, formatted);
+  // Both texts are diffed with a final line break, so that the last line
+  // compares by its text; the edits are made without the one the text lacks.
+  const bool unterminated = !normalized.ends_with('\n');
   if (out.empty())
     return Error(ErrorKind::kDelegateFailed, "the formatter wrote no text for a non-empty file",
                  {{"reason", "empty"}});
-  if (out == normalized) return Scoped{};
+  std::string terminated;
+  if (unterminated) terminated = std::string(normalized) + '\n';
+  const std::string_view old_text = unterminated ? std::string_view(terminated) : normalized;
+  if (out == old_text) return Scoped{};
 
-  const Lines a(normalized), b(out);
+  const Lines a(old_text), b(out);
   std::size_t head = 0;
   while (head < a.size() && head < b.size() && a[head] == b[head]) ++head;
   std::size_t tail = 0;
@@ -167,28 +172,57 @@ Result<Scoped> scope(std::string_view normalized, std::string_view formatted,
     r.end = std::clamp(r.end, r.first, a.size());
   }
 
+  // Runs of pieces that follow each other and share the decision.
+  struct Run {
+    Piece lines;
+    bool keep;
+  };
+  std::vector<Run> runs;
+  for (const Piece& p : pieces) {
+    const bool keep = kept_by_any(ranges, p);
+    if (!runs.empty() && runs.back().keep == keep && runs.back().lines.oe == p.ob &&
+        runs.back().lines.ne == p.nb) {
+      runs.back().lines.oe = p.oe;
+      runs.back().lines.ne = p.ne;
+    } else {
+      runs.push_back({p, keep});
+    }
+  }
+  // Without a final newline, the text cannot end with an empty line: a kept
+  // removal of its last lines that would leave one there is dropped.
+  if (unterminated && !runs.empty() && runs.back().keep) {
+    const Piece& last = runs.back().lines;
+    if (last.oe == a.size() && last.nb == last.ne && last.ob > 0 && a[last.ob - 1] == "\n")
+      runs.back().keep = false;
+  }
+
   Scoped scoped;
   std::ptrdiff_t shift = 0;  // lines the kept hunks so far added, less those they removed
-  for (std::size_t i = 0; i < pieces.size();) {
-    const bool keep = kept_by_any(ranges, pieces[i]);
-    Piece run = pieces[i];
-    for (++i; i < pieces.size() && pieces[i].ob == run.oe && pieces[i].nb == run.ne &&
-              kept_by_any(ranges, pieces[i]) == keep;
-         ++i) {
-      run.oe = pieces[i].oe;
-      run.ne = pieces[i].ne;
-    }
-    if (!keep) {
+  for (const Run& run : runs) {
+    if (!run.keep) {
       ++scoped.dropped;
       continue;
     }
-    scoped.edits.push_back(
-        {a.offset(run.ob), a.offset(run.oe), std::string(b.range(run.nb, run.ne))});
-    const auto old_count = run.oe - run.ob, new_count = run.ne - run.nb;
-    scoped.kept.push_back({run.ob, old_count,
-                           static_cast<std::size_t>(static_cast<std::ptrdiff_t>(run.ob) + shift),
-                           new_count});
-    shift += static_cast<std::ptrdiff_t>(new_count) - static_cast<std::ptrdiff_t>(old_count);
+    Hunk h{run.lines.ob, run.lines.oe - run.lines.ob, 0, run.lines.ne - run.lines.nb};
+    std::string text(b.range(run.lines.nb, run.lines.ne));
+    if (unterminated && run.lines.oe == a.size()) {
+      // The text's end, without the break it lacks. Lines added after the
+      // last line give it one, and removing the last lines takes the break
+      // of the line before them: that line is part of the hunk.
+      if ((h.old_count == 0 || h.new_count == 0) && h.old_start > 0) {
+        text.insert(0, a[h.old_start - 1]);
+        --h.old_start;
+        ++h.old_count;
+        ++h.new_count;
+      }
+      text.pop_back();
+    }
+    h.new_start = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(h.old_start) + shift);
+    scoped.edits.push_back({a.offset(h.old_start),
+                            std::min(a.offset(h.old_start + h.old_count), normalized.size()),
+                            std::move(text)});
+    scoped.kept.push_back(h);
+    shift += static_cast<std::ptrdiff_t>(h.new_count) - static_cast<std::ptrdiff_t>(h.old_count);
   }
   return scoped;
 }

@@ -16,17 +16,22 @@
 //   splices give each break its ending);
 // - the BOM: a U+FEFF that its output starts with, when the text does not, is
 //   not written;
-// - the final-newline state: its output is given the text's before the diff
-//   (a final line break added when the text has one; when the text has none,
-//   every line break at the end removed, with the empty lines they end, since
-//   a text without a final newline cannot end with an empty line);
+// - the final-newline state: a final line break its output lacks is added
+//   when the text has one; when the text has none, every line break at the
+//   end of its output is removed, with the empty lines they end (a text
+//   without a final newline cannot end with an empty line). So the edits
+//   never change that state, and splice::plan's final-newline rule never has
+//   to: when a kept hunk adds lines after a last line without a break, that
+//   line gains one (in the dominant ending) and is part of the hunk; when one
+//   removes the last lines, the line before them loses its break and is part
+//   of the hunk, and when that line is empty the hunk is dropped instead;
 // - an empty text stays empty (nothing to format).
 //
-// The line diff, and which hunk is kept. Lines are compared with their "\n"
-// (so the last line without one differs from the same text with one). Whole
-// lines common to the start and to the end are set aside, and the lines
-// between are diffed with diff::diff_lines (bounded: past its work budget a
-// block may be coarser than a shortest script). Each changed block is then
+// The line diff, and which hunk is kept. Both texts are diffed by lines, each
+// with a final line break (the last line compares by its text). Whole lines
+// common to the start and to the end are set aside, and the lines between are
+// diffed with diff::diff_lines (bounded: past its work budget a block may be
+// coarser than a shortest script). Each changed block is then
 // split further: its lines are diffed again by their text without whitespace
 // (space, tab, CR, FF, VT), and each line whose text only differs in
 // whitespace (a reindented or respaced line) is a hunk of its own, one line
@@ -48,7 +53,8 @@
 // a deletion (the seam it left); a line rewritten next to the model's lines,
 // but not among them, is not. A hunk wholly outside every range is dropped.
 // Kept hunks that follow each other with no line between become one Edit and
-// one reported hunk; so do dropped ones for the count.
+// one reported hunk; so do dropped ones for the count. Deciding costs the
+// hunks times the ranges.
 #pragma once
 
 #include <cstddef>

@@ -2,6 +2,7 @@
 
 #include <doctest/doctest.h>
 
+#include <random>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,26 @@ TEST_CASE("the formatter keeps the file's final newline, or its lack of one") {
   // A final newline stays when the formatter drops it.
   CHECK(land("a\nx=1\n", "a\nx = 1", {{1, 2}}).bytes == "a\nx = 1\n");
   CHECK(land("a\r\nx=1\r\n", "a\nx = 1", {{1, 2}}).bytes == "a\r\nx = 1\r\n");
+}
+
+TEST_CASE("the formatter's lines at the end of a file without a final newline") {
+  // Lines added after the last line: it gains a break (the dominant ending),
+  // and the hunk includes it; the new last line has none.
+  auto added = land("a\r\nb", "a\nb\nc\n", {{2, 2}});
+  CHECK(added.bytes == "a\r\nb\r\nc");
+  REQUIRE(added.scoped.kept.size() == 1);
+  check_hunk(added.scoped.kept[0], 1, 1, 1, 2);
+  // The last line removed: the line before it loses its break, in the hunk.
+  auto removed = land("x=1\r\ny", "x=1\n", {{2, 2}});
+  CHECK(removed.bytes == "x=1");
+  REQUIRE(removed.scoped.kept.size() == 1);
+  check_hunk(removed.scoped.kept[0], 0, 2, 0, 1);
+  // Unless that line is empty: the text would end with an empty line, which
+  // needs a final newline. Nothing is taken.
+  auto empty = land("a\n\nb", "a\n  \n", {{3, 3}});
+  CHECK(empty.bytes == "a\n\nb");
+  CHECK(empty.scoped.edits.empty());
+  CHECK(empty.scoped.dropped == 2);
 }
 
 TEST_CASE("a formatter that only adds or removes the final newline changes nothing") {
@@ -305,4 +326,118 @@ TEST_CASE("formatter output that is not text, empty or too large is refused") {
   // Within the bound, the same change is taken.
   narrow.max_window_lines = 4;
   CHECK(format_scope::scope("a\nb\nc\nd\n", "A\nb\nc\nD\n", {{0, 1}}, narrow).has_value());
+}
+
+namespace {
+
+// The lines of `text`, each with its "\n" (the last may have none).
+std::vector<std::string> lines_of(std::string_view text) {
+  std::vector<std::string> lines;
+  for (std::size_t from = 0; from < text.size();) {
+    const std::size_t nl = text.find('\n', from);
+    const std::size_t to = nl == std::string_view::npos ? text.size() : nl + 1;
+    lines.emplace_back(text.substr(from, to - from));
+    from = to;
+  }
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "random formatter output: bytes outside kept hunks never change, all kept is the output") {
+  std::mt19937 rng(56);
+  auto pick = [&rng](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const char* const words[] = {"a", "b=1", "  c", "\td", "", "}", "f(x,", "y)"};
+  for (int round = 0; round < 2000; ++round) {
+    // The file as the edit left it: mixed endings, with or without a final newline.
+    std::string file, formatted;
+    const int n = pick(10);
+    for (int i = 0; i < n; ++i) {
+      const std::string word = words[pick(8)];
+      const bool last = i + 1 == n;
+      const std::string eol = last && pick(3) == 0 ? "" : pick(2) == 0 ? "\r\n" : "\n";
+      file += word + eol;
+      // The formatter: keeps, respaces, rewrites, removes, or adds a line after.
+      switch (pick(6)) {
+        case 0:
+          formatted += "  " + word + "\n";
+          break;
+        case 1:
+          formatted += word + "!\n";
+          break;
+        case 2:
+          break;
+        case 3:
+          formatted += word + "\nnew\n";
+          break;
+        default:
+          formatted += word + (pick(4) == 0 ? "\r\n" : "\n");
+          break;
+      }
+    }
+    if (pick(3) == 0 && formatted.ends_with('\n')) {
+      formatted.pop_back();
+      if (formatted.ends_with('\r')) formatted.pop_back();  // no lone CR: content
+    }
+    auto doc = text::Document::decode(file);
+    REQUIRE(doc.has_value());
+    text::Normalized norm(*doc);
+    const std::size_t lines = doc->line_count();
+    CAPTURE(file);
+    CAPTURE(formatted);
+
+    // Every line changed: the text becomes the formatter's, its final newline
+    // state kept.
+    auto all = format_scope::scope(norm.view(), formatted, {{0, lines}});
+    std::string expected = text::normalize_eol(formatted);
+    if (doc->final_newline() && !expected.empty() && !expected.ends_with('\n')) expected += '\n';
+    if (!doc->final_newline())
+      while (expected.ends_with('\n')) expected.pop_back();
+    if (!file.empty() && expected.empty()) {
+      CHECK(all.has_error());
+      continue;
+    }
+    REQUIRE(all.has_value());
+    const std::string whole =
+        splice::apply(*doc, splice::plan(*doc, norm.view(), all->edits)).bytes;
+    CHECK(text::normalize_eol(whole) == (file.empty() ? "" : expected));
+    CHECK(all->dropped == 0);
+
+    // Some lines changed: outside the kept hunks the result's lines are the
+    // file's, byte for byte and in order.
+    std::vector<Span> changed;
+    for (int k = pick(3); k > 0; --k) {
+      const std::size_t first =
+          lines == 0 ? 0 : static_cast<std::size_t>(pick(static_cast<int>(lines) + 1));
+      changed.push_back({first, first + static_cast<std::size_t>(pick(3))});
+    }
+    auto some = format_scope::scope(norm.view(), formatted, changed);
+    REQUIRE(some.has_value());
+    REQUIRE(some->kept.size() == some->edits.size());
+    const std::string bytes =
+        splice::apply(*doc, splice::plan(*doc, norm.view(), some->edits)).bytes;
+    CHECK(text::normalize_eol(bytes) == splice::apply_edits(norm.view(), some->edits));
+    CHECK(bytes.ends_with('\n') == file.ends_with('\n'));
+    const std::vector<std::string> old_lines = lines_of(file), new_lines = lines_of(bytes);
+    std::vector<std::string> old_kept, new_kept;
+    std::size_t o = 0, m = 0;
+    for (const auto& h : some->kept) {
+      for (; o < h.old_start; ++o) old_kept.push_back(old_lines[o]);
+      for (; m < h.new_start; ++m) new_kept.push_back(new_lines[m]);
+      o += h.old_count;
+      m += h.new_count;
+      // The kept hunk's new lines are the edit's text.
+    }
+    for (; o < old_lines.size(); ++o) old_kept.push_back(old_lines[o]);
+    for (; m < new_lines.size(); ++m) new_kept.push_back(new_lines[m]);
+    CHECK(old_kept == new_kept);
+    for (std::size_t i = 0; i < some->kept.size(); ++i) {
+      const auto& h = some->kept[i];
+      std::string written;
+      for (std::size_t j = h.new_start; j < h.new_start + h.new_count; ++j)
+        written += new_lines.at(j);
+      CHECK(text::normalize_eol(written) == some->edits[i].text);
+    }
+  }
 }
