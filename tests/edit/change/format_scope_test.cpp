@@ -376,6 +376,7 @@ TEST_CASE(
           break;
       }
     }
+    if (pick(4) == 0) file.insert(0, kBom);
     if (pick(3) == 0 && formatted.ends_with('\n')) {
       formatted.pop_back();
       if (formatted.ends_with('\r')) formatted.pop_back();  // no lone CR: content
@@ -394,14 +395,14 @@ TEST_CASE(
     if (doc->final_newline() && !expected.empty() && !expected.ends_with('\n')) expected += '\n';
     if (!doc->final_newline())
       while (expected.ends_with('\n')) expected.pop_back();
-    if (!file.empty() && expected.empty()) {
+    if (!doc->body().empty() && expected.empty()) {
       CHECK(all.has_error());
       continue;
     }
     REQUIRE(all.has_value());
     const std::string whole =
         splice::apply(*doc, splice::plan(*doc, norm.view(), all->edits)).bytes;
-    CHECK(text::normalize_eol(whole) == (file.empty() ? "" : expected));
+    CHECK(text::normalize_eol(text::without_bom(whole)) == (doc->body().empty() ? "" : expected));
     CHECK(all->dropped == 0);
 
     // Some lines changed: outside the kept hunks the result's lines are the
@@ -412,14 +413,20 @@ TEST_CASE(
           lines == 0 ? 0 : static_cast<std::size_t>(pick(static_cast<int>(lines) + 1));
       changed.push_back({first, first + static_cast<std::size_t>(pick(3))});
     }
+    auto none = format_scope::scope(norm.view(), formatted, {});
+    REQUIRE(none.has_value());
+    CHECK(none->edits.empty());
     auto some = format_scope::scope(norm.view(), formatted, changed);
     REQUIRE(some.has_value());
     REQUIRE(some->kept.size() == some->edits.size());
     const std::string bytes =
         splice::apply(*doc, splice::plan(*doc, norm.view(), some->edits)).bytes;
-    CHECK(text::normalize_eol(bytes) == splice::apply_edits(norm.view(), some->edits));
+    CHECK(text::normalize_eol(text::without_bom(bytes)) ==
+          splice::apply_edits(norm.view(), some->edits));
     CHECK(bytes.ends_with('\n') == file.ends_with('\n'));
-    const std::vector<std::string> old_lines = lines_of(file), new_lines = lines_of(bytes);
+    CHECK(bytes.starts_with(kBom) == file.starts_with(kBom));
+    const std::vector<std::string> old_lines = lines_of(text::without_bom(file)),
+                                   new_lines = lines_of(text::without_bom(bytes));
     std::vector<std::string> old_kept, new_kept;
     std::size_t o = 0, m = 0;
     for (const auto& h : some->kept) {
