@@ -108,8 +108,9 @@ struct Scoped {
 //   and end on either side (data.reason "window", data.lines, data.limit);
 // - not_text: `formatted` holds a NUL byte or is not UTF-8 (check_text's
 //   data: reason "nul" or "utf8", offset);
-// - delegate_failed: `formatted` is empty, or nothing but line breaks, for a
-//   non-empty text (data.reason "empty").
+// - delegate_failed: `formatted` is empty for a non-empty text, or nothing is
+//   left of it once conformed as above (a BOM alone; only line breaks for a
+//   text without a final newline) (data.reason "empty").
 // Costs a pass over both texts and the diff of the lines between their common
 // start and end.
 Result<Scoped> scope(std::string_view normalized, std::string_view formatted,
