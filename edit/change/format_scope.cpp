@@ -1,0 +1,230 @@
+#include "edit/change/format_scope.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "edit/change/diff.h"
+#include "edit/text/text.h"
+
+namespace editd::format_scope {
+namespace {
+
+// Where each line of `text` begins, then where the text ends: line n's bytes
+// (its "\n" included) are [starts[n], starts[n + 1]).
+std::vector<std::size_t> line_starts(std::string_view text) {
+  std::vector<std::size_t> starts{0};
+  for (std::size_t at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1))
+    starts.push_back(at + 1);
+  if (!text.empty() && text.back() != '\n') starts.push_back(text.size());
+  return starts;
+}
+
+// The lines of a text, each a view with its "\n".
+class Lines {
+ public:
+  explicit Lines(std::string_view text) : text_(text), starts_(line_starts(text)) {}
+
+  std::size_t size() const { return starts_.size() - 1; }
+  std::string_view operator[](std::size_t i) const {
+    return text_.substr(starts_[i], starts_[i + 1] - starts_[i]);
+  }
+  // Lines [begin, end) as one view.
+  std::string_view range(std::size_t begin, std::size_t end) const {
+    return text_.substr(starts_[begin], starts_[end] - starts_[begin]);
+  }
+  std::size_t offset(std::size_t i) const { return starts_[i]; }
+
+ private:
+  std::string_view text_;
+  std::vector<std::size_t> starts_;
+};
+
+// A change of lines: old [ob, oe) became new [nb, ne).
+struct Piece {
+  std::size_t ob, oe, nb, ne;
+};
+
+bool is_space(char c) {
+  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
+}
+
+std::string without_space(std::string_view line) {
+  std::string key;
+  key.reserve(line.size());
+  for (char c : line)
+    if (!is_space(c)) key.push_back(c);
+  return key;
+}
+
+// Splits `block` (a changed block of the line diff) into pieces: each pair of
+// lines whose texts differ only in whitespace a piece of its own, the runs
+// between them one piece each. A pair of equal lines is no change and no piece.
+void split_block(const Lines& a, const Lines& b, const diff::Block& block,
+                 std::vector<Piece>& out) {
+  if (block.a_begin == block.a_end || block.b_begin == block.b_end) {
+    out.push_back({block.a_begin, block.a_end, block.b_begin, block.b_end});
+    return;
+  }
+  std::vector<std::string> a_keys, b_keys;
+  a_keys.reserve(block.a_end - block.a_begin);
+  b_keys.reserve(block.b_end - block.b_begin);
+  for (std::size_t i = block.a_begin; i < block.a_end; ++i) a_keys.push_back(without_space(a[i]));
+  for (std::size_t i = block.b_begin; i < block.b_end; ++i) b_keys.push_back(without_space(b[i]));
+  const std::vector<std::string_view> a_views(a_keys.begin(), a_keys.end());
+  const std::vector<std::string_view> b_views(b_keys.begin(), b_keys.end());
+  std::size_t ai = block.a_begin, bi = block.b_begin;
+  auto pairs_until = [&](std::size_t a_stop) {
+    for (; ai < a_stop; ++ai, ++bi)
+      if (a[ai] != b[bi]) out.push_back({ai, ai + 1, bi, bi + 1});
+  };
+  for (const diff::Block& k : diff::diff_lines(a_views, b_views)) {
+    pairs_until(block.a_begin + k.a_begin);
+    out.push_back({ai, block.a_begin + k.a_end, bi, block.b_begin + k.b_end});
+    ai = block.a_begin + k.a_end;
+    bi = block.b_begin + k.b_end;
+  }
+  pairs_until(block.a_end);
+}
+
+// Whether `range` keeps piece `p` (the rule in the header).
+bool keeps(const Span& range, const Piece& p) {
+  const std::size_t s = p.ob, hi = p.oe, f = range.first, e = range.end;
+  if (s < e && f < hi) return true;
+  const bool pure = p.ob == p.oe || p.nb == p.ne;
+  return (pure || f == e) && s <= e && f <= hi;
+}
+
+bool kept_by_any(const std::vector<Span>& ranges, const Piece& p) {
+  return std::any_of(ranges.begin(), ranges.end(), [&](const Span& r) { return keeps(r, p); });
+}
+
+// The formatter's output as the text may take it, to be diffed: CRLF folded,
+// no BOM of its own, and one final line break (after every other one at the
+// end is removed when the text has none: it cannot end with an empty line).
+std::string conform(std::string_view normalized, std::string_view formatted) {
+  std::string out = text::normalize_eol(formatted);
+  if (!normalized.starts_with(text::kBom)) {
+    std::size_t bom = 0;
+    while (std::string_view(out).substr(bom).starts_with(text::kBom)) bom += text::kBom.size();
+    out.erase(0, bom);
+  }
+  if (!normalized.ends_with('\n'))
+    while (out.ends_with('\n')) out.pop_back();
+  if (!out.empty() && !out.ends_with('\n')) out.push_back('\n');
+  return out;
+}
+
+}  // namespace
+
+Result<Scoped> scope(std::string_view normalized, std::string_view formatted,
+                     const std::vector<Span>& changed, const Options& options) {
+  if (formatted.size() > options.max_bytes)
+    return Error(ErrorKind::kTooLarge,
+                 "the formatter wrote " + std::to_string(formatted.size()) +
+                     " bytes, more than the limit of " + std::to_string(options.max_bytes),
+                 {{"reason", "size"}, {"size", formatted.size()}, {"limit", options.max_bytes}});
+  if (auto ok = text::check_text(formatted, "the formatter's output"); ok.has_error())
+    return ok.error();
+  if (normalized.empty()) return Scoped{};
+  const std::string out = conform(normalized, formatted);
+  // Both texts are diffed with a final line break, so that the last line
+  // compares by its text; the edits are made without the one the text lacks.
+  const bool unterminated = !normalized.ends_with('\n');
+  if (out.empty())
+    return Error(ErrorKind::kDelegateFailed, "the formatter wrote no text for a non-empty file",
+                 {{"reason", "empty"}});
+  std::string terminated;
+  if (unterminated) terminated = std::string(normalized) + '\n';
+  const std::string_view old_text = unterminated ? std::string_view(terminated) : normalized;
+  if (out == old_text) return Scoped{};
+
+  const Lines a(old_text), b(out);
+  std::size_t head = 0;
+  while (head < a.size() && head < b.size() && a[head] == b[head]) ++head;
+  std::size_t tail = 0;
+  while (tail < a.size() - head && tail < b.size() - head &&
+         a[a.size() - 1 - tail] == b[b.size() - 1 - tail])
+    ++tail;
+  const std::size_t na = a.size() - head - tail, nb = b.size() - head - tail;
+  if (std::max(na, nb) > options.max_window_lines)
+    return Error(
+        ErrorKind::kTooLarge,
+        "the formatter's changes span " + std::to_string(std::max(na, nb)) +
+            " lines, more than the " + std::to_string(options.max_window_lines) +
+            " that are compared",
+        {{"reason", "window"}, {"lines", std::max(na, nb)}, {"limit", options.max_window_lines}});
+
+  std::vector<std::string_view> a_mid, b_mid;
+  a_mid.reserve(na);
+  b_mid.reserve(nb);
+  for (std::size_t i = 0; i < na; ++i) a_mid.push_back(a[head + i]);
+  for (std::size_t i = 0; i < nb; ++i) b_mid.push_back(b[head + i]);
+  std::vector<Piece> pieces;
+  for (diff::Block block : diff::diff_lines(a_mid, b_mid)) {
+    block.a_begin += head, block.a_end += head, block.b_begin += head, block.b_end += head;
+    split_block(a, b, block, pieces);
+  }
+
+  std::vector<Span> ranges = changed;
+  for (Span& r : ranges) {
+    r.first = std::min(r.first, a.size());
+    r.end = std::clamp(r.end, r.first, a.size());
+  }
+
+  // Runs of pieces that follow each other and share the decision.
+  struct Run {
+    Piece lines;
+    bool keep;
+  };
+  std::vector<Run> runs;
+  for (const Piece& p : pieces) {
+    const bool keep = kept_by_any(ranges, p);
+    if (!runs.empty() && runs.back().keep == keep && runs.back().lines.oe == p.ob &&
+        runs.back().lines.ne == p.nb) {
+      runs.back().lines.oe = p.oe;
+      runs.back().lines.ne = p.ne;
+    } else {
+      runs.push_back({p, keep});
+    }
+  }
+  // Without a final newline, the text cannot end with an empty line: a kept
+  // removal of its last lines that would leave one there is dropped.
+  if (unterminated && !runs.empty() && runs.back().keep) {
+    const Piece& last = runs.back().lines;
+    if (last.oe == a.size() && last.nb == last.ne && last.ob > 0 && a[last.ob - 1] == "\n")
+      runs.back().keep = false;
+  }
+
+  Scoped scoped;
+  std::ptrdiff_t shift = 0;  // lines the kept hunks so far added, less those they removed
+  for (const Run& run : runs) {
+    if (!run.keep) {
+      ++scoped.dropped;
+      continue;
+    }
+    Hunk h{run.lines.ob, run.lines.oe - run.lines.ob, 0, run.lines.ne - run.lines.nb};
+    std::string text(b.range(run.lines.nb, run.lines.ne));
+    if (unterminated && run.lines.oe == a.size()) {
+      // The text's end, without the break it lacks. Lines added after the
+      // last line give it one, and removing the last lines takes the break
+      // of the line before them: that line is part of the hunk.
+      if ((h.old_count == 0 || h.new_count == 0) && h.old_start > 0) {
+        text.insert(0, a[h.old_start - 1]);
+        --h.old_start;
+        ++h.old_count;
+        ++h.new_count;
+      }
+      text.pop_back();
+    }
+    h.new_start = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(h.old_start) + shift);
+    scoped.edits.push_back({a.offset(h.old_start),
+                            std::min(a.offset(h.old_start + h.old_count), normalized.size()),
+                            std::move(text)});
+    scoped.kept.push_back(h);
+    shift += static_cast<std::ptrdiff_t>(h.new_count) - static_cast<std::ptrdiff_t>(h.old_count);
+  }
+  return scoped;
+}
+
+}  // namespace editd::format_scope
