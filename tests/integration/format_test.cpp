@@ -101,10 +101,12 @@ std::string replace_once(const std::string& text, const std::string& from, const
   return text.substr(0, at) + to + text.substr(at + from.size());
 }
 
-// `text` (bytes) with the unified diff `diff` (editd's: line endings kept,
-// "\ No newline at end of file") applied; each context and removed line must
-// be the text's, byte for byte.
-std::string apply_unified_diff(const std::string& text, const std::string& diff) {
+// `bytes` with the unified diff `diff` (editd's: line endings kept, "\ No
+// newline at end of file", the lines of the text after a BOM, which stays)
+// applied; each context and removed line must be the text's, byte for byte.
+std::string apply_unified_diff(const std::string& bytes, const std::string& diff) {
+  const std::string bom = bytes.starts_with("\xEF\xBB\xBF") ? "\xEF\xBB\xBF" : "";
+  const std::string text = bytes.substr(bom.size());
   std::vector<std::string> lines;  // with their endings
   for (std::size_t pos = 0; pos < text.size();) {
     std::size_t nl = text.find('\n', pos);
@@ -162,7 +164,7 @@ std::string apply_unified_diff(const std::string& text, const std::string& diff)
     while (r < rows.size() && rows[r].empty()) ++r;
   }
   for (; next < lines.size(); ++next) out += lines[next];
-  return out;
+  return bom + out;
 }
 
 // The lines a unified diff adds and removes.
