@@ -34,6 +34,20 @@ const std::string kFormatterScripts = EDITD_SOURCE_DIR "/tests/integration/forma
 const std::string kPrettierBin =
     EDITD_SOURCE_DIR "/tests/clients/formatters/node_modules/.bin/prettier";
 
+// What a real formatter may take on a loaded machine (Node.js starting under a
+// sanitizer build), and the wait for a reply above it: a slow machine makes a
+// slow test, never a failed one.
+const std::vector<std::string> kRealFormatterTimeout = {"--format-timeout", "60"};
+constexpr std::chrono::seconds kRealFormatterWait{90};
+
+// editd serving `root` with the real formatter `format` (GLOB=COMMAND); its
+// caller sets reply_wait to kRealFormatterWait.
+Process serve_formatting(const TempDir& root, const std::string& format) {
+  std::vector<std::string> args{"--format", format};
+  args.insert(args.end(), kRealFormatterTimeout.begin(), kRealFormatterTimeout.end());
+  return spawn_editd(root, args);
+}
+
 // The absolute path of `name` on PATH; the test fails without it.
 std::string program_on_path(const std::string& name) {
   INFO(name << " is missing: make deps installs it (the Makefile's DEBIAN_PACKAGES)");
@@ -232,7 +246,8 @@ TEST_CASE("black formats only the lines a str_replace wrote; every other byte st
       "def g():\n"
       "    return {'k':1}\n";
   root.write("m.py", before);
-  auto p = spawn_editd(root, {"--format", "*.py=black -q -"});
+  auto p = serve_formatting(root, "*.py=black -q -");
+  p.reply_wait = kRealFormatterWait;
   // Three badly formatted lines for one: black joins them.
   const std::string model =
       replace_once(before, "    y = a+b\n", "    y = f(\n        a,\n  b)\n");
@@ -305,7 +320,8 @@ TEST_CASE("clang-format with CRLF, a BOM, tabs and no final newline: only the ed
     if (v.bom) bytes = "\xEF\xBB\xBF" + bytes;
     TempDir root;
     root.write("src/m.c", bytes);
-    auto p = spawn_editd(root, {"--format", "*.c=clang-format --assume-filename {file}"});
+    auto p = serve_formatting(root, "*.c=clang-format --assume-filename {file}");
+    p.reply_wait = kRealFormatterWait;
     // One line in the middle, then the last line (which keeps its ending, or
     // its lack of one).
     const std::vector<std::pair<std::string, std::string>> edits = {
@@ -346,8 +362,8 @@ TEST_CASE("prettier formats a TypeScript edit's lines, joined into one; the rest
       "const   y = add(3,4);\n"
       "export {y};\n";
   root.write("app.ts", before);
-  auto p = spawn_editd(root, {"--format", "*.ts=" + prettier + " --stdin-filepath {file}"});
-  p.reply_wait = std::chrono::seconds(60);  // Node.js starting on a loaded machine
+  auto p = serve_formatting(root, "*.ts=" + prettier + " --stdin-filepath {file}");
+  p.reply_wait = kRealFormatterWait;
   const std::string from = "const   y = add(3,4);\n", to = "const   y = add(\n  3,\n4 )*2;\n";
   const std::string model = replace_once(before, from, to);
   json r = p.ok("str_replace", {{"path", "app.ts"}, {"oldText", from}, {"newText", to}});
@@ -500,7 +516,8 @@ TEST_CASE("apply_patch: each file's formatStatus, and the formatter keeps to the
       "  3]\n";
   root.write("m.py", before);
   root.write("notes.txt", "old\n");
-  auto p = spawn_editd(root, {"--format", "*.py=black -q -"});
+  auto p = serve_formatting(root, "*.py=black -q -");
+  p.reply_wait = kRealFormatterWait;
   json r = p.ok("apply_patch", {{"patch",
                                  "*** Begin Patch\n"
                                  "*** Update File: m.py\n"
@@ -556,7 +573,8 @@ TEST_CASE("apply_patch: each file's formatStatus, and the formatter keeps to the
 TEST_CASE("write_text of a new file with black: the whole file is formatted") {
   const std::string black = program_on_path("black");
   TempDir root;
-  auto p = spawn_editd(root, {"--format", "*.py=black -q -"});
+  auto p = serve_formatting(root, "*.py=black -q -");
+  p.reply_wait = kRealFormatterWait;
   const std::string content = "import os\ndef  h( ):\n  return [1,2]\nx = {'a':1}\n";
   json r = p.ok("write_text", {{"path", "pkg/new.py"}, {"content", content}});
   INFO(r.dump());
@@ -583,7 +601,9 @@ TEST_CASE("a formatter that fails, hangs, floods or writes no text: the edit lan
                               "--format", "*.flood=" + kFormatterScripts + "flood.sh",
                               "--format", "*.gone=/nonexistent/editd-formatter",
                               "--format", "*.same=" + kFormatterScripts + "echo.sh",
-                              "--format-timeout", "1"});
+                              "--format-timeout", "1",
+                              // The flood passes the byte limit at once.
+                              "--max-file-bytes", "4194304"});
   ::unsetenv("EDITD_TEST_PIDS");
   struct Case {
     std::string ext;
@@ -678,7 +698,8 @@ TEST_CASE("black runs in the root, tuned by its pyproject.toml, and never the tr
   fs::permissions(root.path() / "bin/black", fs::perms::owner_all);
   const std::string path = std::getenv("PATH");
   ::setenv("PATH", (root.str() + "/bin:" + path).c_str(), 1);
-  auto p = spawn_editd(root, {"--format", "*.py=black -q -"});
+  auto p = serve_formatting(root, "*.py=black -q -");
+  p.reply_wait = kRealFormatterWait;
   ::setenv("PATH", path.c_str(), 1);
   root.write("a.py", "def f():\n    return 1\n");
   json r = p.ok("str_replace", {{"path", "a.py"},
@@ -694,6 +715,48 @@ TEST_CASE("black runs in the root, tuned by its pyproject.toml, and never the tr
         "    )\n");
   CHECK(r["formatted"]["lines"] == json::array({line_range(2, 4)}));
   CHECK_FALSE(outside.exists("ran"));
+}
+
+TEST_CASE("prettier never runs the tree's code: a prettier.config.mjs or a plugin a .prettierrc names") {
+  // prettier executes a JavaScript configuration file it finds (and imports the
+  // plugins a configuration names): a cloned repository's configuration would
+  // replace the formatter, not tune it. editd may refuse the command at start
+  // or run prettier so that it loads neither; the tree's code must not run.
+  const std::string prettier = prettier_bin();
+  TempDir outside;
+  const std::string marker = (outside.path() / "ran").string();
+  const std::string code = "import fs from 'node:fs';\nfs.writeFileSync(" + json(marker).dump() +
+                           ", 'ran');\n";
+  struct Tree {
+    const char* name;
+    std::vector<std::pair<std::string, std::string>> files;
+  };
+  for (const Tree& tree :
+       {Tree{"prettier.config.mjs", {{"prettier.config.mjs", code + "export default {};\n"}}},
+        Tree{".prettierrc.json plugin",
+             {{".prettierrc.json", "{\"plugins\": [\"./plugin.mjs\"]}\n"},
+              {"plugin.mjs", code + "export const languages = [];\n"}}}}) {
+    INFO(tree.name);
+    TempDir root;
+    for (const auto& [path, content] : tree.files) root.write(path, content);
+    root.write("a.ts", "const a = 1;\n");
+    // Whether editd takes the command: with no input, it serves and ends at once.
+    const Run start = run_editd({"--root", root.str(), "--format",
+                                 "*.ts=" + prettier + " --stdin-filepath {file}"});
+    if (start.code == 2) {
+      // Refused: the reason names prettier.
+      CHECK(start.err.find("prettier") != std::string::npos);
+    } else {
+      CHECK(start.code == 0);
+      auto p = serve_formatting(root, "*.ts=" + prettier + " --stdin-filepath {file}");
+      p.reply_wait = kRealFormatterWait;
+      json r = p.ok("str_replace",
+                    {{"path", "a.ts"}, {"oldText", "const a = 1;"}, {"newText", "const  a=2"}});
+      INFO(r.dump());
+      CHECK(root.read("a.ts") != "const a = 1;\n");
+    }
+    CHECK_FALSE(outside.exists("ran"));
+  }
 }
 
 TEST_CASE("a --format program the tree could provide, or a bad --format, is refused at start") {
