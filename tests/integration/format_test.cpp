@@ -378,6 +378,66 @@ TEST_CASE("prettier formats a TypeScript edit's lines, joined into one; the rest
   check_reply(p, root, "app.ts", r, before, model);
 }
 
+TEST_CASE("--format @lsp: clangd's range formatting of the edit's lines, its positions in UTF-16") {
+  program_on_path("clangd");
+  TempDir root;
+  // Asked for line 9 alone, clangd also reindents the lines around it, and
+  // indents line 9 to the column of line 8's tab, not as it formats a whole
+  // file (checked by hand: 8 spaces); its positions on line 9 count "😀" as
+  // two UTF-16 units: counted otherwise, its deletions of the spaces after
+  // the string would hit other characters.
+  const std::string before =
+      "#include <stdio.h>\n"
+      "int add(int a, int b)\n"
+      "{\n"
+      "\treturn a+b;\n"
+      "}\n"
+      "int main(void)\n"
+      "{\n"
+      "\tint x = add(1,2);\n"
+      "\tprintf(\"\xC3\xA9\xF0\x9F\x98\x80 %d\", x);\n"
+      "\treturn 0;\n"
+      "}\n";
+  root.write("src/m.c", before);
+  auto p = spawn_editd(root, {"--lsp", "*.c=clangd --log=error", "--format", "*.c=@lsp",
+                              "--check-timeout", "60", "--format-timeout", "60"});
+  p.reply_wait = kRealFormatterWait;
+  const std::string from = "\tprintf(\"\xC3\xA9\xF0\x9F\x98\x80 %d\", x);";
+  const std::string to = "\tprintf( \"\xC3\xA9\xF0\x9F\x98\x80 %d\" ,x );";
+  const std::string model = replace_once(before, from, to);
+  json r = p.ok("str_replace", {{"path", "src/m.c"}, {"oldText", from}, {"newText", to}});
+  INFO(r.dump());
+  REQUIRE(r["formatStatus"] == "ok");
+  const std::string disk = root.read("src/m.c");
+  // Lines 1-8 and 10-11 as they were; line 9 respaced, indented with spaces.
+  const std::size_t start = before.find(from), end = start + from.size();
+  REQUIRE(disk.size() > end);
+  CHECK(disk.substr(0, start) == before.substr(0, start));
+  CHECK(disk.ends_with(before.substr(end)));
+  const std::string line = disk.substr(start, disk.size() - (before.size() - end) - start);
+  const std::size_t indent = line.find_first_not_of(' ');
+  CHECK(indent > 0);
+  CHECK(line.substr(indent) == "printf(\"\xC3\xA9\xF0\x9F\x98\x80 %d\", x);");
+  CHECK(r["formatted"]["lines"] == json::array({line_range(9, 9)}));
+  check_reply(p, root, "src/m.c", r, before, model);
+}
+
+TEST_CASE("--format @lsp with a language server that offers no range formatting: failed, the edit lands") {
+  TempDir root, logs;
+  auto p = spawn_editd(root, {"--lsp",
+                              "*.x=python3 " EDITD_SOURCE_DIR "/tests/helpers/fake_lsp.py no-symbols " +
+                                  (logs.path() / "starts.log").string(),
+                              "--format", "*.x=@lsp", "--check-timeout", "30"});
+  p.reply_wait = kRealFormatterWait;
+  root.write("a.x", "one\ntwo\n");
+  json r = p.ok("str_replace", {{"path", "a.x"}, {"oldText", "two"}, {"newText", "TWO  2"}});
+  INFO(r.dump());
+  CHECK(r["formatStatus"] == "failed");
+  CHECK_FALSE(r["formatDetail"].get<std::string>().empty());
+  CHECK_FALSE(r.contains("formatted"));
+  CHECK(root.read("a.x") == "one\nTWO  2\n");
+}
+
 TEST_CASE("a formatter that rewrites every line: each mutation method formats its own lines only") {
   TempDir root;
   auto p = spawn_editd(root, {"--format", "*.txt=" + kFormatterScripts + "reindent.sh"});
