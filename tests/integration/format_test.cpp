@@ -487,6 +487,17 @@ TEST_CASE("a formatter that rewrites every line: each mutation method formats it
     CHECK(r["formatStatus"] == "ok");
     CHECK(root.read("other.txt") == "  c\n\n  d");
   }
+  SUBCASE("anthropic_text_editor's str_replace and insert") {
+    root.write("a.txt", before);
+    json r = p.ok("anthropic_text_editor",
+                  {{"command", "str_replace"}, {"path", "a.txt"}, {"old_str", "four"}, {"new_str", "FOUR"}});
+    INFO(r.dump());
+    CHECK_FALSE(r.contains("is_error"));
+    CHECK(root.read("a.txt") == "one\ntwo\nthree\n  FOUR\nfive\nsix\n");
+    r = p.ok("anthropic_text_editor",
+             {{"command", "insert"}, {"path", "a.txt"}, {"insert_line", 6}, {"insert_text", "seven"}});
+    CHECK(root.read("a.txt") == "one\ntwo\nthree\n  FOUR\nfive\nsix\n  seven\n");
+  }
   SUBCASE("format: false writes the model's text and says nothing of a formatter") {
     root.write("a.txt", before);
     json r = p.ok("str_replace",
