@@ -116,7 +116,27 @@ void split_block(const Lines& a, const Lines& b, const diff::Block& block,
   std::vector<Piece> spaced;
   split_run(a, b, {block.a_begin, block.a_end, block.b_begin, block.b_end}, &without_space,
             spaced);
-  for (const Piece& p : spaced) split_run(a, b, p, &words_of, out);
+  std::vector<Piece> worded;
+  for (const Piece& p : spaced) {
+    worded.clear();
+    split_run(a, b, p, &words_of, worded);
+    // A line without words that the split would add or remove on its own (a
+    // brace joined to the line above it, a parenthesis split off) belongs to
+    // its neighbours: taken apart from them it would be lost or doubled.
+    // Then the run stays whole.
+    const bool strands = std::any_of(worded.begin(), worded.end(), [&](const Piece& w) {
+      if (w.ob != w.oe && w.nb != w.ne) return false;
+      for (std::size_t l = w.ob; l < w.oe; ++l)
+        if (words_of(a[l]).empty()) return true;
+      for (std::size_t l = w.nb; l < w.ne; ++l)
+        if (words_of(b[l]).empty()) return true;
+      return false;
+    });
+    if (strands && worded.size() > 1)
+      out.push_back(p);
+    else
+      out.insert(out.end(), worded.begin(), worded.end());
+  }
 }
 
 // A line the formatter moves (imports sorted, a declaration hoisted) is a

@@ -485,3 +485,20 @@ TEST_CASE("a line the formatter moves is neither lost nor doubled") {
   auto h = land("import b\nimport a\n", "import a\nimport b\n", {{1, 2}});
   CHECK(h.bytes == "import a\nimport b\n");
 }
+
+TEST_CASE("a brace the formatter joins to the line above stays with it") {
+  // clang-format joins `{` to the function's line and reindents the body:
+  // the edit of the body's line must not take the brace's removal alone.
+  auto f = land("int main(void)\n{\n\tint   x=1;\n\treturn 0;\n}\n",
+                "int main(void) {\n  int x = 1;\n  return 0;\n}\n", {{2, 3}});
+  // The signature and the brace are one run, which the edit does not meet:
+  // the brace stays where it was, and the edited line alone is formatted.
+  CHECK(f.bytes == "int main(void)\n{\n  int x = 1;\n\treturn 0;\n}\n");
+  // An edit of the signature takes the brace with it.
+  auto s = land("int main(void)\n{\n\tint   x=1;\n}\n", "int main(void) {\n  int x = 1;\n}\n",
+                {{0, 1}});
+  CHECK(s.bytes == "int main(void) {\n\tint   x=1;\n}\n");
+  // And a parenthesis split off onto a line of its own.
+  auto g = land("call(a, b)\nx\n", "call(\n    a, b\n)\nx\n", {{0, 1}});
+  CHECK(g.bytes == "call(\n    a, b\n)\nx\n");
+}
