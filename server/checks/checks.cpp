@@ -1,5 +1,9 @@
 #include "server/checks/checks.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
@@ -14,6 +18,7 @@
 #include "edit/text/text.h"
 #include "server/checks/child_process.h"
 #include "server/checks/lsp_client.h"
+#include "server/checks/prettier.h"
 
 namespace editd {
 
@@ -80,6 +85,56 @@ std::string seconds(std::chrono::milliseconds ms) {
   return n % 1000 == 0 ? std::to_string(n / 1000) + " s" : std::to_string(n) + " ms";
 }
 
+
+// A configuration file's text, when it is a regular file of at most 1 MiB
+// (a link is not followed: the tree may point one anywhere).
+std::optional<std::string> read_config(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return std::nullopt;
+  std::string text;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (1 << 20)) {
+    text.resize(static_cast<std::size_t>(st.st_size));
+    std::size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    text.resize(got);
+    ::close(fd);
+    return text;
+  }
+  ::close(fd);
+  return std::nullopt;
+}
+
+// The flags that run prettier on `canonical` tuned by the tree and nothing
+// more (server/checks/prettier.h): --no-config, then the formatting options
+// of the nearest configuration from the file's directory up to `root`.
+std::vector<std::string> prettier_flags(const std::filesystem::path& root,
+                                        const std::string& canonical, const std::string& shown) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> flags{"--no-config"};
+  for (fs::path dir = fs::path(canonical).parent_path();; dir = dir.parent_path()) {
+    const auto [r, d] = std::mismatch(root.begin(), root.end(), dir.begin(), dir.end());
+    if (r != root.end()) break;  // above the root: never looked at
+    for (std::string_view name : prettier::config_names()) {
+      std::optional<std::string> text = read_config(dir / std::string(name));
+      if (!text) continue;
+      const std::string rel = fs::path(canonical).lexically_relative(dir).generic_string();
+      prettier::Flags f = prettier::flags_for(name, *text, rel);
+      if (!f.is_config) continue;
+      for (const std::string& left : f.left_out)
+        spdlog::debug("prettier for {}: {} of {} left out", shown, left,
+                      (dir / std::string(name)).string());
+      flags.insert(flags.end(), f.flags.begin(), f.flags.end());
+      return flags;
+    }
+    if (dir == root || !dir.has_relative_path()) break;
+  }
+  return flags;
+}
 }  // namespace
 
 Checks::Checks(std::vector<diagnostics::Spec> specs, std::string root,
@@ -202,9 +257,15 @@ asio::awaitable<Checks::FormatOutcome> Checks::format_here(const Target& t, std:
                "'*.{c,cc,cpp,h,hpp}=clangd'), or a formatter program";
     co_return o;
   }
-  FilterOutcome p =
-      co_await run_filter(diagnostics::substitute(spec->argv, t.shown), root_, std::move(text),
-                          format_timeout_, max_bytes, kMaxStderrShown + 4);
+  std::vector<std::string> argv = diagnostics::substitute(spec->argv, t.shown);
+  // prettier would run the tree's code (its JavaScript configuration, the
+  // plugins a configuration names): it is given the options alone.
+  if (prettier::runs_prettier(argv) && !prettier::chooses_config(argv)) {
+    std::vector<std::string> flags = prettier_flags(canonical_root_, t.canonical, t.shown);
+    argv.insert(argv.end(), flags.begin(), flags.end());
+  }
+  FilterOutcome p = co_await run_filter(std::move(argv), root_, std::move(text), format_timeout_,
+                                        max_bytes, kMaxStderrShown + 4);
   if (p.succeeded()) {
     o.formatted = std::move(p.out);
     co_return o;
