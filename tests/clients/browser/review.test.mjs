@@ -105,8 +105,8 @@ function workspace(t, name) {
 
 // Starts `editd --root ROOT` on stdio and sends `initialize`. `call(method, params)` resolves to
 // the result and rejects with the error (its `data` attached).
-async function agent(t, ws, clientName = "browser-test-agent") {
-  const child = track(spawn(EDITD, ["--root", ws.root, "--log-level", "warn"], {
+async function agent(t, ws, clientName = "browser-test-agent", extra = []) {
+  const child = track(spawn(EDITD, ["--root", ws.root, "--log-level", "warn", ...extra], {
     env: ws.env, stdio: ["pipe", "pipe", "pipe"],
   }));
   let stderr = "";
@@ -351,6 +351,25 @@ test("an agent's edits made through the RPC appear on the open page, without a r
   assert.match(await page.$eval(hunk(`${third.changeId}:1`), (e) => e.textContent), /from another agent/);
 
   assert.equal(await page.evaluate(() => window.__editdTestSamePage), true, "the page was reloaded");
+  check();
+});
+
+test("a hunk the formatter changed (--format) is tagged as such", { timeout: TEST_MS }, async (t) => {
+  const ws = workspace(t, "formatter");
+  // sed as the formatter: it spaces every '=' of the text it is given.
+  const editd = await agent(t, ws, "browser-test-agent", ["--format", "*.txt=sed -e 's/ *= */ = /g'"]);
+  await editd.call("create", { path: "f.txt", content: "a = 1\nb = 2\n", format: false });
+  const plain = await editd.call("str_replace", { path: "f.txt", oldText: "a = 1", newText: "a = 10", format: false });
+  const formatted = await editd.call("str_replace", { path: "f.txt", oldText: "b = 2", newText: "b=20" });
+  assert.equal(formatted.formatStatus, "ok");
+  assert.equal(fs.readFileSync(path.join(ws.root, "f.txt"), "utf8"), "a = 10\nb = 20\n");
+  const server = await review(t, ws);
+  const { page, check } = await open(t, server);
+  await show(page, server, formatted.changeId);
+  await page.waitForSelector(`${hunk(`${formatted.changeId}:1`)} .badge-formatter`, { timeout: WAIT_MS });
+  await page.waitForSelector(hunk(`${plain.changeId}:1`), { timeout: WAIT_MS });
+  assert.equal(await page.$(`${hunk(`${plain.changeId}:1`)} .badge-formatter`), null,
+    "a hunk the formatter did not touch is not tagged");
   check();
 });
 
