@@ -85,7 +85,6 @@ std::string seconds(std::chrono::milliseconds ms) {
   return n % 1000 == 0 ? std::to_string(n / 1000) + " s" : std::to_string(n) + " ms";
 }
 
-
 // A configuration file's text, when it is a regular file of at most 1 MiB
 // (a link is not followed: the tree may point one anywhere).
 std::optional<std::string> read_config(const std::filesystem::path& path) {

@@ -53,20 +53,29 @@ const std::vector<Option>& options() {
       {"trailingComma", "--trailing-comma", Type::kEnum, {"all", "es5", "none"}},
       {"arrowParens", "--arrow-parens", Type::kEnum, {"always", "avoid"}},
       {"proseWrap", "--prose-wrap", Type::kEnum, {"always", "never", "preserve"}},
-      {"htmlWhitespaceSensitivity", "--html-whitespace-sensitivity", Type::kEnum,
+      {"htmlWhitespaceSensitivity",
+       "--html-whitespace-sensitivity",
+       Type::kEnum,
        {"css", "strict", "ignore"}},
       {"endOfLine", "--end-of-line", Type::kEnum, {"lf", "crlf", "cr", "auto"}},
-      {"embeddedLanguageFormatting", "--embedded-language-formatting", Type::kEnum,
+      {"embeddedLanguageFormatting",
+       "--embedded-language-formatting",
+       Type::kEnum,
        {"auto", "off"}},
       {"objectWrap", "--object-wrap", Type::kEnum, {"preserve", "collapse"}},
-      {"experimentalOperatorPosition", "--experimental-operator-position", Type::kEnum,
+      {"experimentalOperatorPosition",
+       "--experimental-operator-position",
+       Type::kEnum,
        {"start", "end"}},
       // prettier's own parsers only: a parser a plugin provides (or a path
       // to one) is code the tree chooses.
-      {"parser", "--parser", Type::kEnum,
-       {"flow", "babel", "babel-flow", "babel-ts", "typescript", "acorn", "espree", "meriyah", "css",
-        "less", "scss", "json", "json5", "jsonc", "json-stringify", "graphql", "markdown", "mdx",
-        "vue", "yaml", "glimmer", "html", "angular", "lwc", "mjml"}},
+      {"parser",
+       "--parser",
+       Type::kEnum,
+       {"flow",           "babel",   "babel-flow", "babel-ts", "typescript", "acorn", "espree",
+        "meriyah",        "css",     "less",       "scss",     "json",       "json5", "jsonc",
+        "json-stringify", "graphql", "markdown",   "mdx",      "vue",        "yaml",  "glimmer",
+        "html",           "angular", "lwc",        "mjml"}},
   };
   return all;
 }
@@ -86,8 +95,8 @@ bool valid(const Option& o, const json& v) {
     case Type::kFalseFlag:
       return v.is_boolean();
     case Type::kEnum:
-      return v.is_string() && std::find(o.values.begin(), o.values.end(),
-                                        v.get<std::string>()) != o.values.end();
+      return v.is_string() &&
+             std::find(o.values.begin(), o.values.end(), v.get<std::string>()) != o.values.end();
   }
   return false;
 }
@@ -146,17 +155,18 @@ bool chooses_config(const std::vector<std::string>& argv) {
 const std::vector<std::string_view>& config_names() {
   // prettier 3's search order (its documentation, "Configuration File").
   static const std::vector<std::string_view> names = {
-      "package.json",        "package.yaml",       ".prettierrc",        ".prettierrc.json",
-      ".prettierrc.yaml",    ".prettierrc.yml",    ".prettierrc.json5",  ".prettierrc.js",
-      "prettier.config.js",  ".prettierrc.ts",     "prettier.config.ts", ".prettierrc.mjs",
-      "prettier.config.mjs", ".prettierrc.mts",    "prettier.config.mts", ".prettierrc.cjs",
-      "prettier.config.cjs", ".prettierrc.cts",    "prettier.config.cts", ".prettierrc.toml"};
+      "package.json",        "package.yaml",    ".prettierrc",         ".prettierrc.json",
+      ".prettierrc.yaml",    ".prettierrc.yml", ".prettierrc.json5",   ".prettierrc.js",
+      "prettier.config.js",  ".prettierrc.ts",  "prettier.config.ts",  ".prettierrc.mjs",
+      "prettier.config.mjs", ".prettierrc.mts", "prettier.config.mts", ".prettierrc.cjs",
+      "prettier.config.cjs", ".prettierrc.cts", "prettier.config.cts", ".prettierrc.toml"};
   return names;
 }
 
 Flags flags_for(std::string_view name, std::string_view text, std::string_view rel) {
   Flags out;
-  const bool json_name = name == "package.json" || name == ".prettierrc" || name == ".prettierrc.json";
+  const bool json_name =
+      name == "package.json" || name == ".prettierrc" || name == ".prettierrc.json";
   std::optional<json> parsed;
   if (json_name) {
     json j = json::parse(text, nullptr, /*allow_exceptions=*/false, /*ignore_comments=*/true);

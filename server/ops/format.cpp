@@ -28,8 +28,8 @@ namespace {
 // The lines of `after` (normalized) that the call changed from `before`
 // (normalized; nullopt: a new file): every line of a new file, else each
 // hunk's new lines (a removal: the point where its lines were).
-std::vector<format_scope::Span> changed_spans(std::optional<std::string_view> before,
-                                              std::string_view after) {
+std::vector<format_scope::Span> call_changed_lines(std::optional<std::string_view> before,
+                                                   std::string_view after) {
   std::vector<format_scope::Span> spans;
   if (!before || before->empty()) {
     spans.push_back({0, text::count_lines(after)});
@@ -40,15 +40,17 @@ std::vector<format_scope::Span> changed_spans(std::optional<std::string_view> be
   return spans;
 }
 
-ops::LineRange range_of(const format_scope::Hunk& h, std::size_t total_lines) {
+ops::LineRange formatted_range(const format_scope::Hunk& h, std::size_t total_lines) {
   if (h.new_count > 0) return {h.new_start + 1, h.new_start + h.new_count};
   // A removal: the line now after the cut (the last line at the end).
-  const std::uint64_t line = std::min<std::uint64_t>(h.new_start + 1, std::max<std::size_t>(total_lines, 1));
+  const std::uint64_t line =
+      std::min<std::uint64_t>(h.new_start + 1, std::max<std::size_t>(total_lines, 1));
   return {line, line};
 }
 
 // Where the formatter's kept hunks moved the call's own lines.
-std::uint64_t map_line(std::uint64_t line, const std::vector<format_scope::Hunk>& kept, bool end) {
+std::uint64_t map_formatted_line(std::uint64_t line, const std::vector<format_scope::Hunk>& kept,
+                                 bool end) {
   // `line` is 1-based in the call's text; hunks are 0-based, ascending.
   std::int64_t shift = 0;
   const std::uint64_t at = line - 1;
@@ -74,69 +76,42 @@ bool Pipeline::formats(const RequestContext& ctx, const std::string& canonical,
 }
 
 std::vector<ops::LineRange> map_lines(const std::vector<ops::LineRange>& lines,
-                                     const FormatStep& step) {
+                                      const FormatStep& step) {
   std::vector<ops::LineRange> out;
   out.reserve(lines.size());
   for (const ops::LineRange& l : lines)
-    out.push_back({map_line(l.start_line, step.kept, false), map_line(l.end_line, step.kept, true)});
+    out.push_back({map_formatted_line(l.start_line, step.kept, false),
+                   map_formatted_line(l.end_line, step.kept, true)});
   return out;
 }
 
-boost::asio::awaitable<FormatStep> Pipeline::format(const std::string& canonical,
-                                                    const std::string& shown,
-                                                    std::optional<std::string_view> before,
-                                                    const std::string& after) {
-  FormatStep step;
-  ops::FormatReport& report = step.report;
-  auto fail = [&report](std::string status, std::string detail) {
-    report.status = std::move(status);
-    report.detail = std::move(detail);
-  };
-  auto doc = text::Document::decode(after);
-  if (!doc) {
-    fail("skipped", "the new text is not UTF-8 text");
-    co_return step;
-  }
-  // The formatter sees the text without the BOM and with LF line breaks; the
-  // splices give each line its ending back.
-  const text::Normalized normalized(*doc);
-  const std::string_view body = normalized.view();
-  std::optional<std::string> old_normalized;
-  if (before) old_normalized = text::normalize_eol(text::without_bom(*before));
-  std::vector<format_scope::Span> changed =
-      changed_spans(old_normalized ? std::optional<std::string_view>(*old_normalized)
-                                   : std::nullopt,
-                    body);
-  old_normalized.reset();
+namespace {
 
-  const Checks::Target target{canonical, shown};
-  Checks::FormatOutcome outcome =
-      co_await checks_.format(target, std::string(body), changed, options_.max_file_bytes);
-  if (outcome.status == Checks::FormatOutcome::Status::kTimeout) {
-    fail("timeout", outcome.detail);
-    co_return step;
-  }
-  if (outcome.status != Checks::FormatOutcome::Status::kOk) {
-    fail("failed", outcome.detail);
-    co_return step;
-  }
+// What the formatter's output makes of the call's bytes `after` (decoded as
+// `doc`, normalized as `body`): the hunks that `changed` keeps, landed; the
+// report, the bytes, the ledger's hunks and the view of the lines changed.
+// Pure: on the pool for a large file.
+void land_formatted(const text::Document& doc, std::string_view body, const std::string& after,
+                    const std::string& formatted, const std::vector<format_scope::Span>& changed,
+                    const std::string& shown, const std::string& formatter, std::size_t max_bytes,
+                    std::uint64_t view_budget, FormatStep& step) {
+  ops::FormatReport& report = step.report;
   format_scope::Options scope_options;
-  scope_options.max_bytes = options_.max_file_bytes;
+  scope_options.max_bytes = max_bytes;
   Result<format_scope::Scoped> scoped =
-      format_scope::scope(body, outcome.formatted, changed, scope_options);
-  outcome.formatted.clear();
+      format_scope::scope(body, formatted, changed, scope_options);
   if (!scoped) {
-    fail("rejected", "--format " + outcome.formatter + ": " + scoped.error().message +
-                         "; the call's text was written as it was sent");
-    co_return step;
+    report.status = "rejected";
+    report.detail = "--format " + formatter + ": " + scoped.error().message +
+                    "; the call's text was written as it was sent";
+    return;
   }
   report.status = "ok";
-  if (scoped->edits.empty()) co_return step;
+  if (scoped->edits.empty()) return;
 
-  std::vector<splice::Splice> splices = splice::plan(*doc, body, std::move(scoped->edits));
-  splice::Applied applied = splice::apply(*doc, splices);
-  const std::string label = "b/" + shown;
-  diff::UnifiedDiff d = splice::diff(doc->body(), splices, "a/" + shown, label);
+  std::vector<splice::Splice> splices = splice::plan(doc, body, std::move(scoped->edits));
+  splice::Applied applied = splice::apply(doc, splices);
+  diff::UnifiedDiff d = splice::diff(doc.body(), splices, "a/" + shown, "b/" + shown);
   ops::Formatted& f = report.formatted.emplace();
   f.diff = std::move(d.text);
   f.added = d.added;
@@ -146,13 +121,12 @@ boost::asio::awaitable<FormatStep> Pipeline::format(const std::string& canonical
 
   // The kept lines as the file now holds them, in the hashline view, and
   // that view's snapshot for edit_lines (remembered once the bytes are written).
-  const std::string_view new_body = text::without_bom(applied.bytes);
-  std::string new_normalized = text::normalize_eol(new_body);
+  const std::string new_normalized = text::normalize_eol(text::without_bom(applied.bytes));
   const std::size_t total = text::count_lines(new_normalized);
   const std::vector<std::string_view> lines = text::split_lines(new_normalized);
   std::size_t shown_lines = 0;
   for (const format_scope::Hunk& h : step.kept) {
-    ops::LineRange r = range_of(h, total);
+    ops::LineRange r = formatted_range(h, total);
     f.lines.push_back(r);
     if (h.new_count == 0) continue;
     for (std::uint64_t l = r.start_line; l <= r.end_line && l <= lines.size(); ++l) {
@@ -167,13 +141,72 @@ boost::asio::awaitable<FormatStep> Pipeline::format(const std::string& canonical
       ++shown_lines;
     }
   }
-  if (shown_lines > 0 && total * hashline::kSnapshotBytesPerLine <= views_.budget())
+  if (shown_lines > 0 && total * hashline::kSnapshotBytesPerLine <= view_budget)
     step.snapshot = std::make_shared<const hashline::Snapshot>(hashline::snapshot(new_normalized));
 
   // The ledger keeps the formatter's hunks apart from the call's: its own
   // origin, in the bytes as they are stored.
   step.hunks = hunks::between(after, applied.bytes);
   step.bytes = std::move(applied.bytes);
+}
+
+}  // namespace
+
+boost::asio::awaitable<FormatStep> Pipeline::format(const std::string& canonical,
+                                                    const std::string& shown,
+                                                    std::optional<std::string_view> before,
+                                                    const std::string& after) {
+  FormatStep step;
+  auto doc = text::Document::decode(after);
+  if (!doc) {
+    step.report.status = "skipped";
+    step.report.detail = "the new text is not UTF-8 text";
+    co_return step;
+  }
+  // The formatter sees the text without the BOM and with LF line breaks; the
+  // splices give each line its ending back. What editd does around its run
+  // costs passes over the file: on the pool when it is large (pipeline.h).
+  const bool offloaded = after.size() > kOffloadBytes;
+  const text::Normalized normalized(*doc);
+  const std::string_view body = normalized.view();
+  std::vector<format_scope::Span> changed;
+  auto spans = [&]() -> Result<void> {
+    std::optional<std::string> old_normalized;
+    if (before) old_normalized = text::normalize_eol(text::without_bom(*before));
+    changed = call_changed_lines(
+        old_normalized ? std::optional<std::string_view>(*old_normalized) : std::nullopt, body);
+    return {};
+  };
+  if (offloaded)
+    co_await offload(pool_, spans);
+  else
+    spans();
+
+  const Checks::Target target{canonical, shown};
+  Checks::FormatOutcome outcome =
+      co_await checks_.format(target, std::string(body), changed, options_.max_file_bytes);
+  if (outcome.status != Checks::FormatOutcome::Status::kOk) {
+    step.report.status =
+        outcome.status == Checks::FormatOutcome::Status::kTimeout ? "timeout" : "failed";
+    step.report.detail = std::move(outcome.detail);
+    co_return step;
+  }
+  const std::uint64_t view_budget = views_.budget();
+  auto landed = [&]() -> Result<void> {
+    land_formatted(*doc, body, after, outcome.formatted, changed, shown, outcome.formatter,
+                   options_.max_file_bytes, view_budget, step);
+    return {};
+  };
+  if (offloaded) {
+    Result<void> r = co_await offload(pool_, landed);
+    if (!r) {
+      step = FormatStep();
+      step.report.status = "failed";
+      step.report.detail = r.error().message;
+    }
+  } else {
+    landed();
+  }
   co_return step;
 }
 

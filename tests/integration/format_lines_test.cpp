@@ -43,16 +43,18 @@ TEST_CASE("--format: only the call's lines are formatted; its own diff and the f
   // The reply's anchors are a view of the connection's: edit_lines takes them
   // with no read in between, and its text is formatted in turn.
   const std::string anchor = view.substr(0, view.find('|'));
-  json e = p.ok("edit_lines", {{"path", "a.txt"},
-                               {"edits", json::array({{{"replace", {{"start", anchor}}},
-                                                       {"newText", "b=21\n"}}})}});
+  json e =
+      p.ok("edit_lines",
+           {{"path", "a.txt"},
+            {"edits", json::array({{{"replace", {{"start", anchor}}}, {"newText", "b=21\n"}}})}});
   INFO(e.dump());
   CHECK(root.read("a.txt") == "a=1\nb = 21\nc=3\n");
   CHECK(e["formatted"]["lines"] == json::array({{{"startLine", 2}, {"endLine", 2}}}));
 
   // format: false writes the text as sent, and says nothing of formatting.
-  json plain = p.ok("str_replace",
-                    {{"path", "a.txt"}, {"oldText", "c=3"}, {"newText", "c=30"}, {"format", false}});
+  json plain =
+      p.ok("str_replace",
+           {{"path", "a.txt"}, {"oldText", "c=3"}, {"newText", "c=30"}, {"format", false}});
   CHECK(root.read("a.txt") == "a=1\nb = 21\nc=30\n");
   CHECK_FALSE(plain.contains("formatStatus"));
   CHECK_FALSE(plain.contains("formatted"));

@@ -12,7 +12,8 @@ using Words = std::vector<std::string>;
 
 TEST_CASE("prettier: which commands run it, and which choose their configuration") {
   CHECK(prettier::runs_prettier({"/opt/fmt/node_modules/.bin/prettier", "--stdin-filepath", "x"}));
-  CHECK(prettier::runs_prettier({"/usr/bin/node", "/opt/p/node_modules/prettier/bin/prettier.cjs"}));
+  CHECK(
+      prettier::runs_prettier({"/usr/bin/node", "/opt/p/node_modules/prettier/bin/prettier.cjs"}));
   CHECK_FALSE(prettier::runs_prettier({"/usr/bin/black", "-q", "-"}));
   CHECK_FALSE(prettier::runs_prettier({"/usr/bin/node", "/opt/other.js", "prettier"}));
   CHECK(prettier::chooses_config({"prettier", "--no-config"}));
@@ -27,8 +28,8 @@ TEST_CASE("prettier: a JSON configuration's options become flags, in a fixed ord
                                    "trailingComma": "es5", "useTabs": false, "$schema": "x"})",
                                "src/a.ts");
   CHECK(f.is_config);
-  CHECK(f.flags == Words{"--print-width", "100", "--single-quote", "--no-semi",
-                         "--trailing-comma", "es5"});
+  CHECK(f.flags ==
+        Words{"--print-width", "100", "--single-quote", "--no-semi", "--trailing-comma", "es5"});
   CHECK(f.left_out.empty());
 }
 
