@@ -39,12 +39,13 @@ SANITIZE_CXX_FLAGS ?= -O1 -g1
 DEBIAN_PACKAGES := cmake g++ make pkg-config libboost1.81-dev nlohmann-json3-dev \
                    libspdlog-dev libfmt-dev libxxhash-dev libsqlite3-dev doctest-dev \
                    clang libclang-rt-14-dev llvm python3 \
-                   clangd python3-pylsp python3-pyflakes pyflakes3
+                   clangd python3-pylsp python3-pyflakes pyflakes3 \
+                   black clang-format
 PREFIX ?= /usr/local
 DESTDIR ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps configure build editd test-build run acp-client-deps mcp-client-deps hosts-deps lsp-deps browser-deps test bench clean fuzz-build fuzz fuzz-smoke \
+.PHONY: all deps configure build editd test-build run acp-client-deps mcp-client-deps hosts-deps lsp-deps browser-deps formatters-deps test bench clean fuzz-build fuzz fuzz-smoke \
         sanitize-test tsan-test install deb
 
 all: build
@@ -131,7 +132,16 @@ browser-deps:
 	@[ $(BROWSER_CLIENT)/node_modules/.package-lock.json -nt $(BROWSER_CLIENT)/package-lock.json ] || \
 	  npm ci --prefix $(BROWSER_CLIENT) --no-audit --no-fund --ignore-scripts
 
-test: test-build acp-client-deps mcp-client-deps hosts-deps lsp-deps browser-deps
+# The formatters from npm that the format tests run (tests/clients/formatters: prettier, pinned,
+# run offline by its bin's absolute path; black and clang-format are Debian's, in DEBIAN_PACKAGES).
+# --ignore-scripts: prettier has none, and nothing but the registry's package is fetched.
+FORMATTERS_CLIENT := tests/clients/formatters
+
+formatters-deps:
+	@[ $(FORMATTERS_CLIENT)/node_modules/.package-lock.json -nt $(FORMATTERS_CLIENT)/package-lock.json ] || \
+	  npm ci --prefix $(FORMATTERS_CLIENT) --no-audit --no-fund --ignore-scripts
+
+test: test-build acp-client-deps mcp-client-deps hosts-deps lsp-deps browser-deps formatters-deps
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
 # Fuzzing (tests/fuzz): clang with libFuzzer, ASan and UBSan, only the pure layers.
@@ -155,7 +165,7 @@ $(SANITIZE_BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(SANITIZE_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDITD_SANITIZE=ON -DEDITD_UNITY=$(UNITY) \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_CXX_FLAGS)"
 
-sanitize-test: deps acp-client-deps mcp-client-deps hosts-deps lsp-deps browser-deps $(SANITIZE_BUILD_DIR)/CMakeCache.txt
+sanitize-test: deps acp-client-deps mcp-client-deps hosts-deps lsp-deps browser-deps formatters-deps $(SANITIZE_BUILD_DIR)/CMakeCache.txt
 	cmake --build $(SANITIZE_BUILD_DIR) -j$(JOBS) --target test_binaries
 	cd $(SANITIZE_BUILD_DIR) && \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
@@ -171,7 +181,7 @@ $(TSAN_BUILD_DIR)/CMakeCache.txt: | deps
 	cmake -S . -B $(TSAN_BUILD_DIR) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DEDITD_TSAN=ON -DEDITD_UNITY=$(UNITY) \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="$(SANITIZE_CXX_FLAGS)"
 
-tsan-test: deps acp-client-deps mcp-client-deps hosts-deps lsp-deps browser-deps $(TSAN_BUILD_DIR)/CMakeCache.txt
+tsan-test: deps acp-client-deps mcp-client-deps hosts-deps lsp-deps browser-deps formatters-deps $(TSAN_BUILD_DIR)/CMakeCache.txt
 	cmake --build $(TSAN_BUILD_DIR) -j$(JOBS) --target test_binaries
 	rm -rf $(TSAN_BUILD_DIR)/tsan-reports && mkdir -m 1777 $(TSAN_BUILD_DIR)/tsan-reports
 	cd $(TSAN_BUILD_DIR) || exit 1; status=0; \

@@ -105,6 +105,14 @@ const char* const kUsage =
     "  --lsp GLOB=COMMAND         the same from a language server (clangd, pylsp), started on\n"
     "                             first use and kept running (repeatable)\n"
     "  --check-timeout SECONDS    longest wait for one check or language server (default: 10)\n"
+    "  --format GLOB=COMMAND      format what a mutation of a file matching GLOB writes, in the\n"
+    "                             same write: COMMAND reads the text on stdin and writes it\n"
+    "                             formatted on stdout (black -q -, clang-format\n"
+    "                             --assume-filename {file}, prettier --stdin-filepath {file});\n"
+    "                             only its changes to the lines the call changed are kept;\n"
+    "                             COMMAND @lsp: the --lsp server's range formatting\n"
+    "                             (repeatable; the first that matches a file is used)\n"
+    "  --format-timeout SECONDS   longest wait for one formatter run (default: 10)\n"
     "  --version, --help\n";
 
 namespace {
@@ -398,6 +406,16 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       auto spec = diagnostics::parse_spec(v, flag == "--lsp");
       if (!spec) return spec.error();
       o.ops.checks.specs.push_back(std::move(*spec));
+    } else if (flag == "--format") {
+      EDITD_NEED(v);
+      auto spec = diagnostics::parse_format_spec(v);
+      if (!spec) return spec.error();
+      o.ops.checks.specs.push_back(std::move(*spec));
+    } else if (flag == "--format-timeout") {
+      EDITD_NEED(v);
+      auto timeout = parse_seconds(flag, v);
+      if (!timeout) return timeout.error();
+      o.ops.checks.format_timeout = *timeout;
     } else if (flag == "--check-timeout") {
       EDITD_NEED(v);
       auto timeout = parse_seconds(flag, v);
@@ -440,8 +458,19 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
     }
 #undef EDITD_NEED
   }
+  {
+    const auto& specs = o.ops.checks.specs;
+    const bool any_lsp = std::any_of(specs.begin(), specs.end(),
+                                     [](const diagnostics::Spec& s) { return s.lsp; });
+    for (const diagnostics::Spec& s : specs)
+      if (s.format && diagnostics::by_lsp(s) && !any_lsp)
+        return usage_error("--format " + s.option +
+                           ": @lsp formats with the --lsp server that covers the file, and no "
+                           "--lsp is given (add --lsp 'GLOB=COMMAND', e.g. --lsp "
+                           "'*.{c,cc,cpp,h}=clangd')");
+  }
   if (apply_patch && !o.ops.checks.specs.empty())
-    return usage_error("apply-patch runs no checks: --check and --lsp are options of the server");
+    return usage_error("apply-patch runs no checks and no formatter: --check, --lsp and --format are options of the server");
   o.ops.ledger.state_dir = o.state_dir;
   o.ops.ledger.durable = o.durability == Durability::kFull;
   if (cl.mode == CommandLine::Mode::kRevert && cl.ids.empty())

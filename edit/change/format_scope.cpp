@@ -1,6 +1,8 @@
 #include "edit/change/format_scope.h"
 
 #include <algorithm>
+#include <iterator>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -57,34 +59,130 @@ std::string without_space(std::string_view line) {
   return key;
 }
 
-// Splits `block` (a changed block of the line diff) into pieces: each pair of
-// lines whose texts differ only in whitespace a piece of its own, the runs
-// between them one piece each. A pair of equal lines is no change and no piece.
-void split_block(const Lines& a, const Lines& b, const diff::Block& block,
-                 std::vector<Piece>& out) {
-  if (block.a_begin == block.a_end || block.b_begin == block.b_end) {
-    out.push_back({block.a_begin, block.a_end, block.b_begin, block.b_end});
+// A line's words: its letters, digits, '_' and every non-ASCII byte, with
+// whitespace and ASCII punctuation left out. A formatter that changes quotes,
+// commas, semicolons or parentheses leaves a line's words as they were.
+std::string words_of(std::string_view line) {
+  std::string key;
+  key.reserve(line.size());
+  for (char c : line) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x80 || (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+        c == '_')
+      key.push_back(c);
+  }
+  return key;
+}
+
+using Key = std::string (*)(std::string_view);
+
+// Splits the change `run` into pieces by a diff of its lines' keys: each pair
+// of lines whose keys are equal a piece of its own (none when the lines are
+// equal), the runs between them one piece each.
+void split_run(const Lines& a, const Lines& b, const Piece& run, Key key, std::vector<Piece>& out) {
+  if (run.ob == run.oe || run.nb == run.ne || (run.oe - run.ob == 1 && run.ne - run.nb == 1)) {
+    out.push_back(run);
     return;
   }
   std::vector<std::string> a_keys, b_keys;
-  a_keys.reserve(block.a_end - block.a_begin);
-  b_keys.reserve(block.b_end - block.b_begin);
-  for (std::size_t i = block.a_begin; i < block.a_end; ++i) a_keys.push_back(without_space(a[i]));
-  for (std::size_t i = block.b_begin; i < block.b_end; ++i) b_keys.push_back(without_space(b[i]));
+  a_keys.reserve(run.oe - run.ob);
+  b_keys.reserve(run.ne - run.nb);
+  for (std::size_t i = run.ob; i < run.oe; ++i) a_keys.push_back(key(a[i]));
+  for (std::size_t i = run.nb; i < run.ne; ++i) b_keys.push_back(key(b[i]));
   const std::vector<std::string_view> a_views(a_keys.begin(), a_keys.end());
   const std::vector<std::string_view> b_views(b_keys.begin(), b_keys.end());
-  std::size_t ai = block.a_begin, bi = block.b_begin;
+  std::size_t ai = run.ob, bi = run.nb;
   auto pairs_until = [&](std::size_t a_stop) {
     for (; ai < a_stop; ++ai, ++bi)
       if (a[ai] != b[bi]) out.push_back({ai, ai + 1, bi, bi + 1});
   };
   for (const diff::Block& k : diff::diff_lines(a_views, b_views)) {
-    pairs_until(block.a_begin + k.a_begin);
-    out.push_back({ai, block.a_begin + k.a_end, bi, block.b_begin + k.b_end});
-    ai = block.a_begin + k.a_end;
-    bi = block.b_begin + k.b_end;
+    pairs_until(run.ob + k.a_begin);
+    out.push_back({ai, run.ob + k.a_end, bi, run.nb + k.b_end});
+    ai = run.ob + k.a_end;
+    bi = run.nb + k.b_end;
   }
-  pairs_until(block.a_end);
+  pairs_until(run.oe);
+}
+
+// Splits `block` (a changed block of the line diff) into pieces: each pair of
+// lines whose texts differ only in whitespace a piece of its own; then, in
+// each run between them, each pair whose words are the same (words_of: the
+// formatter changed only punctuation and spacing) a piece of its own; what
+// is left between those, one piece each. A pair of equal lines is no change
+// and no piece.
+void split_block(const Lines& a, const Lines& b, const diff::Block& block,
+                 std::vector<Piece>& out) {
+  std::vector<Piece> spaced;
+  split_run(a, b, {block.a_begin, block.a_end, block.b_begin, block.b_end}, &without_space,
+            spaced);
+  std::vector<Piece> worded;
+  for (const Piece& p : spaced) {
+    worded.clear();
+    split_run(a, b, p, &words_of, worded);
+    // A line without words that the split would add or remove on its own (a
+    // brace joined to the line above it, a parenthesis split off) belongs to
+    // its neighbours: taken apart from them it would be lost or doubled.
+    // Then the run stays whole.
+    const bool strands = std::any_of(worded.begin(), worded.end(), [&](const Piece& w) {
+      if (w.ob != w.oe && w.nb != w.ne) return false;
+      for (std::size_t l = w.ob; l < w.oe; ++l)
+        if (words_of(a[l]).empty()) return true;
+      for (std::size_t l = w.nb; l < w.ne; ++l)
+        if (words_of(b[l]).empty()) return true;
+      return false;
+    });
+    if (strands && worded.size() > 1)
+      out.push_back(p);
+    else
+      out.insert(out.end(), worded.begin(), worded.end());
+  }
+}
+
+// A line the formatter moves (imports sorted, a declaration hoisted) is a
+// removal in one piece and an addition in another: made on one side alone, it
+// would be lost or written twice. So a kept piece that removes a line whose
+// words a dropped piece adds, or adds one whose words a dropped piece
+// removes, is dropped too, until no kept piece does (lines without words,
+// such as a lone brace, are not followed). The edit's own lines then stay as
+// the model wrote them rather than lose one.
+void drop_moved_lines(const Lines& a, const Lines& b, const std::vector<Piece>& pieces,
+                      std::vector<bool>& keep) {
+  if (std::none_of(keep.begin(), keep.end(), [](bool k) { return k; }) ||
+      std::all_of(keep.begin(), keep.end(), [](bool k) { return k; }))
+    return;
+  // Each piece's words removed (on an old line and no new one) and added.
+  std::vector<std::set<std::string>> removed(pieces.size()), added(pieces.size());
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& p = pieces[i];
+    std::set<std::string> olds, news;
+    for (std::size_t l = p.ob; l < p.oe; ++l)
+      if (std::string k = words_of(a[l]); !k.empty()) olds.insert(std::move(k));
+    for (std::size_t l = p.nb; l < p.ne; ++l)
+      if (std::string k = words_of(b[l]); !k.empty()) news.insert(std::move(k));
+    std::set_difference(olds.begin(), olds.end(), news.begin(), news.end(),
+                        std::inserter(removed[i], removed[i].end()));
+    std::set_difference(news.begin(), news.end(), olds.begin(), olds.end(),
+                        std::inserter(added[i], added[i].end()));
+  }
+  auto meets = [](const std::set<std::string>& x, const std::set<std::string>& y) {
+    return std::any_of(x.begin(), x.end(), [&y](const std::string& k) { return y.count(k) > 0; });
+  };
+  for (bool again = true; again;) {
+    again = false;
+    std::set<std::string> dropped_removed, dropped_added;
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      if (keep[i]) continue;
+      dropped_removed.insert(removed[i].begin(), removed[i].end());
+      dropped_added.insert(added[i].begin(), added[i].end());
+    }
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      if (!keep[i] || (!meets(removed[i], dropped_added) && !meets(added[i], dropped_removed)))
+        continue;
+      keep[i] = false;
+      again = true;
+    }
+  }
 }
 
 // Whether `range` keeps piece `p` (the rule in the header).
@@ -172,14 +270,19 @@ Result<Scoped> scope(std::string_view normalized, std::string_view formatted,
     r.end = std::clamp(r.end, r.first, a.size());
   }
 
+  std::vector<bool> keeps_piece(pieces.size());
+  for (std::size_t i = 0; i < pieces.size(); ++i) keeps_piece[i] = kept_by_any(ranges, pieces[i]);
+  drop_moved_lines(a, b, pieces, keeps_piece);
+
   // Runs of pieces that follow each other and share the decision.
   struct Run {
     Piece lines;
     bool keep;
   };
   std::vector<Run> runs;
-  for (const Piece& p : pieces) {
-    const bool keep = kept_by_any(ranges, p);
+  for (std::size_t i = 0; i < pieces.size(); ++i) {
+    const Piece& p = pieces[i];
+    const bool keep = keeps_piece[i];
     if (!runs.empty() && runs.back().keep == keep && runs.back().lines.oe == p.ob &&
         runs.back().lines.ne == p.nb) {
       runs.back().lines.oe = p.oe;

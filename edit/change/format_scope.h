@@ -31,15 +31,19 @@
 // with a final line break (the last line compares by its text). Whole lines
 // common to the start and to the end are set aside, and the lines between are
 // diffed with diff::diff_lines (bounded: past its work budget a block may be
-// coarser than a shortest script). Each changed block is then
-// split further: its lines are diffed again by their text without whitespace
+// coarser than a shortest script). Each changed block is then split further,
+// twice. First its lines are diffed again by their text without whitespace
 // (space, tab, CR, FF, VT), and each line whose text only differs in
 // whitespace (a reindented or respaced line) is a hunk of its own, one line
-// for one; the rest of the block (lines joined, split, added, removed or
-// otherwise rewritten) stays together, one hunk per run between such lines.
-// So a formatter that reindents a whole block around an edit gives one hunk
-// per line, and only those of the edit's lines are kept; one that joins three
-// lines of a call gives one hunk, kept whole when the edit touches any of them.
+// for one. Then each run between those is diffed by its lines' words (letters,
+// digits, '_' and non-ASCII bytes: no whitespace, no ASCII punctuation), and
+// each line whose words are the same (requoted, a comma or semicolon added,
+// parentheses changed) is a hunk of its own too. What is left (lines joined,
+// split, added, removed, or whose words changed) stays together, one hunk per
+// run between such lines. So a formatter that reindents a whole block, or
+// requotes every string of the file, around an edit gives one hunk per line,
+// and only those of the edit's lines are kept; one that joins three lines of
+// a call gives one hunk, kept whole when the edit touches any of them.
 //
 // A hunk replaces the old lines [s, s + c) (lines of the edited text; c = 0:
 // an insertion at the point before line s) with d new lines. A changed range

@@ -1,17 +1,24 @@
 #include "server/checks/checks.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <filesystem>
 
 #include "edit/text/fingerprint.h"
 #include "edit/text/text.h"
 #include "server/checks/child_process.h"
 #include "server/checks/lsp_client.h"
+#include "server/checks/prettier.h"
 
 namespace editd {
 
@@ -48,16 +55,94 @@ bool under_root(const std::filesystem::path& root, std::string_view printed) {
   return ec ? !fs::exists(fs::symlink_status(p, ec)) : inside(real);
 }
 
+// At most `max` bytes of a formatter's stderr for a message: trailing blanks
+// dropped, a byte that is not part of valid UTF-8 made '?' (the message goes
+// out in JSON), nothing cut in the middle of a character.
+std::string stderr_excerpt(std::string_view err, std::size_t max) {
+  std::string out;
+  for (std::size_t i = 0; i < err.size();) {
+    std::size_t n = 1;
+    const auto c = static_cast<unsigned char>(err[i]);
+    if (c >= 0x80) {
+      const std::size_t want = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : 2;
+      n = want <= err.size() - i && text::is_valid_utf8(err.substr(i, want)) ? want : 0;
+    }
+    if (out.size() + std::max<std::size_t>(n, 1) > max) break;
+    if (n == 0) {
+      out += '?';
+      n = 1;
+    } else {
+      out.append(err.substr(i, n));
+    }
+    i += n;
+  }
+  while (!out.empty() && std::isspace(static_cast<unsigned char>(out.back()))) out.pop_back();
+  return out;
+}
+
 std::string seconds(std::chrono::milliseconds ms) {
   auto n = ms.count();
   return n % 1000 == 0 ? std::to_string(n / 1000) + " s" : std::to_string(n) + " ms";
 }
 
+
+// A configuration file's text, when it is a regular file of at most 1 MiB
+// (a link is not followed: the tree may point one anywhere).
+std::optional<std::string> read_config(const std::filesystem::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return std::nullopt;
+  std::string text;
+  struct stat st {};
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (1 << 20)) {
+    text.resize(static_cast<std::size_t>(st.st_size));
+    std::size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+      if (n <= 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    text.resize(got);
+    ::close(fd);
+    return text;
+  }
+  ::close(fd);
+  return std::nullopt;
+}
+
+// The flags that run prettier on `canonical` tuned by the tree and nothing
+// more (server/checks/prettier.h): --no-config, then the formatting options
+// of the nearest configuration from the file's directory up to `root`.
+std::vector<std::string> prettier_flags(const std::filesystem::path& root,
+                                        const std::string& canonical, const std::string& shown) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> flags{"--no-config"};
+  for (fs::path dir = fs::path(canonical).parent_path();; dir = dir.parent_path()) {
+    const auto [r, d] = std::mismatch(root.begin(), root.end(), dir.begin(), dir.end());
+    if (r != root.end()) break;  // above the root: never looked at
+    for (std::string_view name : prettier::config_names()) {
+      std::optional<std::string> text = read_config(dir / std::string(name));
+      if (!text) continue;
+      const std::string rel = fs::path(canonical).lexically_relative(dir).generic_string();
+      prettier::Flags f = prettier::flags_for(name, *text, rel);
+      if (!f.is_config) continue;
+      for (const std::string& left : f.left_out)
+        spdlog::debug("prettier for {}: {} of {} left out", shown, left,
+                      (dir / std::string(name)).string());
+      flags.insert(flags.end(), f.flags.begin(), f.flags.end());
+      return flags;
+    }
+    if (dir == root || !dir.has_relative_path()) break;
+  }
+  return flags;
+}
 }  // namespace
 
 Checks::Checks(std::vector<diagnostics::Spec> specs, std::string root,
-               std::chrono::milliseconds timeout)
-    : specs_(std::move(specs)), root_(std::move(root)), timeout_(timeout) {
+               std::chrono::milliseconds timeout, std::chrono::milliseconds format_timeout)
+    : specs_(std::move(specs)),
+      root_(std::move(root)),
+      timeout_(timeout),
+      format_timeout_(format_timeout) {
   std::error_code ec;
   canonical_root_ = std::filesystem::weakly_canonical(root_, ec);
   if (ec) canonical_root_ = std::filesystem::path(root_).lexically_normal();
@@ -85,7 +170,7 @@ void Checks::stop() {
 
 bool Checks::covers(const Target& t) const {
   for (const diagnostics::Spec& s : specs_)
-    if (diagnostics::glob_matches(s.glob, t.shown)) return true;
+    if (!s.format && diagnostics::glob_matches(s.glob, t.shown)) return true;
   return false;
 }
 
@@ -120,6 +205,88 @@ asio::awaitable<LspClient::SymbolsOutcome> Checks::symbols_here(const Target& t,
                 "'*.py=pylsp', --lsp '*.{c,cc,cpp,h,hpp}=clangd' or --lsp "
                 "'*.{js,ts,jsx,tsx}=typescript-language-server --stdio'; docs/deployment.md)";
   co_return none;
+}
+
+const diagnostics::Spec* Checks::formatter(const Target& t) const {
+  for (const diagnostics::Spec& s : specs_)
+    if (s.format && diagnostics::glob_matches(s.glob, t.shown)) return &s;
+  return nullptr;
+}
+
+bool Checks::formats(const Target& t) const { return formatter(t) != nullptr; }
+
+asio::awaitable<Checks::FormatOutcome> Checks::format(const Target& t, std::string text,
+                                                      std::vector<format_scope::Span> changed,
+                                                      std::size_t max_bytes) {
+  if (!home_) co_return co_await format_here(t, std::move(text), std::move(changed), max_bytes);
+  co_return co_await asio::co_spawn(
+      *home_, format_here(t, std::move(text), std::move(changed), max_bytes), asio::use_awaitable);
+}
+
+asio::awaitable<Checks::FormatOutcome> Checks::format_here(const Target& t, std::string text,
+                                                           std::vector<format_scope::Span> changed,
+                                                           std::size_t max_bytes) {
+  using Status = FormatOutcome::Status;
+  FormatOutcome o;
+  const diagnostics::Spec* spec = formatter(t);
+  if (!spec) {
+    o.status = Status::kFailed;
+    o.detail = "no --format covers " + t.shown;
+    co_return o;
+  }
+  o.formatter = spec->option;
+  const std::string option = "--format " + spec->option;
+  if (diagnostics::by_lsp(*spec)) {
+    for (std::size_t i = 0; i < specs_.size(); ++i) {
+      if (!specs_[i].lsp || !diagnostics::glob_matches(specs_[i].glob, t.shown)) continue;
+      const auto deadline = std::chrono::steady_clock::now() + format_timeout_;
+      LspClient::Formatted f = co_await lsp_[i]->format_ranges(
+          t.canonical, std::move(text), std::move(changed), deadline, max_bytes);
+      o.status = f.status == diagnostics::Status::kOk        ? Status::kOk
+                 : f.status == diagnostics::Status::kTimeout ? Status::kTimeout
+                                                             : Status::kFailed;
+      if (o.status == Status::kOk)
+        o.formatted = std::move(f.formatted);
+      else
+        o.detail = option + ": " + f.detail;
+      co_return o;
+    }
+    o.status = Status::kFailed;
+    o.detail = option + ": no language server covers " + t.shown +
+               ": give --lsp 'GLOB=COMMAND' for it (for example --lsp "
+               "'*.{c,cc,cpp,h,hpp}=clangd'), or a formatter program";
+    co_return o;
+  }
+  std::vector<std::string> argv = diagnostics::substitute(spec->argv, t.shown);
+  // prettier would run the tree's code (its JavaScript configuration, the
+  // plugins a configuration names): it is given the options alone.
+  if (prettier::runs_prettier(argv) && !prettier::chooses_config(argv)) {
+    std::vector<std::string> flags = prettier_flags(canonical_root_, t.canonical, t.shown);
+    argv.insert(argv.end(), flags.begin(), flags.end());
+  }
+  FilterOutcome p = co_await run_filter(std::move(argv), root_, std::move(text), format_timeout_,
+                                        max_bytes, kMaxStderrShown + 4);
+  if (p.succeeded()) {
+    o.formatted = std::move(p.out);
+    co_return o;
+  }
+  o.status = p.timed_out ? Status::kTimeout : Status::kFailed;
+  if (!p.started)
+    o.detail = option + ": " + p.error;
+  else if (p.timed_out)
+    o.detail = option + ": no result within " + seconds(format_timeout_) +
+               " (--format-timeout); the formatter was killed";
+  else if (p.out_truncated)
+    o.detail =
+        option + ": it wrote more than " + std::to_string(max_bytes) + " bytes; it was killed";
+  else if (p.signal != 0)
+    o.detail = option + ": ended by signal " + std::to_string(p.signal) + " (" +
+               ::strsignal(p.signal) + ")";
+  else
+    o.detail = option + ": exited with status " + std::to_string(p.exit_code);
+  if (std::string err = stderr_excerpt(p.err, kMaxStderrShown); !err.empty())
+    o.detail += "; stderr: " + err;
+  co_return o;
 }
 
 asio::awaitable<Checks::Run> Checks::run(std::size_t spec, const Target& t,
@@ -192,7 +359,7 @@ asio::awaitable<Checks::Before> Checks::before_here(const Target& t,
                                                     const std::optional<std::string>& bytes) {
   Before b;
   for (std::size_t i = 0; i < specs_.size(); ++i) {
-    if (!diagnostics::glob_matches(specs_[i].glob, t.shown)) continue;
+    if (specs_[i].format || !diagnostics::glob_matches(specs_[i].glob, t.shown)) continue;
     b.specs.push_back(i);
     if (!bytes) {
       b.diagnostics.emplace_back();

@@ -1,6 +1,9 @@
 // Diagnostics after an edit: the --check commands and --lsp language servers
 // that cover a written file, run before and after the write so that the result
-// can tell the diagnostics the edit introduced from those already there.
+// can tell the diagnostics the edit introduced from those already there. And
+// the formatters (--format) that a mutation runs on its new text before the
+// write: a program that reads the text on stdin and writes it on stdout, or
+// (GLOB=@lsp) the range formatting of the --lsp server that covers the file.
 //
 // A mutation holds the file's lock chain through both runs, so the diagnostics
 // describe exactly the bytes it wrote; other files are not held up. The runs
@@ -11,9 +14,9 @@
 // unsaved buffers are not on disk for a checker to read.
 //
 // Threading: the checks, their cache and the language servers live on one
-// executor, their home (set_home; else whichever runs them). before() and
-// after() may be called from any I/O thread: they run at home, and the caller
-// resumes on its own executor.
+// executor, their home (set_home; else whichever runs them). before(),
+// after() and format() may be called from any I/O thread: they run at home,
+// and the caller resumes on its own executor.
 #pragma once
 
 #include <boost/asio/any_io_executor.hpp>
@@ -27,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "edit/change/format_scope.h"
 #include "server/checks/diagnostics.h"
 #include "server/checks/lsp_client.h"
 
@@ -34,7 +38,12 @@ namespace editd {
 
 class Checks {
  public:
-  Checks(std::vector<diagnostics::Spec> specs, std::string root, std::chrono::milliseconds timeout);
+  // `specs`: the --check, --lsp and --format options (Spec::lsp, Spec::format),
+  // in the order given; `timeout` bounds each check (--check-timeout),
+  // `format_timeout` each formatter's run (--format-timeout).
+  Checks(std::vector<diagnostics::Spec> specs, std::string root, std::chrono::milliseconds timeout,
+         std::chrono::milliseconds format_timeout = kDefaultFormatTimeout);
+  static constexpr std::chrono::milliseconds kDefaultFormatTimeout{10'000};
   ~Checks();
 
   // A written file: its canonical path and the path shown for it ({file}).
@@ -49,7 +58,7 @@ class Checks {
     std::vector<std::string> problems;                           // runs that failed or timed out
   };
 
-  // Whether any check covers the file.
+  // Whether any check (--check or --lsp) covers the file.
   bool covers(const Target& t) const;
   // Runs (or recalls) the checks on the file as it is, `bytes` (nullopt: it
   // does not exist yet). Call with the file's lock chain held, before writing.
@@ -66,6 +75,35 @@ class Checks {
                                                              const std::string& bytes);
   // Whether some --lsp server covers the file.
   bool covers_symbols(const Target& t) const;
+
+  // How a formatter's run went (format()).
+  struct FormatOutcome {
+    enum class Status { kOk, kFailed, kTimeout } status = Status::kOk;
+    std::string formatted;  // kOk: the formatter's whole text, as it wrote it
+    // Not ok: what went wrong, then "; stderr: " and at most kMaxStderrShown
+    // bytes of its stderr (valid UTF-8, a byte that is not made '?').
+    std::string detail;
+    std::string formatter;  // the option as given ("*.py=black -q -"), for messages
+  };
+  static constexpr std::size_t kMaxStderrShown = 2048;
+  // Whether some --format covers the file (the first whose glob matches
+  // t.shown is the one format() runs).
+  bool formats(const Target& t) const;
+  // `text` (the file's new text, normalized: no BOM, LF line breaks) as the
+  // first --format covering the file writes it. A program runs in the root
+  // with `text` on stdin and {file} as diagnostics::argument_path(t.shown),
+  // for at most the format timeout, its stdout bounded by `max_bytes`. @lsp:
+  // the first --lsp that covers the file formats the lines `changed`
+  // (0-based [first, end) spans of `text`: LspClient::format_ranges). kFailed:
+  // no --format covers the file, the program could not start, exited non-zero,
+  // was ended by a signal or wrote more than `max_bytes`, or the server could
+  // not format (none covers the file, it does not offer range formatting, its
+  // edits overlap...); kTimeout: past the timeout (the program was killed, the
+  // server stopped). Empty output for a non-empty text is not judged here
+  // (format_scope::scope is). Call with the file's lock chain held.
+  boost::asio::awaitable<FormatOutcome> format(const Target& t, std::string text,
+                                               std::vector<format_scope::Span> changed,
+                                               std::size_t max_bytes);
   // Whether any --lsp is configured at all.
   bool has_language_servers() const;
   // Ends the language servers (editd is exiting). Call at home.
@@ -90,12 +128,18 @@ class Checks {
   boost::asio::awaitable<Run> run(std::size_t spec, const Target& t, const std::string& bytes);
   boost::asio::awaitable<LspClient::SymbolsOutcome> symbols_here(const Target& t,
                                                                   const std::string& bytes);
+  boost::asio::awaitable<FormatOutcome> format_here(const Target& t, std::string text,
+                                                    std::vector<format_scope::Span> changed,
+                                                    std::size_t max_bytes);
+  // The --format that covers the file: the first whose glob matches; null when none.
+  const diagnostics::Spec* formatter(const Target& t) const;
 
   std::optional<boost::asio::any_io_executor> home_;
   std::vector<diagnostics::Spec> specs_;
   std::string root_;
   std::filesystem::path canonical_root_;  // diagnostics about files outside it are dropped
   std::chrono::milliseconds timeout_;
+  std::chrono::milliseconds format_timeout_;
   std::vector<std::unique_ptr<LspClient>> lsp_;  // one per spec (null for --check)
   // The last successful --check run per (spec, canonical path): the
   // fingerprint it saw and what it said. Bounded by kCacheEntries.

@@ -13,6 +13,7 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
+#include <boost/asio/write.hpp>
 #include <spdlog/spdlog.h>
 #include <cerrno>
 #include <cstring>
@@ -43,10 +44,10 @@ struct PipeFd {
 // actions and every other descriptor closed, in `cwd`, in a new process group,
 // with default signal dispositions (editd ignores SIGPIPE and SIGHUP; a child
 // must not inherit that).
-// The children a run_process or a Child waits for, with the status of those
-// reap_orphans() took first. A child is added under the lock it was spawned
-// under, so reap_orphans() never mistakes one for an orphan; every wait goes
-// through take_status, under the same lock.
+// The children a run_process, run_filter or Child waits for, with the status
+// of those reap_orphans() took first. A child is added under the lock it was
+// spawned under, so reap_orphans() never mistakes one for an orphan; every
+// wait goes through take_status, under the same lock.
 struct Owned {
   std::mutex mutex;
   std::unordered_map<pid_t, std::optional<int>> status;
@@ -150,6 +151,51 @@ void reap_orphans() {
   }
 }
 
+namespace {
+
+// Waits for `pid`, whose output is closed, to exit: its wait status, polled
+// (reap_orphans() may take it first: take_status) without blocking the I/O
+// thread; nullopt once `deadline` passes first.
+asio::awaitable<std::optional<int>> exit_status(pid_t pid,
+                                                std::chrono::steady_clock::time_point deadline) {
+  auto ex = co_await asio::this_coro::executor;
+  for (;;) {
+    if (auto s = take_status(pid)) co_return s;
+    if (std::chrono::steady_clock::now() >= deadline) co_return std::nullopt;
+    asio::steady_timer poll(ex, std::chrono::milliseconds(5));
+    auto [ec] = co_await poll.async_wait(asio::as_tuple(asio::use_awaitable));
+    (void)ec;
+  }
+}
+
+// How a run that has read its child's output to the end (or given up at the
+// deadline: `timed_out`) ends: the child reaped, whatever it left running in
+// its group killed. Sets timed_out, exit_code and signal.
+template <class Outcome>
+asio::awaitable<void> finish(pid_t pid, std::chrono::steady_clock::time_point deadline,
+                             bool timed_out, Outcome& outcome) {
+  std::optional<int> status;
+  if (!timed_out) status = co_await exit_status(pid, deadline);
+  kill_group(pid);
+  if (!status) {
+    outcome.timed_out = true;
+    wait_killed(pid);
+    co_return;
+  }
+  if (WIFEXITED(*status)) outcome.exit_code = WEXITSTATUS(*status);
+  if (WIFSIGNALED(*status)) outcome.signal = WTERMSIG(*status);
+}
+
+// Appends what `n` bytes of `buf` it has room for to `to` (at most `max`
+// bytes in all): false when some did not fit.
+bool keep(std::string& to, const char* buf, std::size_t n, std::size_t max) {
+  const std::size_t room = max - std::min(max, to.size());
+  to.append(buf, std::min(n, room));
+  return n <= room;
+}
+
+}  // namespace
+
 asio::awaitable<ProcessOutcome> run_process(std::vector<std::string> argv, const std::string& cwd,
                                             std::chrono::milliseconds timeout,
                                             std::size_t max_output) {
@@ -182,9 +228,7 @@ asio::awaitable<ProcessOutcome> run_process(std::vector<std::string> argv, const
     for (;;) {
       auto [ec, n] =
           co_await reader.async_read_some(asio::buffer(buf), asio::as_tuple(asio::use_awaitable));
-      std::size_t keep = std::min(n, max_output - std::min(max_output, outcome.output.size()));
-      outcome.output.append(buf.data(), keep);
-      if (keep < n) outcome.truncated = true;
+      if (!keep(outcome.output, buf.data(), n, max_output)) outcome.truncated = true;
       if (ec) co_return;
     }
   };
@@ -193,33 +237,98 @@ asio::awaitable<ProcessOutcome> run_process(std::vector<std::string> argv, const
     (void)ec;
   };
   auto first = co_await (read_all() || expire());
-  bool timed_out = first.index() == 1;
-  // The output is closed: the child has ended or closed it. Wait for its exit
-  // until the deadline, without blocking the I/O thread.
-  int status = 0;
-  while (!timed_out) {
-    if (auto s = take_status(pid)) {
-      status = *s;
-      break;
+  // The output is closed: the child has ended or closed it. Its exit is
+  // waited for until the deadline.
+  co_await finish(pid, deadline, first.index() == 1, outcome);
+  co_return outcome;
+}
+
+asio::awaitable<FilterOutcome> run_filter(std::vector<std::string> argv, const std::string& cwd,
+                                          std::string input, std::chrono::milliseconds timeout,
+                                          std::size_t max_out, std::size_t max_err) {
+  using namespace asio::experimental::awaitable_operators;
+  FilterOutcome outcome;
+  auto ex = co_await asio::this_coro::executor;
+  // Three pipes, each end close-on-exec: the child gets its ends as 0, 1 and
+  // 2 (dup2 clears the flag there), and no other child inherits any of them
+  // (a formatter run at the same time holding this one's stdin open would
+  // keep it waiting for more input).
+  int fds[3][2];
+  std::array<PipeFd, 6> ends;
+  for (int i = 0; i < 3; ++i) {
+    if (::pipe2(fds[i], O_CLOEXEC) != 0) {
+      outcome.error = std::string("pipe: ") + std::strerror(errno);
+      co_return outcome;
     }
-    if (std::chrono::steady_clock::now() >= deadline) {
-      timed_out = true;
-      break;
+    ends[2 * i].fd = fds[i][0];
+    ends[2 * i + 1].fd = fds[i][1];
+  }
+  PipeFd &in_read = ends[0], &in_write = ends[1], &out_read = ends[2], &out_write = ends[3],
+         &err_read = ends[4], &err_write = ends[5];
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_adddup2(&actions, in_read.fd, 0);
+  posix_spawn_file_actions_adddup2(&actions, out_write.fd, 1);
+  posix_spawn_file_actions_adddup2(&actions, err_write.fd, 2);
+  pid_t pid = spawn_in(argv, cwd, &actions, outcome.error);
+  posix_spawn_file_actions_destroy(&actions);
+  if (pid < 0) co_return outcome;
+  outcome.started = true;
+  // The child's ends are the child's alone: with one of them open here, its
+  // output would never end.
+  ::close(in_read.release());
+  ::close(out_write.release());
+  ::close(err_write.release());
+
+  const auto deadline = std::chrono::steady_clock::now() + timeout;
+  asio::posix::stream_descriptor to(ex, in_write.release());
+  asio::posix::stream_descriptor from(ex, out_read.release());
+  asio::posix::stream_descriptor errors(ex, err_read.release());
+  asio::steady_timer timer(ex);
+  timer.expires_at(deadline);
+  // The input is written while both outputs are read: a filter that writes
+  // as it reads would otherwise fill its output pipe while editd fills its
+  // input pipe, each waiting on the other. One that stops reading (it exited,
+  // or never reads) ends the write with EPIPE: its outcome says the rest.
+  auto feed = [&]() -> asio::awaitable<void> {
+    if (!input.empty()) {
+      auto [ec, n] =
+          co_await asio::async_write(to, asio::buffer(input), asio::as_tuple(asio::use_awaitable));
+      (void)ec;
+      (void)n;
     }
-    asio::steady_timer poll(ex, std::chrono::milliseconds(5));
-    auto [ec] = co_await poll.async_wait(asio::as_tuple(asio::use_awaitable));
+    boost::system::error_code ignored;
+    to.close(ignored);
+  };
+  auto read_out = [&]() -> asio::awaitable<void> {
+    std::array<char, 65536> buf;
+    for (;;) {
+      auto [ec, n] =
+          co_await from.async_read_some(asio::buffer(buf), asio::as_tuple(asio::use_awaitable));
+      if (!keep(outcome.out, buf.data(), n, max_out)) {
+        // A flood: no use reading on, and its stdin and stderr end with it.
+        outcome.out_truncated = true;
+        kill_group(pid);
+        co_return;
+      }
+      if (ec) co_return;
+    }
+  };
+  auto read_err = [&]() -> asio::awaitable<void> {
+    std::array<char, 16384> buf;
+    for (;;) {
+      auto [ec, n] =
+          co_await errors.async_read_some(asio::buffer(buf), asio::as_tuple(asio::use_awaitable));
+      keep(outcome.err, buf.data(), n, max_err);
+      if (ec) co_return;
+    }
+  };
+  auto expire = [&]() -> asio::awaitable<void> {
+    auto [ec] = co_await timer.async_wait(asio::as_tuple(asio::use_awaitable));
     (void)ec;
-  }
-  if (timed_out) {
-    outcome.timed_out = true;
-    kill_group(pid);
-    wait_killed(pid);
-    co_return outcome;
-  }
-  // Whatever it left running in its group goes with it.
-  kill_group(pid);
-  if (WIFEXITED(status)) outcome.exit_code = WEXITSTATUS(status);
-  if (WIFSIGNALED(status)) outcome.signal = WTERMSIG(status);
+  };
+  auto first = co_await ((feed() && read_out() && read_err()) || expire());
+  co_await finish(pid, deadline, first.index() == 1, outcome);
   co_return outcome;
 }
 

@@ -24,9 +24,8 @@ namespace {
 
 constexpr std::string_view kFileWord = "{file}";
 
-Error option_error(bool lsp, std::string message) {
-  return Error(ErrorKind::kInvalidParams,
-               std::string(lsp ? "--lsp" : "--check") + " " + std::move(message));
+Error option_error(std::string_view flag, std::string message) {
+  return Error(ErrorKind::kInvalidParams, std::string(flag) + " " + std::move(message));
 }
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -218,36 +217,67 @@ Result<std::vector<std::string>> split_command(std::string_view command) {
   return words;
 }
 
-Result<Spec> parse_spec(std::string_view value, bool lsp) {
+namespace {
+
+// `spec` carries the kind (lsp, format); the rest is filled from `value`.
+Result<Spec> parse_into(Spec spec, std::string_view value) {
+  const std::string_view flag = option_flag(spec);
   auto eq = value.find('=');
   if (eq == std::string_view::npos || eq == 0)
-    return option_error(lsp, "takes GLOB=COMMAND, got '" + std::string(value) + "'");
-  Spec spec;
+    return option_error(flag, "takes GLOB=COMMAND, got '" + std::string(value) + "'");
   spec.glob = std::string(value.substr(0, eq));
-  spec.lsp = lsp;
   spec.option = std::string(value);
   if (expand_braces(spec.glob).size() > kMaxAlternatives)
-    return option_error(lsp, "'" + std::string(value) + "': the glob has more than " +
-                                 std::to_string(kMaxAlternatives) + " {a,b} alternatives");
+    return option_error(flag, "'" + std::string(value) + "': the glob has more than " +
+                                  std::to_string(kMaxAlternatives) + " {a,b} alternatives");
   auto argv = split_command(value.substr(eq + 1));
-  if (!argv) return option_error(lsp, "'" + std::string(value) + "': " + argv.error().message);
-  if (argv->empty()) return option_error(lsp, "'" + std::string(value) + "' has no command");
-  if (!lsp) {
+  if (!argv) return option_error(flag, "'" + std::string(value) + "': " + argv.error().message);
+  if (argv->empty()) return option_error(flag, "'" + std::string(value) + "' has no command");
+  if (spec.format && (*argv)[0] == kLspFormatter && argv->size() > 1)
+    return option_error(flag, "'" + std::string(value) + "': " + std::string(kLspFormatter) +
+                                  " stands alone (the --lsp server that covers the file "
+                                  "formats it, as that --lsp starts it)");
+  // A language server is never given a file's name on its command line.
+  if (!spec.lsp) {
     for (std::size_t i = 0; i < argv->size(); ++i) {
       const std::string& w = (*argv)[i];
       if (w.find(kFileWord) == std::string::npos) continue;
       if (i == 0)
-        return option_error(lsp, "'" + std::string(value) +
-                                     "': {file} cannot be the program: a client's file is never run");
+        return option_error(flag,
+                            "'" + std::string(value) +
+                                "': {file} cannot be the program: a client's file is never run");
       if (w != kFileWord)
         return option_error(
-            lsp, "'" + std::string(value) + "': {file} must be a whole word, got '" + w +
-                     "': a file's name is never pasted into other text (in a shell script, pass it "
-                     "as a parameter: sh -c '... \"$1\" ...' sh {file})");
+            flag,
+            "'" + std::string(value) + "': {file} must be a whole word, got '" + w +
+                "': a file's name is never pasted into other text (in a shell script, pass it "
+                "as a parameter: sh -c '... \"$1\" ...' sh {file})");
     }
   }
   spec.argv = std::move(*argv);
   return spec;
+}
+
+}  // namespace
+
+Result<Spec> parse_spec(std::string_view value, bool lsp) {
+  Spec spec;
+  spec.lsp = lsp;
+  return parse_into(std::move(spec), value);
+}
+
+Result<Spec> parse_format_spec(std::string_view value) {
+  Spec spec;
+  spec.format = true;
+  return parse_into(std::move(spec), value);
+}
+
+bool by_lsp(const Spec& spec) {
+  return spec.format && spec.argv.size() == 1 && spec.argv[0] == kLspFormatter;
+}
+
+std::string_view option_flag(const Spec& spec) {
+  return spec.format ? "--format" : spec.lsp ? "--lsp" : "--check";
 }
 
 std::string argument_path(std::string_view file) {

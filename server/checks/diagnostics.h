@@ -39,11 +39,15 @@ struct Report {
   std::optional<std::string> detail;  // what went wrong, when not ok
 };
 
-// One --check or --lsp option: GLOB=COMMAND.
+// One --check, --lsp or --format option: GLOB=COMMAND.
 struct Spec {
   std::string glob;
   std::vector<std::string> argv;  // split as a shell would, with no shell: see split_command
   bool lsp = false;
+  // A --format: argv reads a file's text on stdin and writes it formatted on
+  // stdout; or argv is {kLspFormatter}, and the --lsp server that covers the
+  // file formats it (by_lsp). Never a check nor a language server of its own.
+  bool format = false;
   std::string option;  // the option's value as given, for messages
   // What a language server is sent as initialize's initializationOptions,
   // besides what editd sends every one (set at start: server/checks/launch.h).
@@ -56,6 +60,22 @@ struct Spec {
 // option (`-o{file}`) or a shell script (`sh -c '... {file}'`); a script takes
 // it as a positional parameter (`sh -c '... "$1"' sh {file}`).
 Result<Spec> parse_spec(std::string_view value, bool lsp);
+
+// The COMMAND of a --format that has the --lsp server covering the file
+// format it (textDocument/rangeFormatting).
+inline constexpr std::string_view kLspFormatter = "@lsp";
+
+// A --format's "GLOB=COMMAND": as parse_spec for a --check ({file} only as a
+// whole word, never the program), with `format` set; a COMMAND that is
+// exactly kLspFormatter gives argv {kLspFormatter}, one that starts with it
+// and has more words is refused (the server takes no arguments here).
+Result<Spec> parse_format_spec(std::string_view value);
+
+// Whether a --format spec has the language server format (kLspFormatter).
+bool by_lsp(const Spec& spec);
+
+// "--check", "--lsp" or "--format": the option a spec came from, for messages.
+std::string_view option_flag(const Spec& spec);
 
 // Splits a command line into words: blanks separate words; single quotes keep
 // everything literally; double quotes keep everything but \" and \\; a

@@ -18,7 +18,7 @@ namespace {
 
 Error refused(const diagnostics::Spec& spec, const std::string& why) {
   return Error(ErrorKind::kInvalidParams,
-               std::string(spec.lsp ? "--lsp " : "--check ") + spec.option + ": " + why);
+               std::string(diagnostics::option_flag(spec)) + " " + spec.option + ": " + why);
 }
 
 bool under(const fs::path& root, const fs::path& p) {
@@ -232,6 +232,8 @@ std::vector<std::string> pin_environment(const fs::path& root) {
 
 Result<void> pin_programs(std::vector<diagnostics::Spec>& specs, const fs::path& root) {
   for (diagnostics::Spec& spec : specs) {
+    // Runs no program of its own: the --lsp that covers the file, pinned as such.
+    if (diagnostics::by_lsp(spec)) continue;
     auto program = locate(spec, root, spec.argv[0]);
     if (!program) return program.error();
     if (*program) spec.argv[0] = (*program)->string();

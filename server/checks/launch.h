@@ -1,4 +1,4 @@
-// How editd starts the programs of --check and --lsp. The tree it serves is
+// How editd starts the programs of --check, --lsp and --format. The tree it serves is
 // anyone's (a cloned repository, files a client wrote), so editd alone
 // chooses every program it starts and every module those programs load,
 // once, at start (docs/deployment.md, "What editd pins"):
@@ -31,7 +31,8 @@ std::vector<std::string> pin_environment(const std::filesystem::path& root);
 
 // Resolves each spec's program on the pinned PATH (argv[0] becomes absolute;
 // one not found stays as given, and fails when it is run) and pins the
-// language servers editd knows (argv, initialization_options). An error names
+// language servers editd knows (argv, initialization_options). A --format is
+// pinned as a --check is; one of diagnostics::kLspFormatter runs no program. An error names
 // the option, why it is refused and what to give instead.
 Result<void> pin_programs(std::vector<diagnostics::Spec>& specs,
                           const std::filesystem::path& root);

@@ -150,6 +150,8 @@ void handle(const StatePtr& s, lsp::Message m) {
         s->encoding = symbols::encoding_named(e->get<std::string>());
       if (auto d = caps.find("documentSymbolProvider"); d != caps.end())
         s->document_symbols = d->is_object() || (d->is_boolean() && d->get<bool>());
+      if (auto r = caps.find("documentRangeFormattingProvider"); r != caps.end())
+        s->range_formatting = r->is_object() || (r->is_boolean() && r->get<bool>());
     }
     s->initialized = true;
     send(s, json{{"jsonrpc", "2.0"}, {"method", "initialized"}, {"params", json::object()}});
@@ -198,7 +200,8 @@ asio::awaitable<std::shared_ptr<LspClient::State>> LspClient::start(
         {"textDocument",
          {{"publishDiagnostics", {{"versionSupport", true}, {"relatedInformation", true}}},
           {"synchronization", {{"didSave", false}, {"dynamicRegistration", false}}},
-          {"documentSymbol", {{"hierarchicalDocumentSymbolSupport", true}}}}},
+          {"documentSymbol", {{"hierarchicalDocumentSymbolSupport", true}}},
+          {"rangeFormatting", {{"dynamicRegistration", false}}}}},
         {"workspace", {{"configuration", true}}}};
     send(s, json{{"jsonrpc", "2.0"},
                  {"id", s->init_id},

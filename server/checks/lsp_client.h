@@ -1,10 +1,12 @@
 // A client of one language server (--lsp): started on first use, kept
 // running, fed each file's content (didOpen, then didChange with the full
-// text), and asked for the diagnostics it publishes and a file's symbols
-// (textDocument/documentSymbol), always of the very text it was just given.
-// The parts: this file and lsp_client.cpp (start, initialize, diagnostics),
-// lsp_symbols.cpp (documentSymbol), lsp_endpoint.cpp (framing), lsp_state.h
-// (what they share), lsp_wire.h (the pure part).
+// text), and asked for the diagnostics it publishes, a file's symbols
+// (textDocument/documentSymbol) and its changed lines formatted
+// (textDocument/rangeFormatting, for --format GLOB=@lsp), always of the very
+// text it was just given. The parts: this file and lsp_client.cpp (start,
+// initialize, diagnostics), lsp_symbols.cpp (documentSymbol),
+// lsp_formatting.cpp (rangeFormatting), lsp_endpoint.cpp (framing),
+// lsp_state.h (what they share), lsp_wire.h (the pure part).
 //
 // Every member runs on the checks' home, the main I/O thread (server/checks/checks.h).
 // A server that exits or breaks the protocol is forgotten, its diagnoses answer
@@ -22,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "edit/change/format_scope.h"
 #include "edit/symbols/outline.h"
 #include "edit/symbols/positions.h"
 #include "server/checks/diagnostics.h"
@@ -88,6 +91,28 @@ class LspClient {
   boost::asio::awaitable<SymbolsOutcome> document_symbols(
       const std::string& path, const std::string& text,
       std::chrono::steady_clock::time_point deadline);
+
+  // `text` (without a BOM, LF line breaks) of `path` (absolute) with the
+  // lines `changed` formatted by the server: the document is opened or
+  // changed to exactly `text`, rangeFormatting asked for each span (merged
+  // and ascending; a point, where lines were removed, stands for the lines
+  // on either side of it) with tabs for indentation when most changed lines
+  // that are indented start with one (else 4 spaces), all at once, and the
+  // edits of every answer made on `text` (`formatted`: the whole text). No
+  // span, or nothing to format: `text` as it is. kFailed: the server does not
+  // offer documentRangeFormattingProvider, could not start, exited, answered
+  // an error or something that is not a TextEdit[], sent edits that overlap,
+  // or a text over `max_bytes`; kTimeout: no answer by `deadline` (the server
+  // is then stopped, as a diagnose that times out stops it).
+  struct Formatted {
+    diagnostics::Status status = diagnostics::Status::kOk;
+    std::string detail;  // when not ok
+    std::string formatted;
+  };
+  boost::asio::awaitable<Formatted> format_ranges(const std::string& path, std::string text,
+                                                  std::vector<format_scope::Span> changed,
+                                                  std::chrono::steady_clock::time_point deadline,
+                                                  std::size_t max_bytes);
 
   // Ends the server (editd is exiting): pending calls answer `failed`.
   void stop();

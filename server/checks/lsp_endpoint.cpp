@@ -75,8 +75,9 @@ asio::awaitable<void> write_loop(StatePtr s) {
   s->writing = false;
 }
 
-lsp::Message parse(std::string_view body) {
-  return lsp::parse_message(body, kMaxMessageDepth, LspClient::kMaxSymbols, kMaxAnswerBytes);
+lsp::Message parse(std::string_view body, const std::vector<std::int64_t>& json_results) {
+  return lsp::parse_message(body, kMaxMessageDepth, LspClient::kMaxSymbols, kMaxAnswerBytes,
+                            json_results);
 }
 
 }  // namespace
@@ -132,12 +133,12 @@ asio::awaitable<void> read_loop(StatePtr s) {
       const std::string_view body = rest.substr(end + 4, *length);
       lsp::Message msg;
       if (body.size() <= kInlineParseBytes || !s->pool) {
-        msg = parse(body);
+        msg = parse(body, s->json_results);
       } else {
         // `buf` is not touched until the parse is back: this loop waits for it.
-        auto parsed = co_await offload(*s->pool, [body]() -> Result<lsp::Message> {
-          return parse(body);
-        });
+        auto parsed = co_await offload(
+            *s->pool,
+            [body, ids = s->json_results]() -> Result<lsp::Message> { return parse(body, ids); });
         if (parsed) msg = std::move(*parsed);
         else msg.json = json(json::value_t::discarded);
       }

@@ -86,14 +86,18 @@ struct LspClient::State {
   std::int64_t next_id = 1;
   std::int64_t init_id = 0;
   // What initialize's result said: the position encoding of every range the
-  // server sends, and whether it answers documentSymbol.
+  // server sends, and whether it answers documentSymbol and rangeFormatting.
   symbols::Encoding encoding = symbols::Encoding::kUtf16;
   bool document_symbols = false;
+  bool range_formatting = false;
   // How the server was found to end lines (symbols::fit_line_breaks).
   symbols::LineBreaks breaks = symbols::LineBreaks::kLsp;
   // Requests of editd's waiting for their answer, by id: empty until it
   // comes. One entry per waiting call; a call that gives up erases its own.
   std::map<std::int64_t, std::optional<lsp::Message>> answers;
+  // Of those, the requests whose array result is read as JSON, not as
+  // symbols (lsp::parse_message): rangeFormatting's. Few at a time.
+  std::vector<std::int64_t> json_results;
   std::map<std::string, std::shared_ptr<Doc>> docs;  // by URI
   std::uint64_t clock = 0;
   // The longest a publish took after its text was sent.

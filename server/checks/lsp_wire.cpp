@@ -1,5 +1,6 @@
 #include "server/checks/lsp_wire.h"
 
+#include <algorithm>
 #include <cctype>
 #include <map>
 #include <optional>
@@ -104,8 +105,13 @@ constexpr std::size_t kMaxNameBytes = 1024;  // nobody names a symbol with more
 // answer's length).
 class Reader {
  public:
-  Reader(Message& out, int max_depth, std::size_t max_symbols, std::size_t max_bytes)
-      : out_(out), max_depth_(max_depth), max_symbols_(max_symbols), max_bytes_(max_bytes) {}
+  Reader(Message& out, int max_depth, std::size_t max_symbols, std::size_t max_bytes,
+         const std::vector<std::int64_t>& json_results)
+      : out_(out),
+        max_depth_(max_depth),
+        max_symbols_(max_symbols),
+        max_bytes_(max_bytes),
+        json_results_(json_results) {}
 
   bool null() { return value(json(nullptr)); }
   bool boolean(bool b) { return value(json(b)); }
@@ -150,6 +156,7 @@ class Reader {
     if (skip_ > 0) return true;
     if (!frames_.empty()) return symbol_value(v);
     if (static_cast<int>(dom_.size()) > max_depth_) return true;
+    if (dom_.size() == 1 && key_ == "id" && v.is_number_integer()) id_ = v.get<std::int64_t>();
     place(std::move(v));
     return true;
   }
@@ -178,8 +185,11 @@ class Reader {
       ++skip_;
       return true;
     }
-    // The top-level object's "result", an array: symbols.
-    if (!object && dom_.size() == 1 && dom_.back()->is_object() && key_ == "result") {
+    // The top-level object's "result", an array: symbols, unless its id says
+    // it answers a request of another list.
+    if (!object && dom_.size() == 1 && dom_.back()->is_object() && key_ == "result" &&
+        !(id_ &&
+          std::find(json_results_.begin(), json_results_.end(), *id_) != json_results_.end())) {
       out_.symbols.emplace();
       frames_.push_back(Frame(Kind::kList));
       return true;
@@ -310,6 +320,8 @@ class Reader {
   Message& out_;
   const int max_depth_;
   const std::size_t max_symbols_, max_bytes_;
+  const std::vector<std::int64_t>& json_results_;
+  std::optional<std::int64_t> id_;  // the message's "id", once read
   std::vector<json*> dom_;   // the open containers of the DOM part
   std::string key_;          // the DOM's last key
   std::vector<Frame> frames_;  // the open values of the symbols, innermost last
@@ -321,9 +333,9 @@ class Reader {
 }  // namespace
 
 Message parse_message(std::string_view bytes, int max_depth, std::size_t max_symbols,
-                      std::size_t max_symbol_bytes) {
+                      std::size_t max_symbol_bytes, const std::vector<std::int64_t>& json_results) {
   Message out;
-  Reader reader(out, max_depth, max_symbols, max_symbol_bytes);
+  Reader reader(out, max_depth, max_symbols, max_symbol_bytes, json_results);
   if (!json::sax_parse(bytes.begin(), bytes.end(), &reader)) {
     out.json = json(json::value_t::discarded);
     out.symbols.reset();
@@ -336,6 +348,115 @@ std::size_t symbol_bytes(const std::vector<symbols::Reported>& list) {
   for (const symbols::Reported& r : list)
     n += sizeof(symbols::Reported) + r.name.size() + symbol_bytes(r.children);
   return n;
+}
+
+namespace {
+
+std::optional<symbols::Position> position_of(const json& p) {
+  if (!p.is_object()) return std::nullopt;
+  auto line = p.find("line");
+  auto character = p.find("character");
+  if (line == p.end() || character == p.end() || !line->is_number_unsigned() ||
+      !character->is_number_unsigned())
+    return std::nullopt;
+  return symbols::Position{line->get<std::uint64_t>(), character->get<std::uint64_t>()};
+}
+
+}  // namespace
+
+std::optional<std::vector<TextEdit>> text_edits(const json& result) {
+  std::vector<TextEdit> edits;
+  if (result.is_null()) return edits;
+  if (!result.is_array()) return std::nullopt;
+  for (const json& item : result) {
+    if (!item.is_object()) return std::nullopt;
+    auto range = item.find("range");
+    auto text = item.find("newText");
+    if (range == item.end() || !range->is_object() || text == item.end() || !text->is_string())
+      return std::nullopt;
+    auto start = position_of(range->value("start", json()));
+    auto end = position_of(range->value("end", json()));
+    if (!start || !end) return std::nullopt;
+    edits.push_back(TextEdit{{*start, *end}, text->get<std::string>()});
+  }
+  return edits;
+}
+
+Result<std::string> apply_text_edits(std::string_view text, std::vector<TextEdit> edits,
+                                     symbols::Encoding encoding, symbols::LineBreaks breaks,
+                                     std::size_t max_bytes) {
+  struct Placed {
+    std::size_t begin, end;
+    std::string* text;
+  };
+  const symbols::LineIndex index(text, breaks);
+  std::vector<Placed> placed;
+  placed.reserve(edits.size());
+  for (TextEdit& e : edits) {
+    const std::size_t b = index.offset(e.range.start, encoding);
+    const std::size_t x = index.offset(e.range.end, encoding);
+    if (x < b)
+      return Error(ErrorKind::kDelegateFailed,
+                   "an edit's range ends (line " + std::to_string(e.range.end.line) +
+                       ") before it starts (line " + std::to_string(e.range.start.line) + ")");
+    placed.push_back({b, x, &e.new_text});
+  }
+  // Stable: insertions at one point stay in the order they came.
+  std::stable_sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  std::string out;
+  std::size_t at = 0;  // of `text`, copied up to here
+  const Placed* last = nullptr;
+  for (const Placed& p : placed) {
+    if (last && last->begin == p.begin && last->end == p.end && *last->text == *p.text &&
+        p.begin < p.end)
+      continue;  // the same edit in the answers of two ranges
+    if (p.begin < at)
+      return Error(ErrorKind::kDelegateFailed, "its edits overlap (around line " +
+                                                   std::to_string(index.editd_line(p.begin)) + ")");
+    out.append(text.substr(at, p.begin - at));
+    out.append(*p.text);
+    at = p.end;
+    last = &p;
+    if (out.size() > max_bytes) break;
+  }
+  out.append(text.substr(at));
+  if (out.size() > max_bytes)
+    return Error(ErrorKind::kDelegateFailed,
+                 "the formatted text would be over " + std::to_string(max_bytes) + " bytes");
+  return out;
+}
+
+symbols::Position lsp_position(std::string_view text, std::size_t offset,
+                               symbols::LineBreaks breaks, symbols::Encoding encoding) {
+  offset = std::min(offset, text.size());
+  symbols::Position p;
+  std::size_t line_start = 0;
+  for (std::size_t i = 0; i < offset; ++i) {
+    const char c = text[i];
+    std::size_t width = 0;  // of a line break at i
+    if (c == '\n') {
+      width = 1;
+    } else if (c == '\r' && breaks != symbols::LineBreaks::kLf) {
+      width = i + 1 < offset && text[i + 1] == '\n' ? 2 : 1;
+    } else if (breaks == symbols::LineBreaks::kLspAndUnicode && c == '\xE2' && i + 2 < offset &&
+               text[i + 1] == '\x80' && (text[i + 2] == '\xA8' || text[i + 2] == '\xA9')) {
+      width = 3;
+    }
+    if (width == 0) continue;
+    ++p.line;
+    i += width - 1;
+    line_start = i + 1;
+  }
+  for (std::size_t i = line_start; i < offset; ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    if (encoding == symbols::Encoding::kUtf8)
+      ++p.character;
+    else if ((c & 0xC0) != 0x80)
+      p.character += encoding == symbols::Encoding::kUtf16 && c >= 0xF0 ? 2 : 1;
+  }
+  return p;
 }
 
 }  // namespace lsp

@@ -150,10 +150,12 @@ ToolResultBlock editor_error(const Error& e) {
   }
 }
 
-// What the checks said about a written file, after the success line.
+// What the formatter and the checks said about a written file, after the success line.
 std::string with_diagnostics(std::string text, const std::string& path, const ops::Mutation& r) {
   json checks = json::object();  // the report alone: the diff is not copied to be ignored
   methods::put_diagnostics(checks, r.diagnostics);
+  methods::put_format(checks, r.format);
+  if (std::string f = render_format(path, checks); !f.empty()) text += "\n" + f;
   std::string d = render_diagnostics(path, checks);
   if (!d.empty()) text += "\n" + d;
   while (!text.empty() && text.back() == '\n') text.pop_back();

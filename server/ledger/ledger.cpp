@@ -60,7 +60,21 @@ CREATE INDEX IF NOT EXISTS entries_session ON entries(session, id);
 CREATE TABLE IF NOT EXISTS kept(
   entry INTEGER NOT NULL, n INTEGER NOT NULL, time_ms INTEGER NOT NULL,
   PRIMARY KEY(entry, n)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS formatted(
+  entry INTEGER NOT NULL, idx INTEGER NOT NULL, n INTEGER NOT NULL,
+  old_start INTEGER, old_count INTEGER, new_start INTEGER, new_count INTEGER,
+  old_text BLOB, new_text BLOB, context_before BLOB, context_after BLOB,
+  PRIMARY KEY(entry, idx, n)) WITHOUT ROWID;
 )sql";
+// `formatted` (FileRecord::formatted) came after schema 1 without a new
+// version: this schema runs on every open, so a ledger made before gets the
+// table, and an older editd still opens a newer ledger (another version
+// would be refused as corrupt and moved aside). What an older editd cannot
+// do with it: vouch for an entry with formatted hunks (the tag covers them,
+// and it does not read them: it lists the entry as untrusted), or delete
+// them with their entry (left behind by its retract or trim, they belong to
+// no entry, since ids are never reused, and a trim here past them deletes
+// them).
 
 Error io_error(std::string message) {
   return Error(ErrorKind::kIo, std::move(message), {{"reason", "ledger"}});
@@ -175,7 +189,7 @@ std::string digest_of(const Entry& e) {
     add_int(f.before_mode ? static_cast<std::int64_t>(*f.before_mode) : -1);
     add_int(f.after_mode ? static_cast<std::int64_t>(*f.after_mode) : -1);
     add_int(f.hunks_dropped);
-    for (const hunks::Hunk& h : f.hunks) {
+    auto add_hunk = [&](const hunks::Hunk& h) {
       add_int(static_cast<std::int64_t>(h.old_start));
       add_int(static_cast<std::int64_t>(h.old_count));
       add_int(static_cast<std::int64_t>(h.new_start));
@@ -184,6 +198,14 @@ std::string digest_of(const Entry& e) {
       add(h.new_text);
       add(h.context_before);
       add(h.context_after);
+    };
+    for (const hunks::Hunk& h : f.hunks) add_hunk(h);
+    // Only when there are some: the tags of entries made before the
+    // formatter's hunks were recorded stay what they were.
+    if (!f.formatted.empty()) {
+      add("formatted");
+      add_int(static_cast<std::int64_t>(f.formatted.size()));
+      for (const hunks::Hunk& h : f.formatted) add_hunk(h);
     }
   }
   const XXH128_hash_t h = XXH3_128bits_digest(st);
@@ -231,7 +253,8 @@ std::uint64_t entry_bytes(const Entry& e) {
                                &e.actor.request_id})
     n += s->size();
   for (const std::string& r : e.reverts) n += 1 + r.size();
-  for (const FileRecord& f : e.files) n += 128 + f.path.size() + hunks::held_by(f.hunks);
+  for (const FileRecord& f : e.files)
+    n += 128 + f.path.size() + hunks::held_by(f.hunks) + hunks::held_by(f.formatted);
   return n;
 }
 
@@ -562,7 +585,24 @@ struct Ledger::State {
     Statement file_row(writer,
                        "INSERT INTO files VALUES(?1,?2,?3,?4,?5,?6,?7,?8)");
     Statement hunk_row(writer, "INSERT INTO hunks VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
-    if (!file_row.ok() || !hunk_row.ok()) return fail("files");
+    Statement formatted_row(writer,
+                            "INSERT INTO formatted VALUES(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+    if (!file_row.ok() || !hunk_row.ok() || !formatted_row.ok()) return fail("files");
+    auto insert_hunk = [&](Statement& row, std::size_t i, std::size_t n, const hunks::Hunk& h) {
+      row.reset();
+      row.bind(1, e.id);
+      row.bind(2, static_cast<std::int64_t>(i));
+      row.bind(3, static_cast<std::int64_t>(n));
+      row.bind(4, static_cast<std::int64_t>(h.old_start));
+      row.bind(5, static_cast<std::int64_t>(h.old_count));
+      row.bind(6, static_cast<std::int64_t>(h.new_start));
+      row.bind(7, static_cast<std::int64_t>(h.new_count));
+      row.bind_blob(8, h.old_text);
+      row.bind_blob(9, h.new_text);
+      row.bind_blob(10, h.context_before);
+      row.bind_blob(11, h.context_after);
+      return row.step() == SQLITE_DONE;
+    };
     for (std::size_t i = 0; i < e.files.size(); ++i) {
       const FileRecord& f = e.files[i];
       file_row.reset();
@@ -575,22 +615,10 @@ struct Ledger::State {
       file_row.bind(7, f.after_mode);
       file_row.bind(8, static_cast<std::int64_t>(f.hunks_dropped));
       if (file_row.step() != SQLITE_DONE) return fail("file");
-      for (std::size_t n = 0; n < f.hunks.size(); ++n) {
-        const hunks::Hunk& h = f.hunks[n];
-        hunk_row.reset();
-        hunk_row.bind(1, e.id);
-        hunk_row.bind(2, static_cast<std::int64_t>(i));
-        hunk_row.bind(3, static_cast<std::int64_t>(n));
-        hunk_row.bind(4, static_cast<std::int64_t>(h.old_start));
-        hunk_row.bind(5, static_cast<std::int64_t>(h.old_count));
-        hunk_row.bind(6, static_cast<std::int64_t>(h.new_start));
-        hunk_row.bind(7, static_cast<std::int64_t>(h.new_count));
-        hunk_row.bind_blob(8, h.old_text);
-        hunk_row.bind_blob(9, h.new_text);
-        hunk_row.bind_blob(10, h.context_before);
-        hunk_row.bind_blob(11, h.context_after);
-        if (hunk_row.step() != SQLITE_DONE) return fail("hunk");
-      }
+      for (std::size_t n = 0; n < f.hunks.size(); ++n)
+        if (!insert_hunk(hunk_row, i, n, f.hunks[n])) return fail("hunk");
+      for (std::size_t n = 0; n < f.formatted.size(); ++n)
+        if (!insert_hunk(formatted_row, i, n, f.formatted[n])) return fail("formatted hunk");
     }
     Statement tag(writer, "UPDATE entries SET tag=?1 WHERE id=?2");
     tag.bind(1, key.tag("ledger", static_cast<std::size_t>(e.id), digest_of(e)));
@@ -607,7 +635,8 @@ struct Ledger::State {
     for (const std::string& sql :
          {"UPDATE meta SET value=value-(SELECT COALESCE(SUM(bytes),0) FROM entries WHERE id=" + n +
               ") WHERE key='bytes'",
-          "DELETE FROM hunks WHERE entry=" + n, "DELETE FROM files WHERE entry=" + n,
+          "DELETE FROM hunks WHERE entry=" + n, "DELETE FROM formatted WHERE entry=" + n,
+          "DELETE FROM files WHERE entry=" + n,
           "DELETE FROM kept WHERE entry=" + n,
           "DELETE FROM entries WHERE id=" + n})
       if (exec(writer, sql.c_str()) != SQLITE_OK)
@@ -660,7 +689,8 @@ struct Ledger::State {
     if (last == 0) return SQLITE_OK;
     const std::string upto = std::to_string(last);
     for (const std::string& sql :
-         {"DELETE FROM hunks WHERE entry<=" + upto, "DELETE FROM files WHERE entry<=" + upto,
+         {"DELETE FROM hunks WHERE entry<=" + upto, "DELETE FROM formatted WHERE entry<=" + upto,
+          "DELETE FROM files WHERE entry<=" + upto,
           "DELETE FROM kept WHERE entry<=" + upto,
           "DELETE FROM entries WHERE id<=" + upto,
           "UPDATE meta SET value=" + std::to_string(bytes) + " WHERE key='bytes'",
@@ -678,8 +708,14 @@ struct Ledger::State {
                       std::chrono::system_clock::now().time_since_epoch())
                       .count();
     if (e.pid == 0) e.pid = ::getpid();
-    // One entry keeps at most a quarter of the bound: past it, what changed
-    // is said, and its hunks are not kept.
+    // One entry keeps at most a quarter of the bound: past it, the
+    // formatter's hunks go first (they only say whose lines are whose), then,
+    // still past it, the hunks: what changed is said, but cannot be reverted.
+    if (entry_bytes(e) > options.max_bytes / 4)
+      for (FileRecord& f : e.files) {
+        f.formatted.clear();
+        f.formatted.shrink_to_fit();
+      }
     if (entry_bytes(e) > options.max_bytes / 4)
       for (FileRecord& f : e.files) {
         if (f.hunks.empty()) continue;
@@ -718,13 +754,16 @@ struct Ledger::State {
     Statement f(reader,
                 "SELECT idx,path,before_fp,after_fp,before_mode,after_mode,dropped FROM files "
                 "WHERE entry=?1 ORDER BY idx");
-    Statement h(reader,
-                "SELECT idx,old_start,old_count,new_start,new_count,old_text,new_text,"
-                "context_before,context_after,length(old_text)+length(new_text)+"
-                "length(context_before)+length(context_after) FROM hunks WHERE entry=?1 "
-                "ORDER BY idx,n");
+    auto hunks_of = [&](const char* table) {
+      return "SELECT idx,old_start,old_count,new_start,new_count,old_text,new_text,"
+             "context_before,context_after,length(old_text)+length(new_text)+"
+             "length(context_before)+length(context_after) FROM " +
+             std::string(table) + " WHERE entry=?1 ORDER BY idx,n";
+    };
+    Statement h(reader, hunks_of("hunks").c_str());
+    Statement fh(reader, hunks_of("formatted").c_str());
     Statement k_rows(reader, "SELECT n FROM kept WHERE entry=?1 ORDER BY n");
-    if (!e.ok() || !f.ok() || !h.ok() || !k_rows.ok())
+    if (!e.ok() || !f.ok() || !h.ok() || !fh.ok() || !k_rows.ok())
       return io_error(std::string("the ledger cannot be read: ") + sqlite3_errmsg(reader));
     for (std::int64_t id : ids) {
       e.reset();
@@ -750,43 +789,50 @@ struct Ledger::State {
         r.hunks_dropped = f.integer(6) != 0;
         x.files.push_back(std::move(r));
       }
-      h.reset();
-      h.bind(1, id);
       // The tag covers the lines: an entry whose lines are left out is
       // checked as it streams by, its digest made from every row.
       bool whole = true;
       Entry digested;
-      while (h.step() == SQLITE_ROW) {
-        const auto idx = static_cast<std::size_t>(h.integer(0));
-        if (idx >= x.files.size()) {
-          x.untrusted = true;
-          continue;
+      // The rows of `q` (hunks or formatted) into `member` of their files.
+      auto read_hunks = [&](Statement& q, std::vector<hunks::Hunk> FileRecord::*member) {
+        q.reset();
+        q.bind(1, id);
+        while (q.step() == SQLITE_ROW) {
+          const auto idx = static_cast<std::size_t>(q.integer(0));
+          if (idx >= x.files.size()) {
+            x.untrusted = true;
+            continue;
+          }
+          hunks::Hunk k;
+          k.old_start = static_cast<std::uint64_t>(q.integer(1));
+          k.old_count = static_cast<std::uint64_t>(q.integer(2));
+          k.new_start = static_cast<std::uint64_t>(q.integer(3));
+          k.new_count = static_cast<std::uint64_t>(q.integer(4));
+          const auto size = static_cast<std::size_t>(q.integer(9));
+          const bool keep = texts && size <= budget;
+          if (whole && !keep) {
+            whole = false;
+            digested = x;  // the lines so far; those after are added to it alone
+          }
+          hunks::Hunk full = k;
+          full.old_text = q.text(5);
+          full.new_text = q.text(6);
+          full.context_before = q.text(7);
+          full.context_after = q.text(8);
+          if (!whole) (digested.files[idx].*member).push_back(full);
+          if (keep) {
+            budget -= size;
+            k = std::move(full);
+          } else {
+            x.files[idx].texts_omitted = texts;
+          }
+          (x.files[idx].*member).push_back(std::move(k));
         }
-        hunks::Hunk k;
-        k.old_start = static_cast<std::uint64_t>(h.integer(1));
-        k.old_count = static_cast<std::uint64_t>(h.integer(2));
-        k.new_start = static_cast<std::uint64_t>(h.integer(3));
-        k.new_count = static_cast<std::uint64_t>(h.integer(4));
-        const auto size = static_cast<std::size_t>(h.integer(9));
-        const bool keep = texts && size <= budget;
-        if (whole && !keep) {
-          whole = false;
-          digested = x;  // the lines so far; those after are added to it alone
-        }
-        hunks::Hunk full = k;
-        full.old_text = h.text(5);
-        full.new_text = h.text(6);
-        full.context_before = h.text(7);
-        full.context_after = h.text(8);
-        if (!whole) digested.files[idx].hunks.push_back(full);
-        if (keep) {
-          budget -= size;
-          k = std::move(full);
-        } else {
-          x.files[idx].texts_omitted = texts;
-        }
-        x.files[idx].hunks.push_back(std::move(k));
-      }
+      };
+      // The entry's own hunks first: a revert needs their lines, the
+      // formatter's only say whose lines were whose.
+      read_hunks(h, &FileRecord::hunks);
+      read_hunks(fh, &FileRecord::formatted);
       k_rows.reset();
       k_rows.bind(1, id);
       while (k_rows.step() == SQLITE_ROW)

@@ -6,7 +6,8 @@
 // `editd revert`. Each entry says when, who (the client's name and version,
 // its door, ACP session, socket peer), which method and request id, and for
 // each file the fingerprints before and after and its hunks
-// (edit/change/hunks.h): what a revert needs, never a copy of the file.
+// (edit/change/hunks.h): what a revert needs, never a copy of the file; and,
+// where a formatter ran, which of those lines were the formatter's.
 //
 // Appends from every request are grouped: one writer thread takes all that
 // are waiting in one transaction (one sync of the WAL under --durability
@@ -65,7 +66,17 @@ struct FileRecord {
   // The hunks were larger than the ledger keeps for one entry: the entry
   // says what changed, but cannot be reverted.
   bool hunks_dropped = false;
-  // Read back only: the hunks' lines were left out (a page's bound).
+  // What a formatter (--format) changed of the text the call made, as hunks
+  // from that text (old) to the bytes as written (new). `hunks` already
+  // include them (before -> as written), so a revert takes both back; these
+  // only say which of the lines were the formatter's, and are not revertible
+  // on their own. Empty when no formatter ran or it changed nothing. Read
+  // back with the same page bound as `hunks` (their texts left out past it:
+  // texts_omitted); on an entry past the ledger's bound for one entry they
+  // are the first to go (before `hunks`), without a mark.
+  std::vector<hunks::Hunk> formatted;
+  // Read back only: the lines of some of `hunks` or `formatted` were left
+  // out (a page's bound).
   bool texts_omitted = false;
 };
 
@@ -125,8 +136,9 @@ struct Filter {
   std::size_t limit = 50;                 // at most 1000
 };
 
-// A page carries at most this much of its hunks' lines; past it, files come
-// with texts_omitted.
+// A page carries at most this much of its hunks' lines (formatted hunks
+// counted too, after the entry's own hunks); past it, files come with
+// texts_omitted.
 inline constexpr std::size_t kPageTextBytes = 1 << 20;
 
 struct Page {

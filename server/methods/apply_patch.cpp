@@ -20,6 +20,7 @@ Result<ops::PatchRequest> decode_apply_patch(const json& p) {
   ops::PatchRequest r;
   d.string("patch", r.patch);
   d.optional_bool("dryRun", r.dry_run);
+  decode_format(d, r.format);
   d.optional_string_map("expectedFingerprints", r.expected_fingerprints);
   for (const auto& [path, fingerprint] : r.expected_fingerprints) {
     if (auto problem = protocol::path_problem(path)) {
@@ -54,7 +55,8 @@ Method apply_patch() {
           object({{"patch", str("The patch text.")},
                   {"expectedFingerprints", string_map("Optional: path -> the fingerprint read_text "
                                                       "returned, for files the patch touches.")},
-                  {"dryRun", dry_run_param()}},
+                  {"dryRun", dry_run_param()},
+                  {"format", format_param()}},
                  {"patch"}),
       .output_schema = {{"type", "object"},
                         {"properties",

@@ -84,10 +84,10 @@ Result<ops::ChangesRequest> decode_changes(const json& p) {
 }
 
 // A hunk's lines, unless the page's bound (ledger::kPageTextBytes) left them
-// out: then textOmitted, and the hunk is still listed.
-json encode_hunk(const hunks::Hunk& h, const std::string& id, bool omitted) {
-  json j = {{"id", id},
-            {"oldStart", h.old_start + 1},
+// out: then textOmitted, and the hunk is still listed. The caller adds what
+// names it: an id, or the formatter's origin.
+json encode_hunk(const hunks::Hunk& h, bool omitted) {
+  json j = {{"oldStart", h.old_start + 1},
             {"oldLines", h.old_count},
             {"newStart", h.new_start + 1},
             {"newLines", h.new_count}};
@@ -107,7 +107,11 @@ json encode_entry(const ledger::Entry& e) {
   std::size_t n = 0;
   for (const ledger::FileRecord& f : e.files) {
     json hs = json::array();
-    for (const hunks::Hunk& h : f.hunks) hs.push_back(encode_hunk(h, ledger::hunk_id(e.id, ++n), f.texts_omitted));
+    for (const hunks::Hunk& h : f.hunks) {
+      json j = encode_hunk(h, f.texts_omitted);
+      j["id"] = ledger::hunk_id(e.id, ++n);
+      hs.push_back(std::move(j));
+    }
     json file = {{"path", f.path},
                  {"beforeFingerprint", f.before_fingerprint ? json(*f.before_fingerprint) : json()},
                  {"afterFingerprint", f.after_fingerprint ? json(*f.after_fingerprint) : json()},
@@ -115,6 +119,18 @@ json encode_entry(const ledger::Entry& e) {
     if (f.before_mode) file["beforeMode"] = *f.before_mode;
     if (f.after_mode) file["afterMode"] = *f.after_mode;
     if (f.hunks_dropped) file["hunksDropped"] = true;
+    // The formatter's part of `hunks` (from the call's text to the bytes as
+    // written): no ids, since a revert takes them back with the hunks that
+    // hold them, never alone.
+    if (!f.formatted.empty()) {
+      json fs = json::array();
+      for (const hunks::Hunk& h : f.formatted) {
+        json j = encode_hunk(h, f.texts_omitted);
+        j["origin"] = "format";
+        fs.push_back(std::move(j));
+      }
+      file["formatted"] = std::move(fs);
+    }
     files.push_back(std::move(file));
   }
   json client = {{"name", e.actor.client}, {"version", e.actor.client_version}};
@@ -165,11 +181,20 @@ std::string render_changes(const json&, const json& result) {
     out += "\n";
     for (const json& f : c.value("files", json::array())) {
       out += "  " + f.value("path", "") + (f.value("hunksDropped", false) ? "  (lines not kept)" : "") + "\n";
-      for (const json& h : f.value("hunks", json::array()))
-        out += "    " + h.value("id", "") + "  -" + std::to_string(h.value("oldStart", 0)) + "," +
+      auto ranges = [](const json& h) {
+        return "-" + std::to_string(h.value("oldStart", 0)) + "," +
                std::to_string(h.value("oldLines", 0)) + " +" +
                std::to_string(h.value("newStart", 0)) + "," +
-               std::to_string(h.value("newLines", 0)) + "\n";
+               std::to_string(h.value("newLines", 0));
+      };
+      for (const json& h : f.value("hunks", json::array()))
+        out += "    " + h.value("id", "") + "  " + ranges(h) + "\n";
+      const json formatted = f.value("formatted", json::array());
+      if (!formatted.empty()) {
+        out += "    formatted by the formatter: " + std::to_string(formatted.size()) +
+               (formatted.size() == 1 ? " hunk" : " hunks") + "\n";
+        for (const json& h : formatted) out += "      " + ranges(h) + "\n";
+      }
     }
   }
   if (out.empty()) out = "No changes on record match.\n";
@@ -193,6 +218,18 @@ Method changes() {
                  {"new", str("The lines it wrote.")},
                  {"textOmitted", boolean("The page's 1 MiB of lines was spent.")}}},
                {"required", {"id", "oldStart", "oldLines", "newStart", "newLines"}}};
+  json format_hunk = {
+      {"type", "object"},
+      {"properties",
+       {{"origin", str("\"format\": the formatter (--format) made these lines.")},
+        {"oldStart", integer("First line of the text the call made (1-based).", 1)},
+        {"oldLines", integer("Lines of it the formatter replaced.", 0)},
+        {"newStart", integer("First line as written (1-based).", 1)},
+        {"newLines", integer("Lines the formatter wrote.", 0)},
+        {"old", str("The lines as the call made them.")},
+        {"new", str("The lines as the formatter wrote them.")},
+        {"textOmitted", boolean("The page's 1 MiB of lines was spent.")}}},
+      {"required", {"origin", "oldStart", "oldLines", "newStart", "newLines"}}};
   return {
       .name = "changes",
       .title = "List the changes on record",
@@ -233,7 +270,14 @@ Method changes() {
                                                       {"properties",
                                                        {{"path", str("The file.")},
                                                         {"hunks", {{"type", "array"},
-                                                                   {"items", hunk}}}}}}}}}}}}}}},
+                                                                   {"items", hunk}}},
+                                                        {"formatted",
+                                                         {{"type", "array"},
+                                                          {"description",
+                                                           "What the formatter changed of the "
+                                                           "call's text, part of hunks (absent: "
+                                                           "nothing)."},
+                                                          {"items", format_hunk}}}}}}}}}}}}}}},
                           {"next", str("More: pass it as before (null: no more).")},
                           {"oldestKept", str("Older ids were forgotten (--ledger-bytes).")}}},
                         {"required", {"changes"}}},

@@ -64,6 +64,7 @@ Result<ops::LineEditsRequest> decode_edit_lines(const json& p) {
   ParamDecoder d(p);
   ops::LineEditsRequest r;
   decode_mutation(d, r);
+  decode_format(d, r.format);
   if (!d.ok()) return d.finish(std::move(r));
   auto edits = p.find("edits");
   if (edits == p.end() || edits->is_null())
@@ -126,7 +127,8 @@ Method edit_lines() {
                    {"required", {"newText"}},
                    {"additionalProperties", false}}}}},
                {"expectedFingerprint", expected_fingerprint_param()},
-               {"dryRun", dry_run_param()}},
+               {"dryRun", dry_run_param()},
+           {"format", format_param()}},
               {"path", "edits"}),
           .output_schema = mutation_output(
               {{"lines", {{"type", "array"}, {"items", line_range_schema()}}},

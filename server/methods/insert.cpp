@@ -19,6 +19,7 @@ Result<ops::InsertRequest> decode_insert(const json& p) {
   ParamDecoder d(p);
   ops::InsertRequest r;
   decode_mutation(d, r);
+  decode_format(d, r.format);
   d.integer("line", r.after_line, 0);
   d.string("text", r.text);
   return d.finish(std::move(r));
@@ -43,7 +44,8 @@ Method insert() {
            {"line", integer("Insert after this 1-based line; 0 inserts before the first line.", 0)},
            {"text", str("The lines to insert (not empty; \"\\n\" for one blank line).")},
            {"expectedFingerprint", expected_fingerprint_param()},
-           {"dryRun", dry_run_param()}},
+           {"dryRun", dry_run_param()},
+           {"format", format_param()}},
           {"path", "line", "text"}),
       .output_schema =
           mutation_output({{"lines", {{"type", "array"}, {"items", line_range_schema()}}}}),

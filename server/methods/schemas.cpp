@@ -37,6 +37,40 @@ json dry_run_param() {
       "Optional: true returns exactly what the call would do (diff included) and writes nothing.");
 }
 
+json format_param() {
+  return boolean(
+      "Optional, default true: when the server formats this file (--format), the lines this call "
+      "changes are formatted in the same write (only those lines); false writes the text exactly "
+      "as sent.");
+}
+
+json format_properties() {
+  return {{"formatStatus",
+           {{"type", "string"},
+            {"enum", {"ok", "failed", "timeout", "rejected", "skipped"}},
+            {"description",
+             "Present when the server formats this file (--format): ok, or why the text was "
+             "written as sent (the formatter failed, timed out, gave unusable output, or the "
+             "file is not local)."}}},
+          {"formatDetail", str("When formatStatus is not ok: what went wrong, with the "
+                               "formatter's stderr (cut).")},
+          {"formatted",
+           {{"type", "object"},
+            {"description",
+             "What the formatter changed of this call's lines, already written: a diff from the "
+             "text the call made to the file as written, the lines it touched (in the file as "
+             "written) and those lines in the hashline view (anchors for edit_lines). "
+             "`fingerprint` and `lines` describe the file as written."},
+            {"properties",
+             {{"diff", {{"type", "string"}}},
+              {"added", {{"type", "integer"}}},
+              {"removed", {{"type", "integer"}}},
+              {"lines", {{"type", "array"}, {"items", line_range_schema()}}},
+              {"dropped", {{"type", "integer"}}},
+              {"hashline", {{"type", "string"}}},
+              {"hashlineTruncated", {{"type", "boolean"}}}}}}}};
+}
+
 json line_range_schema() {
   return {
       {"type", "object"},
@@ -86,6 +120,7 @@ json mutation_output(json extra, std::vector<std::string> required) {
       {"removed", {{"type", "integer"}}},
       {"undoId", str("Pass it to undo to put the file back (absent for a dry run).")}};
   properties.update(diagnostics_properties());
+  properties.update(format_properties());
   for (auto it = extra.begin(); it != extra.end(); ++it) properties[it.key()] = it.value();
   required.insert(required.end(), {"fingerprint", "diff", "added", "removed"});
   return {
@@ -105,6 +140,7 @@ json patch_file_output() {
       {"executable", {{"type", "boolean"}}},
       {"modeSkipped", {{"type", "boolean"}}}};
   properties.update(diagnostics_properties());
+  properties.update(format_properties());
   return {{"type", "object"},
           {"properties", std::move(properties)},
           {"required", {"path", "action", "added", "removed"}}};

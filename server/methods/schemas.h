@@ -21,6 +21,10 @@ json object(json properties, std::vector<std::string> required);
 json path_param();
 json expected_fingerprint_param();
 json dry_run_param();
+// `format`: whether a --format covering the file formats the call's lines.
+json format_param();
+// The format step's result fields (formatStatus, formatDetail, formatted).
+json format_properties();
 json line_range_schema();
 // The checks' report of a written file (--check, --lsp): fields of a
 // mutation's result, or of an apply_patch file entry.

@@ -19,6 +19,8 @@ void decode_mutation(protocol::ParamDecoder& d, ops::MutationRequest& out) {
   decode_session(d);
 }
 
+void decode_format(protocol::ParamDecoder& d, bool& out) { d.optional_bool("format", out); }
+
 json encode_symbol(const ops::SymbolLines& s) {
   return json{{"namePath", s.name_path},
               {"kind", s.kind},
@@ -53,6 +55,21 @@ void put_diagnostics(json& j, const std::optional<diagnostics::Report>& r) {
   if (r->detail) j["diagnosticsDetail"] = *r->detail;
 }
 
+void put_format(json& j, const std::optional<ops::FormatReport>& r) {
+  if (!r) return;
+  j["formatStatus"] = r->status;
+  if (r->detail) j["formatDetail"] = *r->detail;
+  if (!r->formatted) return;
+  const ops::Formatted& f = *r->formatted;
+  json lines = json::array();
+  for (const ops::LineRange& l : f.lines)
+    lines.push_back({{"startLine", l.start_line}, {"endLine", l.end_line}});
+  json formatted = {{"diff", f.diff},        {"added", f.added},     {"removed", f.removed},
+                    {"lines", std::move(lines)}, {"dropped", f.dropped}, {"hashline", f.hashline}};
+  if (f.hashline_truncated) formatted["hashlineTruncated"] = true;
+  j["formatted"] = std::move(formatted);
+}
+
 json encode_mutation(ops::Mutation m) {
   json j{{"fingerprint", std::move(m.fingerprint)},
          {"diff", std::move(m.diff)},
@@ -77,6 +94,7 @@ json encode_mutation(ops::Mutation m) {
   if (m.change_id) j["changeId"] = std::move(*m.change_id);
   if (m.symbol) j["symbol"] = encode_symbol(*m.symbol);
   put_diagnostics(j, m.diagnostics);
+  put_format(j, m.format);
   return j;
 }
 
@@ -94,6 +112,7 @@ json encode_patched(ops::Patched p) {
     if (f.executable) j["executable"] = *f.executable;
     if (f.mode_skipped) j["modeSkipped"] = true;
     put_diagnostics(j, f.diagnostics);
+    put_format(j, f.format);
     files.push_back(std::move(j));
   }
   json j{{"files", std::move(files)}, {"diff", std::move(p.diff)}};

@@ -16,6 +16,10 @@ namespace editd::methods {
 // path, expectedFingerprint and dryRun, and a sessionId that is a string
 // when given (the connection reads it: server/doors/acp_door.h).
 void decode_mutation(protocol::ParamDecoder& d, ops::MutationRequest& out);
+// The `format` param of a method that writes text (schemas.h's format_param).
+void decode_format(protocol::ParamDecoder& d, bool& out);
+// A format report's fields (formatStatus, formatDetail, formatted) into `j`.
+void put_format(nlohmann::json& j, const std::optional<ops::FormatReport>& r);
 // Checks only the sessionId of a method that is not a mutation.
 void decode_session(protocol::ParamDecoder& d);
 

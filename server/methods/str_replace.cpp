@@ -19,6 +19,7 @@ Result<ops::ReplaceRequest> decode_str_replace(const json& p) {
   ParamDecoder d(p);
   ops::ReplaceRequest r;
   decode_mutation(d, r);
+  decode_format(d, r.format);
   d.string("oldText", r.old_text);
   d.string("newText", r.new_text);
   d.optional_bool("replaceAll", r.replace_all);
@@ -69,7 +70,8 @@ Method str_replace() {
               "forgives blank-line runs. No mode reads escapes written out (\\n, \\t): send real "
               "line breaks and tabs."}}},
            {"expectedFingerprint", expected_fingerprint_param()},
-           {"dryRun", dry_run_param()}},
+           {"dryRun", dry_run_param()},
+           {"format", format_param()}},
           {"path", "oldText", "newText"}),
       .output_schema =
           mutation_output({{"replacements", {{"type", "integer"}}},

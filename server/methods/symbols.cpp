@@ -47,6 +47,7 @@ Result<ops::SymbolEditRequest> decode_edit_symbol(const json& p) {
   ParamDecoder d(p);
   ops::SymbolEditRequest r;
   decode_mutation(d, r);
+  decode_format(d, r.format);
   d.string("symbol", r.symbol);
   static constexpr std::pair<const char*, symbols::Placement> kPlacements[] = {
       {"replace", symbols::Placement::kReplace},
@@ -169,7 +170,8 @@ Method edit_symbol() {
                {"insertBefore", str("Lines to insert before the symbol.")},
                {"insertAfter", str("Lines to insert after the symbol.")},
                {"expectedFingerprint", expected_fingerprint_param()},
-               {"dryRun", dry_run_param()}},
+               {"dryRun", dry_run_param()},
+           {"format", format_param()}},
               {"path", "symbol"}),
           .output_schema =
               mutation_output({{"symbol", symbol_schema()},

@@ -128,6 +128,27 @@ std::string render_diagnostics(const std::string& path, const json& result) {
   return out;
 }
 
+std::string render_format(const std::string& path, const json& result) {
+  const std::string status = string_at(result, "formatStatus");
+  if (status.empty()) return {};
+  if (status != "ok")
+    return "Not formatted (" + status + "): " + string_at(result, "formatDetail") +
+           "; the text was written as sent\n";
+  auto f = result.find("formatted");
+  if (f == result.end() || !f->is_object()) return {};
+  std::string where;
+  for (const json& l : f->value("lines", json::array())) {
+    where += where.empty() ? " " : ", ";
+    const std::uint64_t a = number_at(l, "startLine"), b = number_at(l, "endLine");
+    where += a == b ? std::to_string(a) : std::to_string(a) + "-" + std::to_string(b);
+  }
+  std::string out = "The formatter changed lines" + where + " of " + path +
+                    " in the same write (the file as written, in the hashline view):\n" +
+                    string_at(*f, "hashline");
+  if (!out.empty() && out.back() != '\n') out += '\n';
+  return out + string_at(*f, "diff");
+}
+
 std::string render_mutation(const json& params, const json& result) {
   std::string out = string_at(params, "path") + ": ";
   auto created = result.find("created");
@@ -147,6 +168,8 @@ std::string render_mutation(const json& params, const json& result) {
   out += counts(result) + ", fingerprint " + string_at(result, "fingerprint") + undo_note(result) +
          dry_run_note(params);
   out += "\n" + string_at(result, "diff");
+  if (auto f = render_format(string_at(params, "path"), result); !f.empty())
+    out += (out.back() == '\n' ? "" : "\n") + f;
   if (auto d = render_diagnostics(string_at(params, "path"), result); !d.empty())
     out += (out.back() == '\n' ? "" : "\n") + d;
   return out;
@@ -172,6 +195,8 @@ std::string render_apply_patch(const json& params, const json& result) {
   for (const json& f : files) {
     std::string path = string_at(f, "movedTo");
     if (path.empty()) path = string_at(f, "path");
+    if (auto r = render_format(path, f); !r.empty())
+      out += (out.back() == '\n' ? "" : "\n") + r;
     if (auto d = render_diagnostics(path, f); !d.empty())
       out += (out.back() == '\n' ? "" : "\n") + d;
   }

@@ -31,6 +31,9 @@ std::string render_error(const Error& error);
 // The checks' report in a mutation's result (or an apply_patch file entry)
 // as text: empty when there is none.
 std::string render_diagnostics(const std::string& path, const nlohmann::json& result);
+// What the formatter did to a written file (formatStatus, formatted), "" when
+// no --format covers it.
+std::string render_format(const std::string& path, const nlohmann::json& result);
 
 namespace texts {
 

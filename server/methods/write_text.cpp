@@ -21,6 +21,7 @@ Result<Request> decode_content(const json& p) {
   ParamDecoder d(p);
   Request r;
   decode_mutation(d, r);
+  decode_format(d, r.format);
   d.string("content", r.content);
   return d.finish(std::move(r));
 }
@@ -43,7 +44,8 @@ Method write_text() {
       .input_schema = object({{"path", path_param()},
                               {"content", str("The whole new content of the file.")},
                               {"expectedFingerprint", expected_fingerprint_param()},
-                              {"dryRun", dry_run_param()}},
+                              {"dryRun", dry_run_param()},
+           {"format", format_param()}},
                              {"path", "content"}),
       .output_schema = mutation_output({{"created", {{"type", "boolean"}}}}),
       .mutates = true,
@@ -63,7 +65,8 @@ Method create() {
                          kErrorsNote,
           .input_schema = object({{"path", path_param()},
                                   {"content", str("The content of the new file.")},
-                                  {"dryRun", dry_run_param()}},
+                                  {"dryRun", dry_run_param()},
+           {"format", format_param()}},
                                  {"path", "content"}),
           .output_schema = mutation_output({{"created", {{"type", "boolean"}}}}),
           .mutates = true,

@@ -239,8 +239,30 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::apply_patch(RequestCont
   if (!outcomes) co_return outcomes.error();
   if (std::none_of(outcomes->begin(), outcomes->end(), editd::changes)) co_return unchanged_patch();
 
+  // The format step of each file the patch writes (--format), before the
+  // result describes the bytes: the patch's own diff stays the patch's.
+  std::map<std::string, FormatStep> formatted;  // display path written -> its step
+  for (patch::FileOutcome& o : *outcomes) {
+    if (!o.new_bytes || !editd::changes(o)) continue;
+    const std::string& dest = o.moved_to ? *o.moved_to : o.path;
+    const std::string& c = canonical.at(dest);
+    if (!pipeline_->formats(ctx, c, dest, p.format)) continue;
+    FormatStep step = co_await pipeline_->format(c, dest, o.old_bytes, *o.new_bytes);
+    if (step.bytes) {
+      o.new_bytes = std::move(*step.bytes);
+      step.bytes.reset();
+    }
+    formatted.emplace(dest, std::move(step));
+  }
+
   ops::Patched result = describe(*outcomes, ctx.backend.has_modes());
+  for (ops::PatchedFile& f : result.files)
+    if (auto it = formatted.find(f.moved_to ? *f.moved_to : f.path); it != formatted.end())
+      f.format = it->second.report;
   std::vector<Step> steps = plan_steps(*outcomes, canonical, inputs);
+  for (Step& s : steps)
+    if (auto it = formatted.find(s.shown); it != formatted.end() && s.kind == Step::Kind::kWrite)
+      s.formatted = std::move(it->second.hunks);
   for (const Step& s : steps)
     if (s.kind == Step::Kind::kRemove && !ctx.backend.can_remove())
       co_return unsupported_removal(s.shown);
@@ -253,6 +275,11 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::apply_patch(RequestCont
   result.undo_id = std::move(committed->undo_id);
   result.change_id = std::move(committed->change_id);
   attach_reports(steps, *committed, result);
+  for (const ops::PatchedFile& f : result.files) {
+    const std::string& dest = f.moved_to ? *f.moved_to : f.path;
+    if (auto it = formatted.find(dest); it != formatted.end() && f.fingerprint)
+      pipeline_->remember_formatted(ctx, canonical.at(dest), *f.fingerprint, it->second);
+  }
   co_return result;
 }
 

@@ -176,6 +176,7 @@ ledger::Entry entry_of(const RequestContext& ctx, std::vector<Step>& steps,
       }
     }
     f.hunks = std::move(s.hunks);
+    f.formatted = std::move(s.formatted);
   }
   return e;
 }

@@ -69,6 +69,11 @@ struct StagedChange : FileChange {
   // the commit while the contents are at hand.
   bool hunked = false;
   std::vector<hunks::Hunk> hunks;
+  // The formatter's hunks of this step (--format): from the text the call
+  // made (old) to the bytes as written (new), set by the mutation that ran
+  // the formatter; the ledger records them beside `hunks`
+  // (ledger::FileRecord::formatted). Empty: no formatter changed anything.
+  std::vector<hunks::Hunk> formatted;
 };
 
 // How the ledger records a commit: an edit, or an undo or revert of the

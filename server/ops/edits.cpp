@@ -123,6 +123,8 @@ std::string format_asked(const ops::FormatRequest& p) {
 }  // namespace
 
 Operations::Awaitable Operations::set_format(RequestContext& ctx, ops::FormatRequest p) {
+  // What set_format changes is the file's conventions, never its text: no formatter runs.
+  p.format = false;
   RunsHere small = [](const Current& cur) {
     return cur.bytes && cur.bytes->size() <= kOffloadBytes;
   };

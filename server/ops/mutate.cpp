@@ -131,7 +131,9 @@ boost::asio::awaitable<Result<ops::Mutation>> Pipeline::mutate(
   if (prepare)
     if (auto ready = co_await prepare(cur); !ready) co_return ready.error();
 
-  cur.lean = !ctx.approve && !ctx.changes &&
+  // The format step needs the call's bytes whole.
+  const bool formatting = formats(ctx, cur.canonical, cur.shown, p.format);
+  cur.lean = !ctx.approve && !ctx.changes && !formatting &&
              !(ctx.scope.local() && checks_.covers(Checks::Target{cur.canonical, cur.shown}));
 
   // On the pool unless its cost is known small: a small file with a
@@ -169,6 +171,27 @@ boost::asio::awaitable<Result<ops::Mutation>> Pipeline::mutate(
   if (unchanged && cur.bytes && !change->if_unchanged.empty())
     co_return Error(ErrorKind::kNoChange, cur.shown + " is unchanged: " + change->if_unchanged,
                     {{"path", cur.shown}});
+  // The formatter's hunks on the call's lines join the same write (a dry
+  // run shows them too).
+  std::optional<FormatStep> formatted;
+  if (formatting && !unchanged) {
+    std::optional<std::string_view> before;
+    if (cur.bytes) before = *cur.bytes;
+    formatted = co_await format(cur.canonical, cur.shown, before, staged.bytes);
+    if (formatted->bytes) {
+      staged.bytes = std::move(*formatted->bytes);
+      formatted->bytes.reset();
+      change->result.fingerprint = editd::fingerprint(staged.bytes);
+      if (change->result.lines)
+        change->result.lines = map_lines(*change->result.lines, *formatted);
+      staged.formatted = std::move(formatted->hunks);
+      window.reset();
+      if (cur.bytes) window = restore::window(*cur.bytes, staged.bytes);
+      // The formatter put back what the call changed: nothing to write.
+      unchanged = cur.bytes && !window;
+    }
+    change->result.format = formatted->report;
+  }
   if (!p.dry_run && !unchanged) {
     // The change as the transform staged it, with what only the pipeline
     // knows: where it goes, the file before, and what the history keeps.
@@ -195,6 +218,7 @@ boost::asio::awaitable<Result<ops::Mutation>> Pipeline::mutate(
     change->result.undo_id = std::move(committed->undo_id);
     change->result.change_id = std::move(committed->change_id);
     change->result.diagnostics = std::move(committed->reports[0]);
+    if (formatted) remember_formatted(ctx, cur.canonical, change->result.fingerprint, *formatted);
   }
   if (!p.dry_run && ctx.known) ctx.known->set(cur.canonical, change->result.fingerprint);
   co_return std::move(change->result);

@@ -33,7 +33,8 @@ Pipeline::Pipeline(const OpsOptions& options, LockChains& locks, boost::asio::th
       locks_(locks),
       pool_(pool),
       history_(options.undo_history_entries, options.undo_history_bytes, undo_spill(options)),
-      checks_(options.checks.specs, options.root, options.checks.timeout),
+      checks_(options.checks.specs, options.root, options.checks.timeout,
+              options.checks.format_timeout),
       budget_(options.max_file_bytes_in_flight),
       views_(options.view_memory) {
   checks_.set_pool(pool_);

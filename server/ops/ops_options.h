@@ -17,11 +17,13 @@
 
 namespace editd {
 
-// --check and --lsp, in the order given: checks run after each mutation of a
+// --check, --lsp and --format, in the order given: checks run after each mutation of a
 // file they cover (server/checks/checks.h), each within `timeout`.
 struct ChecksOptions {
   std::vector<diagnostics::Spec> specs;
   std::chrono::milliseconds timeout{10'000};
+  // --format-timeout: the longest one formatter run (--format) may take.
+  std::chrono::milliseconds format_timeout{10'000};
 };
 
 struct OpsOptions {

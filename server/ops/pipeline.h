@@ -27,6 +27,8 @@
 #include <vector>
 
 #include "backends/fs_backend.h"
+#include "edit/anchors/hashline.h"
+#include "edit/change/format_scope.h"
 #include "edit/change/restore.h"
 #include "edit/change/splice.h"
 #include "edit/symbols/outline.h"
@@ -141,6 +143,23 @@ RunsHere new_file_runs_here(const std::string& content);
 // An error ends the mutation before anything is written.
 using Prepare = std::function<boost::asio::awaitable<Result<void>>(const Current&)>;
 
+// What the format step (format.cpp) made of one file's new bytes.
+struct FormatStep {
+  ops::FormatReport report;
+  // The bytes to write instead of the call's, when a formatter's hunk was kept.
+  std::optional<std::string> bytes;
+  // The kept hunks: lines of the call's text, and of `bytes`.
+  std::vector<format_scope::Hunk> kept;
+  // The formatter's hunks from the call's bytes to `bytes`, for the ledger.
+  std::vector<hunks::Hunk> hunks;
+  // The hashline snapshot of `bytes`, for the view of the lines the reply shows.
+  std::shared_ptr<const hashline::Snapshot> snapshot;
+};
+// The call's own `lines` (of its text) mapped onto the bytes the format
+// step made: shifted by the kept hunks above them, widened over one they meet.
+std::vector<ops::LineRange> map_lines(const std::vector<ops::LineRange>& lines,
+                                      const FormatStep& step);
+
 class Pipeline {
  public:
   Pipeline(const OpsOptions& options, LockChains& locks, boost::asio::thread_pool& pool);
@@ -209,6 +228,25 @@ class Pipeline {
   };
   boost::asio::awaitable<Result<ReadHeld>> read_shared(RequestContext& ctx,
                                                        const std::string& path);
+
+  // Whether the format step applies to a call's write of the file: the call
+  // did not say format: false, a --format covers it, and it is a local file
+  // (an ACP client's buffers are the editor's to format).
+  bool formats(const RequestContext& ctx, const std::string& canonical, const std::string& shown,
+               bool asked) const;
+  // The format step (format.cpp): `after`, the bytes a call made of
+  // `before` (nullopt: a new file), given to the formatter; the hunks of its
+  // output that meet the lines the call changed made into the bytes to write.
+  // Never fails: a formatter that does not give usable text leaves the
+  // call's bytes, and the report says why. Call with the file's chain held.
+  boost::asio::awaitable<FormatStep> format(const std::string& canonical, const std::string& shown,
+                                            std::optional<std::string_view> before,
+                                            const std::string& after);
+  // Remembers the lines the format report showed in the hashline view as a
+  // view of the connection's (server/ops/views.h), so that edit_lines takes
+  // their anchors: once the bytes (`fingerprint`) are written.
+  void remember_formatted(const RequestContext& ctx, const std::string& canonical,
+                          const std::string& fingerprint, const FormatStep& step);
 
   // The commit pipeline (server/ops/commit.h) of `steps`, planned with
   // `files` held: approval, checks before, the last cancellation check, the

@@ -88,6 +88,9 @@ struct MutationRequest {
   // The caller's picture of the file: conflict when the file is not that.
   std::optional<std::string> expected_fingerprint;
   bool dry_run = false;  // describe the change, write nothing
+  // Whether a --format covering the file formats the call's lines (the
+  // methods that write text; `format: false` on the wire).
+  bool format = true;
 };
 
 struct WriteRequest : MutationRequest {
@@ -137,6 +140,26 @@ struct SymbolEditRequest : MutationRequest {
 using RebasedAnchor = hashline::RebasedAnchor;
 using LineRange = text::LineRange;
 
+// What the formatter did to a mutation's text (--format): its hunks that
+// meet the lines the call changed, as written.
+struct Formatted {
+  std::string diff;  // from the call's text to the bytes as written
+  std::uint64_t added = 0;
+  std::uint64_t removed = 0;
+  // The kept hunks' lines in the bytes as written (a removal: the line after the cut).
+  std::vector<LineRange> lines;
+  std::uint64_t dropped = 0;  // its hunks outside the call's lines, left out
+  std::string hashline;       // `lines` in the hashline view, at most kFormattedViewLines
+  bool hashline_truncated = false;
+};
+inline constexpr std::size_t kFormattedViewLines = 200;
+// How the formatting of one file went, when a --format covers it.
+struct FormatReport {
+  std::string status;  // ok | failed | timeout | rejected | skipped
+  std::optional<std::string> detail;     // when not ok
+  std::optional<Formatted> formatted;    // ok, and it changed some of the call's lines
+};
+
 // What a one-file mutation did (or, dry, would do), and what each method adds.
 struct Mutation {
   std::string fingerprint;
@@ -152,11 +175,13 @@ struct Mutation {
   std::optional<std::string> change_id;  // the ledger's, when it recorded the change
   std::optional<diagnostics::Report> diagnostics;  // when a check covers the file written
   std::optional<SymbolLines> symbol;  // edit_symbol: the symbol as it was found
+  std::optional<FormatReport> format;  // when a --format covers the file
 };
 
 struct PatchRequest {
   std::string patch;
   bool dry_run = false;
+  bool format = true;  // as MutationRequest::format
   std::map<std::string, std::string> expected_fingerprints;  // path -> fingerprint
   // The rule every path inside the patch is held to: the one the door holds
   // its path params to (protocol::path_problem). Required.
@@ -183,6 +208,7 @@ struct PatchedFile {
   // not written), in a patch that changes other files.
   bool unchanged = false;
   std::optional<diagnostics::Report> diagnostics;  // when a check covers the file written
+  std::optional<FormatReport> format;              // when a --format covers the file written
 };
 // What an apply_patch or an undo did: each file, and one diff for them all.
 struct Patched {

@@ -92,6 +92,11 @@ json entry_json(const ledger::Entry& e, const std::map<std::string, std::string>
                        {"state", state == states.end() ? "stands" : state->second},
                        {"kept", kept.count(n) > 0 || kept.count(0) > 0}});
     }
+    // Where the formatter's lines are in the bytes as written, the same
+    // lines as the hunks' new ones: the page tags the hunks that meet them.
+    json formatted = json::array();
+    for (const hunks::Hunk& h : f.formatted)
+      formatted.push_back({{"newStart", h.new_start + 1}, {"newCount", h.new_count}});
     files.push_back({{"path", f.path},
                      {"created", !f.before_fingerprint.has_value()},
                      {"removed", !f.after_fingerprint.has_value()},
@@ -99,7 +104,8 @@ json entry_json(const ledger::Entry& e, const std::map<std::string, std::string>
                      {"afterMode", mode_json(f.after_mode)},
                      {"hunksDropped", f.hunks_dropped},
                      {"textsOmitted", f.texts_omitted},
-                     {"hunks", std::move(hunks)}});
+                     {"hunks", std::move(hunks)},
+                     {"formatted", std::move(formatted)}});
   }
   return {{"id", ledger::entry_id(e.id)},
           {"time", ledger::iso_time(e.time_ms)},

@@ -419,15 +419,24 @@
     parent.replaceChildren(...wanted);
   }
 
-  function renderHunk(hunk, entry, index, readOnly) {
+  // Whether some of the hunk's new lines are a formatter's (the file's formatted ranges, lines of
+  // the same bytes as written). A range with no lines (the formatter only cut) is the line at the
+  // cut; so is a hunk's.
+  function meetsFormatted(hunk, formatted) {
+    const last = (start, count) => start + Math.max(count, 1) - 1;
+    return (formatted || []).some((r) =>
+      r.newStart <= last(hunk.newStart, hunk.newCount) && hunk.newStart <= last(r.newStart, r.newCount));
+  }
+
+  function renderHunk(hunk, entry, index, readOnly, formatted) {
     const conflict = state.conflicts.get(hunk.id);
-    const sig = JSON.stringify([hunk.state, hunk.kept, entry.untrusted, readOnly, state.view, conflict || null]);
-    const node = memo(`hunk\n${hunk.id}`, sig, () => buildHunk(hunk, entry, index, readOnly, conflict));
+    const sig = JSON.stringify([hunk.state, hunk.kept, entry.untrusted, readOnly, state.view, conflict || null, formatted]);
+    const node = memo(`hunk\n${hunk.id}`, sig, () => buildHunk(hunk, entry, index, readOnly, conflict, formatted));
     node.classList.toggle('focused', hunk.id === state.focusedHunk);
     return node;
   }
 
-  function buildHunk(hunk, entry, index, readOnly, conflict) {
+  function buildHunk(hunk, entry, index, readOnly, conflict, formatted) {
     const node = el('article', 'hunk');
     node.dataset.hunk = hunk.id;
     node.dataset.state = hunk.state;
@@ -440,6 +449,7 @@
     if (hunk.state === 'touched') head.append(badge('touched', 'touched', 'a later change changed these lines'));
     if (hunk.state === 'reverted') head.append(badge('reverted', 'reverted', 'taken back'));
     if (hunk.kept) head.append(badge('kept ✓', 'kept', 'reviewed and kept'));
+    if (formatted) head.append(badge('formatter', 'formatter', 'a formatter (--format) wrote some of these lines'));
     head.append(el('span', 'spacer'));
     head.append(el('span', 'hunk-id', hunk.id));
     if (!readOnly) {
@@ -531,7 +541,7 @@
         }));
       }
       for (const hunk of file.hunks || []) {
-        children.push(renderHunk(hunk, entry, hunkIndex.next++, readOnly));
+        children.push(renderHunk(hunk, entry, hunkIndex.next++, readOnly, meetsFormatted(hunk, file.formatted)));
       }
     }
     syncChildren(section, children);

@@ -219,13 +219,14 @@ TEST_CASE(
   CHECK(land(file, out, {{4, 5}}).bytes == "def f():\n  a=1\n  g(x,\n    y)\n    d = 4\n");
 }
 
-TEST_CASE("consecutive lines the formatter rewrites beyond whitespace are one hunk, kept whole") {
-  // Quotes changed on three lines in a row: no line-by-line pairing is safe.
-  const std::string file = "a = 'x'\nb = 'y'\nc = 'z'\nd\n";
-  auto f = land(file, "a = \"x\"\nb = \"y\"\nc = \"z\"\nd\n", {{1, 2}});
-  CHECK(f.bytes == "a = \"x\"\nb = \"y\"\nc = \"z\"\nd\n");
+TEST_CASE("consecutive lines whose words the formatter changes are one hunk, kept whole") {
+  // Words moved between lines (no line keeps its own): no line-by-line
+  // pairing is safe, the run goes whole or not at all.
+  const std::string file = "call(a,\n     b, c,\n  d)\ne\n";
+  auto f = land(file, "call(a, b,\n     c, d)\ne\n", {{1, 2}});
+  CHECK(f.bytes == "call(a, b,\n     c, d)\ne\n");
   REQUIRE(f.scoped.kept.size() == 1);
-  check_hunk(f.scoped.kept[0], 0, 3, 0, 3);
+  check_hunk(f.scoped.kept[0], 0, 3, 0, 2);
 }
 
 TEST_CASE("the formatter's lines around an insertion are kept at its boundaries") {
@@ -447,4 +448,57 @@ TEST_CASE(
       CHECK(text::normalize_eol(written) == some->edits[i].text);
     }
   }
+}
+
+TEST_CASE("a formatter that changes every line's punctuation changes the edited line alone") {
+  // black normalizes quotes, prettier adds semicolons: each line keeps its
+  // words, so each is a hunk of its own, and only the edit's is kept.
+  auto f = land("a = 'x'\nb = 'y'\nc = 'z'\nd = 'w'\n", "a = \"x\"\nb = \"y\"\nc = \"z\"\nd = \"w\"\n",
+                {{2, 3}});
+  CHECK(f.bytes == "a = 'x'\nb = 'y'\nc = \"z\"\nd = 'w'\n");
+  REQUIRE(f.scoped.kept.size() == 1);
+  check_hunk(f.scoped.kept[0], 2, 1, 2, 1);
+  CHECK(f.scoped.dropped == 2);  // lines 0-1 (adjacent: one) and line 3
+}
+
+TEST_CASE("lines joined among lines whose punctuation changed: the join is one hunk") {
+  // Line 1-3 (a call over three lines) joined, lines 0 and 4 requoted.
+  auto f = land("x = 'a'\nf(\n  1,\n  2)\ny = 'b'\n", "x = \"a\"\nf(1, 2)\ny = \"b\"\n", {{2, 3}});
+  CHECK(f.bytes == "x = 'a'\nf(1, 2)\ny = 'b'\n");
+  REQUIRE(f.scoped.kept.size() == 1);
+  check_hunk(f.scoped.kept[0], 1, 3, 1, 1);
+}
+
+TEST_CASE("a line the formatter moves is neither lost nor doubled") {
+  // The model added `import a` at the end; the formatter moves it to the top:
+  // its removal meets the edit, its new place does not. Taking the one
+  // without the other would lose the model's line: neither is taken.
+  auto f = land("import b\nx\ny\nimport a\n", "import a\nimport b\nx\ny\n", {{3, 4}});
+  CHECK(f.bytes == "import b\nx\ny\nimport a\n");
+  CHECK(f.scoped.kept.empty());
+  // The model's line moved down, away from it; its other line's format lands.
+  auto g = land("import c\ny\nz\nw\nx=1\n", "y\nimport c\nz\nw\nx = 1\n", {{0, 1}, {4, 5}});
+  CHECK(g.bytes == "import c\ny\nz\nw\nx = 1\n");
+  REQUIRE(g.scoped.kept.size() == 1);
+  check_hunk(g.scoped.kept[0], 4, 1, 4, 1);
+  // A move that stays beside the edit is taken whole.
+  auto h = land("import b\nimport a\n", "import a\nimport b\n", {{1, 2}});
+  CHECK(h.bytes == "import a\nimport b\n");
+}
+
+TEST_CASE("a brace the formatter joins to the line above stays with it") {
+  // clang-format joins `{` to the function's line and reindents the body:
+  // the edit of the body's line must not take the brace's removal alone.
+  auto f = land("int main(void)\n{\n\tint   x=1;\n\treturn 0;\n}\n",
+                "int main(void) {\n  int x = 1;\n  return 0;\n}\n", {{2, 3}});
+  // The signature and the brace are one run, which the edit does not meet:
+  // the brace stays where it was, and the edited line alone is formatted.
+  CHECK(f.bytes == "int main(void)\n{\n  int x = 1;\n\treturn 0;\n}\n");
+  // An edit of the signature takes the brace with it.
+  auto s = land("int main(void)\n{\n\tint   x=1;\n}\n", "int main(void) {\n  int x = 1;\n}\n",
+                {{0, 1}});
+  CHECK(s.bytes == "int main(void) {\n\tint   x=1;\n}\n");
+  // And a parenthesis split off onto a line of its own.
+  auto g = land("call(a, b)\nx\n", "call(\n    a, b\n)\nx\n", {{0, 1}});
+  CHECK(g.bytes == "call(\n    a, b\n)\nx\n");
 }

@@ -80,6 +80,44 @@ TEST_CASE("commands split like a shell's words, with no shell") {
   CHECK(parse_spec("*.py=", true).error().message.starts_with("--lsp"));
 }
 
+TEST_CASE("--format: a check's argv rules, @lsp alone, the option named in errors") {
+  auto spec = parse_format_spec("*.py=black -q -");
+  REQUIRE(spec.has_value());
+  CHECK(spec->format);
+  CHECK_FALSE(spec->lsp);
+  CHECK_FALSE(by_lsp(*spec));
+  CHECK(spec->glob == "*.py");
+  CHECK(spec->argv == std::vector<std::string>{"black", "-q", "-"});
+  CHECK(spec->option == "*.py=black -q -");
+  CHECK(option_flag(*spec) == "--format");
+  auto clang = parse_format_spec("*.{c,h}=clang-format --assume-filename {file}");
+  REQUIRE(clang.has_value());
+  CHECK(clang->argv == std::vector<std::string>{"clang-format", "--assume-filename", "{file}"});
+  // {file} as for --check: a whole word, never the program.
+  auto pasted = parse_format_spec("*.c=clang-format --assume-filename={file}");
+  REQUIRE_FALSE(pasted.has_value());
+  CHECK(pasted.error().message.starts_with("--format "));
+  CHECK(pasted.error().message.find("whole word") != std::string::npos);
+  CHECK(parse_format_spec("*.sh={file}").error().message.find("program") != std::string::npos);
+  CHECK(parse_format_spec("*.py=").error().message.starts_with("--format"));
+  CHECK_FALSE(parse_format_spec("black").has_value());
+  // @lsp: the whole COMMAND, nothing after it.
+  auto lsp = parse_format_spec("*.cpp=@lsp");
+  REQUIRE(lsp.has_value());
+  CHECK(lsp->format);
+  CHECK_FALSE(lsp->lsp);
+  CHECK(by_lsp(*lsp));
+  CHECK(lsp->argv == std::vector<std::string>{"@lsp"});
+  CHECK(parse_format_spec("*.cpp=@lsp --x").error().message.find("stands alone") !=
+        std::string::npos);
+  // Only a --format's @lsp means the server: a --check's is a program's name.
+  auto check = parse_spec("*.cpp=@lsp", false);
+  REQUIRE(check.has_value());
+  CHECK_FALSE(by_lsp(*check));
+  CHECK(option_flag(*check) == "--check");
+  CHECK(option_flag(*parse_spec("*.cpp=clangd", true)) == "--lsp");
+}
+
 TEST_CASE("gcc and clang: severities, notes, other files, echoes and carets dropped") {
   auto d = parse(
       "In file included from src/a.c:1:\n"

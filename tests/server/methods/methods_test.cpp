@@ -5,6 +5,9 @@
 
 #include <doctest/doctest.h>
 
+#include <stdlib.h>
+
+#include <filesystem>
 #include <optional>
 #include <set>
 
@@ -209,4 +212,62 @@ TEST_CASE("the table holds every method once, sorted; a view of the text editor 
   CHECK(f.registry.find("write_text")->writes_nothing({{"dryRun", true}}));
   CHECK_FALSE(f.registry.find("write_text")->writes_nothing({{"dryRun", false}}));
   CHECK(f.registry.find("read_text")->writes_nothing(json::object()));
+}
+
+TEST_CASE("changes lists a file's formatted hunks with origin format and no id, and says so") {
+  char dir[] = "/tmp/editd-methods-test-XXXXXX";
+  REQUIRE(::mkdtemp(dir) != nullptr);
+  struct Remove {
+    std::string path;
+    ~Remove() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  } remove{dir};
+  MethodsFixture f;
+  f.options.ledger.state_dir = dir;  // a ledger of this test's own, opened on first use
+  auto lg = f.ops.ledger();
+  REQUIRE(lg.has_value());
+  REQUIRE(*lg != nullptr);
+  auto hunk = [](std::uint64_t start, std::string old_text, std::string new_text) {
+    hunks::Hunk h;
+    h.old_start = h.new_start = start;
+    h.old_count = h.new_count = 1;
+    h.old_text = std::move(old_text);
+    h.new_text = std::move(new_text);
+    return h;
+  };
+  ledger::Entry e;
+  e.actor.client = "test";
+  e.actor.door = "jsonrpc";
+  e.actor.method = "str_replace";
+  ledger::FileRecord& file = e.files.emplace_back();
+  file.path = "a.py";
+  file.before_fingerprint = "before";
+  file.after_fingerprint = "after";
+  file.hunks = {hunk(4, "x = 0\n", "x = 1\n")};
+  file.formatted = {hunk(4, "x=1\n", "x = 1\n")};
+  auto id = (*lg)->append_now(e);
+  REQUIRE(id.has_value());
+
+  const json params = {{"path", "a.py"}};
+  auto r = f.call("changes", params);
+  REQUIRE(r.has_value());
+  const json& listed = r->at("changes").at(0).at("files").at(0);
+  CHECK(listed.at("hunks").at(0).at("id") == ledger::hunk_id(*id, 1));
+  CHECK(listed.at("formatted") == json::parse(R"([{"origin":"format","oldStart":5,"oldLines":1,
+      "newStart":5,"newLines":1,"old":"x=1\n","new":"x = 1\n"}])"));
+  const Method* m = f.registry.find("changes");
+  REQUIRE(static_cast<bool>(m->render));
+  const std::string text = m->render(params, *r);
+  CHECK(text.find("    " + ledger::hunk_id(*id, 1) + "  -5,1 +5,1\n"
+                  "    formatted by the formatter: 1 hunk\n"
+                  "      -5,1 +5,1\n") != std::string::npos);
+
+  // A change the formatter did not touch has no formatted at all.
+  file.formatted.clear();
+  REQUIRE((*lg)->append_now(e).has_value());
+  auto plain = f.call("changes", params);
+  REQUIRE(plain.has_value());
+  CHECK_FALSE(plain->at("changes").at(0).at("files").at(0).contains("formatted"));
 }

@@ -1,6 +1,9 @@
 // The review page's pure parts: the gate every request passes, and runs and
 // hunk states made from the ledger's entries (server/review/).
 #include <doctest/doctest.h>
+#include <stdlib.h>
+
+#include <filesystem>
 
 #include "server/review/api.h"
 #include "server/review/server.h"
@@ -160,4 +163,62 @@ TEST_CASE("review hunk states: reverted, touched by a later change, or standing"
   CHECK(states["c7:2"] == "touched");
   CHECK(states["c7:3"] == "reverted");
   CHECK(hunk_states({e}, {}, {"c7"}).size() == 3);
+}
+
+TEST_CASE("review run: each file of a change says which of its new lines a formatter made") {
+  char dir[] = "/tmp/editd-review-test-XXXXXX";
+  REQUIRE(::mkdtemp(dir) != nullptr);
+  struct Remove {
+    std::string path;
+    ~Remove() {
+      std::error_code ignored;
+      std::filesystem::remove_all(path, ignored);
+    }
+  } remove{dir};
+  ledger::Options o;
+  o.state_dir = dir;
+  o.root = "/src/project";
+  o.durable = false;
+  auto opened = ledger::Ledger::open(o);
+  REQUIRE(opened.has_value());
+  ledger::Ledger& l = **opened;
+
+  auto hunk = [](std::uint64_t start, std::uint64_t count, std::string old_text,
+                 std::string new_text) {
+    hunks::Hunk h;
+    h.old_start = start;
+    h.old_count = count;
+    h.new_start = start;
+    h.new_count = count;
+    h.old_text = std::move(old_text);
+    h.new_text = std::move(new_text);
+    return h;
+  };
+  ledger::Entry e;
+  e.actor.client = "test";
+  e.actor.door = "jsonrpc";
+  ledger::FileRecord& f = e.files.emplace_back();
+  f.path = "a.py";
+  f.before_fingerprint = "before";
+  f.after_fingerprint = "after";
+  f.hunks = {hunk(2, 2, "a=1\nb=2\n", "a = 10\nb = 20\n"), hunk(9, 1, "c\n", "d\n")};
+  // Lines 3-4 (0-based 2-3) as written were the formatter's.
+  f.formatted = {hunk(2, 2, "a=10\nb=20\n", "a = 10\nb = 20\n")};
+  ledger::Entry plain = e;
+  plain.files[0].path = "b.py";
+  plain.files[0].formatted.clear();
+  auto id = l.append_now(e);
+  REQUIRE(id.has_value());
+  REQUIRE(l.append_now(plain).has_value());
+
+  Api api(l, "/src/project", false);
+  auto page = api.run("r" + std::to_string(*id), std::nullopt);
+  REQUIRE(page.has_value());
+  const auto& entries = (*page)["entries"];
+  REQUIRE(entries.size() == 2);
+  const auto& file = entries[0]["files"][0];
+  CHECK(file["path"] == "a.py");
+  CHECK(file["formatted"] == nlohmann::json::parse(R"([{"newStart":3,"newCount":2}])"));
+  CHECK(file["hunks"].size() == 2);
+  CHECK(entries[1]["files"][0]["formatted"] == nlohmann::json::array());
 }
