@@ -9,7 +9,12 @@
 //       pipes, in the root as editd runs it) on exactly the text editd gave it
 //       (the file after the call's edit, before formatting), end to end,
 //       before (a) on odd runs and after it on even ones;
-//   (c) the same kind of str_replace with `"format": false`: the plain edit.
+//   (c) the same kind of str_replace with `"format": false`: the plain edit;
+//   (d) on a copy of the file served by a second editd, the edit of (a)
+//       formatted by a formatter that costs next to nothing: `cat` of black's
+//       output for that very edit, written beforehand;
+//   (e) that `cat` alone, started by the bench as (b) is. p50(d) - p50(e) is
+//       editd's work with a formatter, free of black's spread.
 // (a) and (c) take turns on the same two lines, so every call changes bytes and
 // the file alternates between two states. After every call the file on disk is
 // compared with what it must be (the bytes outside the edit unchanged, the
@@ -280,6 +285,21 @@ void run(const std::string& binary, int runs) {
 
   Child editd(binary, root.string(),
               {"--state-dir", state.string(), "--format", kFormat});
+  // (d) The same edit on a copy of the file, by a second editd whose
+  // formatter costs next to nothing: `cat` of black's output for that very
+  // edit, written beforehand (it never reads its stdin). Its time less (e),
+  // that cat alone, is editd's work around a formatter, free of black's
+  // spread.
+  const fs::path root2 = g_root / "root2", state2 = g_root / "state2",
+                 replay = g_root / "replay.py";
+  fs::create_directories(root2);
+  fs::create_directory(state2);
+  fs::permissions(state2, fs::perms::owner_all, fs::perm_options::replace);
+  std::ofstream(root2 / kFile, std::ios::binary) << source;
+  const std::vector<std::string> cat{"cat", replay.string()};
+  Child fast(binary, root2.string(),
+             {"--state-dir", state2.string(), "--format", "*.py=cat " + replay.string()});
+  Samples replayed, cat_alone;
   std::string file = source;  // what the file must hold after each call
   std::string old_text = a_fmt;
   Samples formatted, alone, plain, paired, formatted_cpu, plain_cpu;
@@ -314,6 +334,24 @@ void run(const std::string& binary, int runs) {
       fail("after the formatted edit, " + first_difference(disk, file));
     if (i % 2 == 0) alone_run();
 
+    // (d) and (e): the same edit, formatted by the replay, and the replay alone.
+    std::ofstream(replay, std::ios::binary | std::ios::trunc) << after;
+    double e_ms = 0;
+    {
+      const auto t = Clock::now();
+      const std::string out = run_filter(cat, root2, given);
+      e_ms = ms_since(t);
+      if (out != after) fail("the replay does not write black's output");
+    }
+    r = call(fast, "str_replace", {{"path", kFile}, {"oldText", old_text}, {"newText", b_bad}}, ms);
+    const double d_ms = ms;
+    if (r.value("formatStatus", "absent") != "ok" || !r.contains("formatted"))
+      fail("the replayed edit's reply: " + r.dump().substr(0, 400));
+    if (const std::string disk = read_file(root2 / kFile); disk != file)
+      fail("after the replayed edit, " + first_difference(disk, file));
+    r = call(fast, "str_replace",
+             {{"path", kFile}, {"oldText", b_fmt}, {"newText", a_bad}, {"format", false}}, ms);
+
     // (c) The plain edit of the same two lines, written as sent.
     cpu = cpu_ms(editd.pid());
     r = call(editd, "str_replace",
@@ -331,9 +369,13 @@ void run(const std::string& binary, int runs) {
     alone.ms.push_back(b_ms);
     plain.ms.push_back(c_ms);
     paired.ms.push_back(a_ms - b_ms);
+    replayed.ms.push_back(d_ms);
+    cat_alone.ms.push_back(e_ms);
     formatted_cpu.ms.push_back(a_cpu);
     plain_cpu.ms.push_back(c_cpu);
   }
+  if (const int st = fast.end(); !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    fail("the second editd ended with status " + std::to_string(st));
   const int status = editd.end();
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
     fail("editd ended with status " + std::to_string(status));
@@ -348,10 +390,15 @@ void run(const std::string& binary, int runs) {
       "    black's own spread, max - p50 of (b): %.2f ms);\n"
       "    p50 of (a) - (b) run by run: %.2f ms\n"
       "  editd's own CPU time (its threads, not black's), formatted: %s\n"
-      "                                                    plain:     %s\n",
+      "                                                    plain:     %s\n"
+      "  (d) str_replace, formatted by a replay of black's output (cat): %s\n"
+      "  (e) that replay alone (fork+exec):                              %s\n"
+      "  editd's work with a formatter, p50(d) - p50(e): %.2f ms (goal <= 5 ms: %s)\n",
       kLines, source.size(), kFormat, runs, formatted.text().c_str(), alone.text().c_str(),
       plain.text().c_str(), work, work <= 5.0 ? "met" : "NOT met", alone.max() - alone.p50(), paired.p50(),
-      formatted_cpu.text().c_str(), plain_cpu.text().c_str());
+      formatted_cpu.text().c_str(), plain_cpu.text().c_str(), replayed.text().c_str(),
+      cat_alone.text().c_str(), replayed.p50() - cat_alone.p50(),
+      replayed.p50() - cat_alone.p50() <= 5.0 ? "met" : "NOT met");
   std::fflush(stdout);
 }
 
