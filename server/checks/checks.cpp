@@ -5,6 +5,8 @@
 #include <unistd.h>
 
 #include <boost/asio/co_spawn.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/as_tuple.hpp>
 #include <boost/asio/use_awaitable.hpp>
 
 #include <spdlog/spdlog.h>
@@ -13,6 +15,7 @@
 #include <cctype>
 #include <cstring>
 #include <filesystem>
+#include <thread>
 
 #include "edit/text/fingerprint.h"
 #include "edit/text/text.h"
@@ -222,6 +225,29 @@ asio::awaitable<Checks::FormatOutcome> Checks::format(const Target& t, std::stri
       *home_, format_here(t, std::move(text), std::move(changed), max_bytes), asio::use_awaitable);
 }
 
+std::size_t Checks::max_formatters() {
+  return std::max<std::size_t>(4, 2 * std::max(1u, std::thread::hardware_concurrency()));
+}
+
+asio::awaitable<bool> Checks::formatter_turn(std::chrono::steady_clock::time_point deadline) {
+  auto ex = co_await asio::this_coro::executor;
+  while (formatters_running_ >= max_formatters()) {
+    if (std::chrono::steady_clock::now() >= deadline) co_return false;
+    auto turn = std::make_shared<asio::steady_timer>(ex, deadline);
+    formatters_waiting_.push_back(turn);
+    auto [ec] = co_await turn->async_wait(asio::as_tuple(asio::use_awaitable));
+    (void)ec;
+    std::erase(formatters_waiting_, turn);
+  }
+  ++formatters_running_;
+  co_return true;
+}
+
+void Checks::formatter_done() {
+  --formatters_running_;
+  if (!formatters_waiting_.empty()) formatters_waiting_.front()->cancel();
+}
+
 asio::awaitable<Checks::FormatOutcome> Checks::format_here(const Target& t, std::string text,
                                                            std::vector<format_scope::Span> changed,
                                                            std::size_t max_bytes) {
@@ -263,8 +289,21 @@ asio::awaitable<Checks::FormatOutcome> Checks::format_here(const Target& t, std:
     std::vector<std::string> flags = prettier_flags(canonical_root_, t.canonical, t.shown);
     argv.insert(argv.end(), flags.begin(), flags.end());
   }
-  FilterOutcome p = co_await run_filter(std::move(argv), root_, std::move(text), format_timeout_,
-                                        max_bytes, kMaxStderrShown + 4);
+  const auto started = std::chrono::steady_clock::now();
+  if (!co_await formatter_turn(started + format_timeout_)) {
+    o.status = Status::kTimeout;
+    o.detail = option + ": no turn within " + seconds(format_timeout_) +
+               " (--format-timeout): " + std::to_string(max_formatters()) +
+               " formatters were running for other edits; the formatter did not run";
+    co_return o;
+  }
+  // The time spent waiting for the turn counts against the same limit.
+  const auto left = std::max(std::chrono::milliseconds(1),
+                             format_timeout_ - std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                   std::chrono::steady_clock::now() - started));
+  FilterOutcome p = co_await run_filter(std::move(argv), root_, std::move(text), left, max_bytes,
+                                        kMaxStderrShown + 4);
+  formatter_done();
   if (p.succeeded()) {
     o.formatted = std::move(p.out);
     co_return o;

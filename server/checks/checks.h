@@ -22,7 +22,9 @@
 #include <boost/asio/any_io_executor.hpp>
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/thread_pool.hpp>
+#include <boost/asio/steady_timer.hpp>
 #include <chrono>
+#include <deque>
 #include <filesystem>
 #include <map>
 #include <memory>
@@ -86,6 +88,10 @@ class Checks {
     std::string formatter;  // the option as given ("*.py=black -q -"), for messages
   };
   static constexpr std::size_t kMaxStderrShown = 2048;
+  // Formatter programs that run at once, for all clients together (twice the
+  // cores, at least 4); past it a run waits its turn within its
+  // --format-timeout, and a run that gets none is kTimeout.
+  static std::size_t max_formatters();
   // Whether some --format covers the file (the first whose glob matches
   // t.shown is the one format() runs).
   bool formats(const Target& t) const;
@@ -140,6 +146,13 @@ class Checks {
   std::filesystem::path canonical_root_;  // diagnostics about files outside it are dropped
   std::chrono::milliseconds timeout_;
   std::chrono::milliseconds format_timeout_;
+  // Formatter programs running (max_formatters()) and the runs waiting for a
+  // turn, so that many clients' edits of many files never start a process
+  // each. Touched at home only.
+  std::size_t formatters_running_ = 0;
+  std::deque<std::shared_ptr<boost::asio::steady_timer>> formatters_waiting_;
+  boost::asio::awaitable<bool> formatter_turn(std::chrono::steady_clock::time_point deadline);
+  void formatter_done();
   std::vector<std::unique_ptr<LspClient>> lsp_;  // one per spec (null for --check)
   // The last successful --check run per (spec, canonical path): the
   // fingerprint it saw and what it said. Bounded by kCacheEntries.

@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <string>
 
 #include "server/checks/checks.h"
@@ -231,4 +232,41 @@ TEST_CASE("format @lsp: clangd formats the changed lines, UTF-16 positions, the 
   auto none = format(checks, root, "a.cpp", text, {});
   CHECK(none.status == Status::kOk);
   CHECK(none.formatted == text);
+}
+
+TEST_CASE("format: at most max_formatters() formatter programs run at once; the rest wait their turn") {
+  // Each run marks itself in a directory while it runs, notes how many marks
+  // it saw, and sleeps: more runs than turns are started together.
+  Root root;
+  const std::filesystem::path marks = root.path.parent_path() /
+                                      (root.path.filename().string() + "-marks");
+  std::filesystem::create_directories(marks);
+  const std::string script = "touch \"$1/$$\"; ls \"$1\" | wc -l >> \"$1.log\"; sleep 0.3; "
+                             "rm \"$1/$$\"; cat";
+  std::vector<diagnostics::Spec> specs{
+      format_spec("*.txt=sh -c '" + script + "' sh " + marks.string())};
+  REQUIRE(launch::pin_programs(specs, root.path).has_value());
+  Checks checks(specs, root.path.string(), 30s, 30s);
+  ::signal(SIGPIPE, SIG_IGN);
+  asio::io_context io;
+  const std::size_t runs = Checks::max_formatters() + 3;
+  std::vector<std::future<Checks::FormatOutcome>> done;
+  for (std::size_t i = 0; i < runs; ++i) {
+    Checks::Target t{(root.path / "a.txt").string(), "a.txt"};
+    done.push_back(asio::co_spawn(io, checks.format(t, "x\n", {{0, 1}}, 1u << 20), asio::use_future));
+  }
+  io.run();
+  for (auto& f : done) {
+    Checks::FormatOutcome o = f.get();
+    CHECK(o.status == Status::kOk);
+    CHECK(o.formatted == "x\n");
+  }
+  std::ifstream log(marks.string() + ".log");
+  std::size_t seen = 0, most = 0;
+  for (std::size_t n; log >> n; ++seen) most = std::max(most, n);
+  CHECK(seen == runs);
+  CHECK(most <= Checks::max_formatters());
+  CHECK(most >= 2);  // they did run side by side
+  std::filesystem::remove_all(marks);
+  std::filesystem::remove(marks.string() + ".log");
 }
