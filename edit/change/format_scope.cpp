@@ -1,9 +1,12 @@
 #include "edit/change/format_scope.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <functional>
 #include <iterator>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <utility>
 
 #include "edit/change/diff.h"
@@ -105,6 +108,71 @@ void split_run(const Lines& a, const Lines& b, const Piece& run, Key key, std::v
   pairs_until(run.oe);
 }
 
+// What a side of a piece holds that a formatter never moves between lines
+// that stay apart: its words (letters, digits, '_' and non-ASCII bytes, each
+// maximal run) and how many brackets of each kind it leaves open. As one
+// number that two sides share when they hold the same: the sum of a hash of
+// each word, and of each bracket counted +1 when it opens and -1 when it
+// closes (a collision can only join pieces that could stay apart).
+std::uint64_t content_sum(const Lines& lines, std::size_t begin, std::size_t end) {
+  std::uint64_t sum = 0;
+  const std::hash<std::string_view> hash;
+  for (std::size_t l = begin; l < end; ++l) {
+    const std::string_view line = lines[l];
+    std::size_t word = std::string_view::npos;
+    for (std::size_t i = 0; i <= line.size(); ++i) {
+      const auto u = i < line.size() ? static_cast<unsigned char>(line[i]) : 0;
+      const bool in_word = i < line.size() && (u >= 0x80 || (u >= '0' && u <= '9') ||
+                                               (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') ||
+                                               u == '_');
+      if (in_word && word == std::string_view::npos) word = i;
+      if (!in_word && word != std::string_view::npos) {
+        sum += hash(line.substr(word, i - word)) | 1;
+        word = std::string_view::npos;
+      }
+      static constexpr std::string_view kOpen = "([{", kClose = ")]}";
+      if (const auto k = kOpen.find(static_cast<char>(u)); u != 0 && k != kOpen.npos)
+        sum += 0x9E3779B97F4A7C15ull * (k + 1);
+      if (const auto k = kClose.find(static_cast<char>(u)); u != 0 && k != kClose.npos)
+        sum -= 0x9E3779B97F4A7C15ull * (k + 1);
+    }
+  }
+  return sum;
+}
+
+// Joins pieces that took a line's content apart. The splits pair lines by
+// their text or words alone, so a brace the formatter joins to the line above
+// (`f()` + `{` -> `f() {`), or the words of a line it spreads over several,
+// can end in a piece other than the one that lost them: made or dropped
+// apart, they would be lost or written twice. A piece whose old and new lines
+// hold different content (content_sum) is joined with the pieces after it, up
+// to the first with which the content is the same on both sides; one that no
+// later piece evens out (a formatter that changes a word itself, such as a
+// number's case) stays as it is.
+void join_torn(const Lines& a, const Lines& b, std::vector<Piece>& pieces) {
+  if (pieces.size() < 2) return;
+  // prefix[i]: the new side's content less the old side's, over pieces [0, i).
+  std::vector<std::uint64_t> prefix(pieces.size() + 1, 0);
+  for (std::size_t i = 0; i < pieces.size(); ++i)
+    prefix[i + 1] = prefix[i] + content_sum(b, pieces[i].nb, pieces[i].ne) -
+                    content_sum(a, pieces[i].ob, pieces[i].oe);
+  // next[i]: the first k > i with prefix[k] == prefix[i], or 0.
+  std::vector<std::size_t> next(pieces.size() + 1, 0);
+  std::unordered_map<std::uint64_t, std::size_t> seen;
+  for (std::size_t k = pieces.size() + 1; k-- > 0;) {
+    if (auto it = seen.find(prefix[k]); it != seen.end()) next[k] = it->second;
+    seen[prefix[k]] = k;
+  }
+  std::vector<Piece> joined;
+  for (std::size_t i = 0; i < pieces.size();) {
+    std::size_t end = i + 1;  // pieces [i, end) become one
+    if (prefix[i + 1] != prefix[i] && next[i] > i) end = next[i];
+    joined.push_back({pieces[i].ob, pieces[end - 1].oe, pieces[i].nb, pieces[end - 1].ne});
+    i = end;
+  }
+  pieces = std::move(joined);
+}
+
 // Splits `block` (a changed block of the line diff) into pieces: each pair of
 // lines whose texts differ only in whitespace a piece of its own; then, in
 // each run between them, each pair whose words are the same (words_of: the
@@ -112,7 +180,8 @@ void split_run(const Lines& a, const Lines& b, const Piece& run, Key key, std::v
 // is left between those, one piece each. A pair of equal lines is no change
 // and no piece.
 void split_block(const Lines& a, const Lines& b, const diff::Block& block,
-                 std::vector<Piece>& out) {
+                 std::vector<Piece>& result) {
+  std::vector<Piece> out;
   std::vector<Piece> spaced;
   split_run(a, b, {block.a_begin, block.a_end, block.b_begin, block.b_end}, &without_space,
             spaced);
@@ -137,6 +206,8 @@ void split_block(const Lines& a, const Lines& b, const diff::Block& block,
     else
       out.insert(out.end(), worded.begin(), worded.end());
   }
+  join_torn(a, b, out);
+  result.insert(result.end(), out.begin(), out.end());
 }
 
 // A line the formatter moves (imports sorted, a declaration hoisted) is a

@@ -40,7 +40,12 @@
 // each line whose words are the same (requoted, a comma or semicolon added,
 // parentheses changed) is a hunk of its own too. What is left (lines joined,
 // split, added, removed, or whose words changed) stays together, one hunk per
-// run between such lines. So a formatter that reindents a whole block, or
+// run between such lines. Last, a piece whose old and new lines differ in
+// their words or in the brackets they leave open took part of a line's
+// content from a piece beside it (a brace joined to the line above, a line's
+// words spread over several): it is joined with the pieces after it up to the
+// first where both sides hold the same again, so that the content is never
+// kept on one side and dropped on the other. So a formatter that reindents a whole block, or
 // requotes every string of the file, around an edit gives one hunk per line,
 // and only those of the edit's lines are kept; one that joins three lines of
 // a call gives one hunk, kept whole when the edit touches any of them.

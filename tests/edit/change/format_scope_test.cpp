@@ -502,3 +502,36 @@ TEST_CASE("a brace the formatter joins to the line above stays with it") {
   auto g = land("call(a, b)\nx\n", "call(\n    a, b\n)\nx\n", {{0, 1}});
   CHECK(g.bytes == "call(\n    a, b\n)\nx\n");
 }
+
+// Found by the corpus of format-aware edits (tests/integration/format_corpus_test.cpp).
+TEST_CASE("a brace the formatter joins to the line above stays when the line below is rewrapped") {
+  // clang-format joins `{` to the signature and wraps the edited statement
+  // (ring_buffer.cpp's describe()): the signature's line keeps its words, so
+  // it was paired alone and dropped, while the brace went with the kept
+  // rewrap: the brace was lost.
+  auto f = land("int describe() const\n{\n    int text=a+b;\n    return text;\n}\n",
+                "int describe() const {\n  int text = a +\n             b;\n  return text;\n}\n",
+                {{2, 3}});
+  CHECK(f.bytes == "int describe() const {\n  int text = a +\n             b;\n    return text;\n}\n");
+}
+
+TEST_CASE("a line whose words the formatter spreads over several is never taken apart from them") {
+  // prettier (settings.ts, a line deleted below `const merged`): `{` and `};`
+  // have no words and were paired, which cut the run in two: the removal of
+  // `const merged=...` (beside the edit) was kept, the lines that hold its
+  // words now (beside the signature) were dropped: the line was lost.
+  const std::string file =
+      "function merge(base:S,patch:P):S\n{\n    const merged={...base,...patch};\n"
+      "    merged.size=Math.min(merged.size,8);\n    return merged;\n}\n";
+  const std::string output =
+      "function merge(base: S, patch: P): S {\n  const merged = {\n    ...base,\n    ...patch,\n"
+      "  };\n  merged.size = Math.min(merged.size, 8);\n  return merged;\n}\n";
+  const std::string header =
+      "function merge(base: S, patch: P): S {\n  const merged = {\n    ...base,\n    ...patch,\n"
+      "  };\n";
+  // The seam of a line deleted before `merged.size`, then an edit of `const merged` itself.
+  CHECK(land(file, output, {{3, 3}}).bytes ==
+        header + "  merged.size = Math.min(merged.size, 8);\n    return merged;\n}\n");
+  CHECK(land(file, output, {{2, 3}}).bytes ==
+        header + "    merged.size=Math.min(merged.size,8);\n    return merged;\n}\n");
+}
