@@ -251,10 +251,10 @@ TEST_CASE("format: at most max_formatters() formatter programs run at once; the 
   asio::io_context io;
   const std::size_t runs = Checks::max_formatters() + 3;
   std::vector<std::future<Checks::FormatOutcome>> done;
-  for (std::size_t i = 0; i < runs; ++i) {
-    Checks::Target t{(root.path / "a.txt").string(), "a.txt"};
+  // format() takes its target by reference: it must outlive the runs.
+  const Checks::Target t{(root.path / "a.txt").string(), "a.txt"};
+  for (std::size_t i = 0; i < runs; ++i)
     done.push_back(asio::co_spawn(io, checks.format(t, "x\n", {{0, 1}}, 1u << 20), asio::use_future));
-  }
   io.run();
   for (auto& f : done) {
     Checks::FormatOutcome o = f.get();
