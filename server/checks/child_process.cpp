@@ -226,7 +226,7 @@ bool keep(std::string& to, const char* buf, std::size_t n, std::size_t max) {
 
 }  // namespace
 
-asio::awaitable<ProcessOutcome> run_process(std::vector<std::string> argv, const std::string& cwd,
+asio::awaitable<ProcessOutcome> run_process(std::vector<std::string> argv, std::string cwd,
                                             std::chrono::milliseconds timeout,
                                             std::size_t max_output) {
   using namespace asio::experimental::awaitable_operators;
@@ -273,7 +273,7 @@ asio::awaitable<ProcessOutcome> run_process(std::vector<std::string> argv, const
   co_return outcome;
 }
 
-asio::awaitable<FilterOutcome> run_filter(std::vector<std::string> argv, const std::string& cwd,
+asio::awaitable<FilterOutcome> run_filter(std::vector<std::string> argv, std::string cwd,
                                           std::string input, std::chrono::milliseconds timeout,
                                           std::size_t max_out, std::size_t max_err) {
   using namespace asio::experimental::awaitable_operators;

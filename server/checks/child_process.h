@@ -38,11 +38,13 @@ struct ProcessOutcome {
   bool succeeded() const { return started && !timed_out && signal == 0 && exit_code == 0; }
 };
 
-// Runs argv[0] (looked up in PATH) in `cwd` with stdin from /dev/null and
+// Runs argv[0] (looked up in PATH) in `cwd` (taken by value, as every
+// parameter of these coroutines: a caller's temporary would be gone when the
+// coroutine resumes) with stdin from /dev/null and
 // stdout and stderr captured, up to `max_output` bytes (the rest is read and
 // dropped). Past `timeout` its process group is killed with SIGKILL.
 boost::asio::awaitable<ProcessOutcome> run_process(std::vector<std::string> argv,
-                                                   const std::string& cwd,
+                                                   std::string cwd,
                                                    std::chrono::milliseconds timeout,
                                                    std::size_t max_output);
 
@@ -73,7 +75,7 @@ struct FilterOutcome {
 // ignores SIGPIPE (server/server.cpp), which a write to a child that stopped
 // reading raises: a caller elsewhere must ignore it too.
 boost::asio::awaitable<FilterOutcome> run_filter(std::vector<std::string> argv,
-                                                 const std::string& cwd, std::string input,
+                                                 std::string cwd, std::string input,
                                                  std::chrono::milliseconds timeout,
                                                  std::size_t max_out, std::size_t max_err);
 
