@@ -15,20 +15,10 @@
 namespace editd::format_scope {
 namespace {
 
-// Where each line of `text` begins, then where the text ends: line n's bytes
-// (its "\n" included) are [starts[n], starts[n + 1]).
-std::vector<std::size_t> line_starts(std::string_view text) {
-  std::vector<std::size_t> starts{0};
-  for (std::size_t at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1))
-    starts.push_back(at + 1);
-  if (!text.empty() && text.back() != '\n') starts.push_back(text.size());
-  return starts;
-}
-
 // The lines of a text, each a view with its "\n".
 class Lines {
  public:
-  explicit Lines(std::string_view text) : text_(text), starts_(line_starts(text)) {}
+  explicit Lines(std::string_view text) : text_(text), starts_(text::line_starts(text)) {}
 
   std::size_t size() const { return starts_.size() - 1; }
   std::string_view operator[](std::size_t i) const {

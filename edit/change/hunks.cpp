@@ -6,6 +6,7 @@
 #include <map>
 
 #include "edit/change/diff.h"
+#include "edit/text/text.h"
 
 namespace editd::hunks {
 namespace {
@@ -22,16 +23,6 @@ bool starts_line(std::string_view text, std::size_t pos) {
 std::size_t count_lines(std::string_view text) {
   return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')) +
          (!text.empty() && text.back() != '\n' ? 1 : 0);
-}
-
-// Where each line of `text` begins, then where the text ends: lines + 1
-// entries, so that line n's bytes are [starts[n], starts[n + 1]).
-std::vector<std::size_t> line_starts(std::string_view text) {
-  std::vector<std::size_t> starts{0};
-  for (std::size_t at = text.find('\n'); at != std::string_view::npos; at = text.find('\n', at + 1))
-    starts.push_back(at + 1);
-  if (!text.empty() && text.back() != '\n') starts.push_back(text.size());
-  return starts;
 }
 
 std::size_t common_prefix(std::string_view a, std::string_view b) {
@@ -173,7 +164,7 @@ std::vector<Hunk> between(std::string_view before, std::string_view after,
   }
   const std::string_view a = before.substr(head, before.size() - tail - head);
   const std::string_view b = after.substr(head, after.size() - tail - head);
-  const std::vector<std::size_t> a_starts = line_starts(a), b_starts = line_starts(b);
+  const std::vector<std::size_t> a_starts = text::line_starts(a), b_starts = text::line_starts(b);
   const std::size_t na = a_starts.size() - 1, nb = b_starts.size() - 1;
 
   std::vector<diff::Block> blocks;
@@ -234,7 +225,7 @@ std::optional<std::uint64_t> follow(const Hunk& h, const std::vector<std::vector
 
 Reverted revert(std::string_view current, const std::vector<const Hunk*>& hunks,
                 const std::vector<std::optional<std::uint64_t>>& expected) {
-  const std::vector<std::size_t> starts = line_starts(current);
+  const std::vector<std::size_t> starts = text::line_starts(current);
   const std::size_t lines = starts.size() - 1;
   struct Place {
     std::size_t begin, end;

@@ -236,4 +236,12 @@ std::size_t count_lines(std::string_view s) {
   return s.back() == '\n' ? n : n + 1;
 }
 
+std::vector<std::size_t> line_starts(std::string_view s) {
+  std::vector<std::size_t> starts{0};
+  for (std::size_t at = s.find('\n'); at != std::string_view::npos; at = s.find('\n', at + 1))
+    starts.push_back(at + 1);
+  if (!s.empty() && s.back() != '\n') starts.push_back(s.size());
+  return starts;
+}
+
 }  // namespace editd::text

@@ -115,4 +115,9 @@ std::string join_lines(const std::vector<std::string_view>& lines, std::size_t b
 // Number of lines as read_text counts them (see Document::line_count).
 std::size_t count_lines(std::string_view s);
 
+// Where each line of `s` begins, then where `s` ends: line n's bytes (its
+// "\n" included) are [starts[n], starts[n + 1]), so there are lines + 1
+// entries ("" -> {0}, "a\nb" -> {0, 2, 3}).
+std::vector<std::size_t> line_starts(std::string_view s);
+
 }  // namespace editd::text

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "helpers/process.h"
+#include "helpers/unified_diff.h"
 
 namespace editd::test::format_corpus {
 namespace {
@@ -61,70 +62,6 @@ std::string read_corpus(const std::string& name) {
   std::stringstream ss;
   ss << in.rdbuf();
   return ss.str();
-}
-
-// `bytes` with editd's unified diff applied (the helper of format_test.cpp:
-// line endings kept, "\ No newline at end of file", a BOM stays).
-std::string apply_unified_diff(const std::string& bytes, const std::string& diff) {
-  const std::string bom = bytes.starts_with("\xEF\xBB\xBF") ? "\xEF\xBB\xBF" : "";
-  const std::string text = bytes.substr(bom.size());
-  std::vector<std::string> lines;
-  for (std::size_t pos = 0; pos < text.size();) {
-    std::size_t nl = text.find('\n', pos);
-    std::size_t end = nl == std::string::npos ? text.size() : nl + 1;
-    lines.push_back(text.substr(pos, end - pos));
-    pos = end;
-  }
-  std::vector<std::string> rows;
-  for (std::size_t pos = 0; pos < diff.size();) {
-    std::size_t nl = diff.find('\n', pos);
-    if (nl == std::string::npos) nl = diff.size();
-    rows.push_back(diff.substr(pos, nl - pos));
-    pos = nl + 1;
-  }
-  std::string out;
-  std::size_t next = 0, r = 0;
-  while (r < rows.size() && !rows[r].starts_with("@@")) ++r;
-  while (r < rows.size()) {
-    unsigned old_start = 0, old_count = 1, new_start = 0, new_count = 1;
-    const std::string& head = rows[r];
-    REQUIRE_MESSAGE(head.starts_with("@@ -"), "not a hunk header: " << head);
-    if (std::sscanf(head.c_str(), "@@ -%u,%u +%u,%u @@", &old_start, &old_count, &new_start,
-                    &new_count) != 4) {
-      old_count = new_count = 1;
-      if (std::sscanf(head.c_str(), "@@ -%u,%u +%u @@", &old_start, &old_count, &new_start) != 3 &&
-          std::sscanf(head.c_str(), "@@ -%u +%u,%u @@", &old_start, &new_start, &new_count) != 3)
-        REQUIRE(std::sscanf(head.c_str(), "@@ -%u +%u @@", &old_start, &new_start) == 2);
-    }
-    ++r;
-    const std::size_t first = old_count == 0 ? old_start : old_start - 1;
-    REQUIRE(first >= next);
-    REQUIRE(first <= lines.size());
-    for (; next < first; ++next) out += lines[next];
-    unsigned old_seen = 0, new_seen = 0;
-    while (old_seen < old_count || new_seen < new_count) {
-      REQUIRE_MESSAGE(r < rows.size(), "a hunk ends early: " << head);
-      const char kind = rows[r].empty() ? ' ' : rows[r][0];
-      std::string content = rows[r].empty() ? "" : rows[r].substr(1);
-      ++r;
-      if (r < rows.size() && rows[r].starts_with("\\")) ++r;
-      else content += "\n";
-      if (kind == ' ' || kind == '-') {
-        REQUIRE(next < lines.size());
-        CHECK_MESSAGE(lines[next] == content, "line " << next + 1 << " is not the diff's");
-        ++next;
-        ++old_seen;
-      }
-      if (kind == ' ' || kind == '+') {
-        out += content;
-        ++new_seen;
-      }
-      REQUIRE((kind == ' ' || kind == '-' || kind == '+'));
-    }
-    while (r < rows.size() && rows[r].empty()) ++r;
-  }
-  for (; next < lines.size(); ++next) out += lines[next];
-  return bom + out;
 }
 
 // A run of changed lines of a unified diff, 0-based: old lines [ob, ob + oc)

@@ -25,6 +25,20 @@ TEST_CASE("line counts follow the documented rule") {
   CHECK(count_lines("a\nb\n") == 2);
 }
 
+TEST_CASE("line starts: one per line, then the end") {
+  using V = std::vector<std::size_t>;
+  CHECK(line_starts("") == V{0});
+  CHECK(line_starts("\n") == V{0, 1});
+  CHECK(line_starts("a\nb") == V{0, 2, 3});
+  CHECK(line_starts("a\r\nb\n") == V{0, 3, 5});
+  // Every line's bytes: line n is [starts[n], starts[n + 1]).
+  const std::string s = "one\n\nthree";
+  const V st = line_starts(s);
+  REQUIRE(st.size() == count_lines(s) + 1);
+  CHECK(s.substr(st[1], st[2] - st[1]) == "\n");
+  CHECK(s.substr(st[2], st[3] - st[2]) == "three");
+}
+
 TEST_CASE("a BOM is stripped from the body and remembered") {
   Document d = doc("\xEF\xBB\xBFhello\n");
   CHECK(d.bom());
