@@ -266,3 +266,34 @@ TEST_CASE("MCP --approve ask: a client without form elicitation gets every mutat
   CHECK(p.response_to("o")["result"]["isError"] == false);
   CHECK(root.read("a.txt") == "y\n");
 }
+
+TEST_CASE("MCP --approve ask: questions waiting at once are bounded per connection") {
+  TempDir root;
+  constexpr int kCalls = 9;  // one more than mcp::kMaxWaitingApprovals
+  for (int i = 0; i < kCalls; ++i) root.write("f" + std::to_string(i) + ".txt", "old\n");
+  auto p = spawn_editd(root, {"--approve", "ask"});
+  initialize_with(p, form_elicitation());
+  // Small replies first: a new connection runs few requests at once until
+  // its replies are known to be small (server/session/transport.h).
+  for (int i = 0; i < 30; ++i) p.ok("ping", json::object());
+  for (int i = 0; i < kCalls; ++i)
+    send_call(p, "b" + std::to_string(i), "write_text",
+              {{"path", "f" + std::to_string(i) + ".txt"}, {"content", "x\n"}});
+  std::vector<json> questions;
+  json busy;
+  while (questions.size() < kCalls - 1 || busy.is_null()) {
+    json m = p.read_message();
+    if (m.value("method", "") == "elicitation/create")
+      questions.push_back(m);
+    else if (m.contains("result"))
+      busy = m;
+  }
+  CHECK(busy["result"]["isError"] == true);
+  CHECK(text_of(busy["result"]).find("\"reason\":\"busy\"") != std::string::npos);
+  for (const json& q : questions) answer(p, q, {{"action", "decline"}});
+  for (int i = 0; i < kCalls; ++i) {
+    const std::string id = "b" + std::to_string(i);
+    if (busy["id"] != id) CHECK(p.response_to(id)["result"]["isError"] == true);
+    CHECK(root.read("f" + std::to_string(i) + ".txt") == "old\n");
+  }
+}
