@@ -13,7 +13,7 @@
 //   cancel_uncommitted() (the server's shutdown). A client may reuse an id:
 //   each request with it is cancelled.
 // - OutgoingCalls: editd's requests to the client (the delegated backend's
-//   fs/*, ACP's session/request_permission), one typed entry per call waiting
+//   fs/*, ACP's session/request_permission, MCP's elicitation/create), one typed entry per call waiting
 //   for its answer, matched by id, at most ConnectionLimits::max_outgoing_calls
 //   at once. Past the cap a call fails at once with delegate_failed, nothing
 //   sent; a call not answered within its timeout fails with timeout; an answer
