@@ -80,7 +80,8 @@ const char* const kUsage =
     "                             forward their provider's tool calls (default: models)\n"
     "  --backend auto|local|delegated   where files live (default: auto)\n"
     "  --delegate-timeout SECONDS time to wait for a client's fs/* answer (default: 30)\n"
-    "  --approve never|ask        ask the ACP client before each mutation (default: never)\n"
+    "  --approve never|ask        ask the client before each mutation (default: never)\n"
+    "  --approve-timeout SECONDS  time an MCP approval waits for the user (default: 120)\n"
     "  --threads N                file I/O threads (default: the CPUs editd may use, at\n"
     "                             least 2: its affinity mask, bounded by its cgroup's quota)\n"
     "  --io-threads N             threads serving connections, with --listen (default:\n"
@@ -389,6 +390,11 @@ Result<CommandLine> parse_command_line(int argc, char** argv) {
       auto timeout = parse_seconds(flag, v);
       if (!timeout) return timeout.error();
       o.session.reply_stall_timeout = *timeout;
+    } else if (flag == "--approve-timeout") {
+      EDITD_NEED(v);
+      auto timeout = parse_seconds(flag, v);
+      if (!timeout) return timeout.error();
+      o.doors.approve_timeout = *timeout;
     } else if (flag == "--delegate-timeout") {
       EDITD_NEED(v);
       auto timeout = parse_seconds(flag, v);

@@ -5,6 +5,8 @@
 // begins: from then on the request completes and answers normally.
 #pragma once
 
+#include <functional>
+
 namespace editd {
 
 struct CancelState {
@@ -13,6 +15,21 @@ struct CancelState {
   // Cancelled by the client (MCP's notifications/cancelled), not by shutdown:
   // on MCP such a request gets no answer.
   bool by_client = false;
+  // Set by whoever waits on the request's behalf (a call to the client):
+  // run once when the request is cancelled, to end the wait. It must not
+  // resume the request inline (post the resumption).
+  std::function<void()> on_cancel;
+
+  // Cancels the request, and wakes what waits for it.
+  void cancel(bool client) {
+    cancelled = true;
+    if (client) by_client = true;
+    if (on_cancel) {
+      auto wake = std::move(on_cancel);
+      on_cancel = nullptr;
+      wake();
+    }
+  }
 };
 
 }  // namespace editd

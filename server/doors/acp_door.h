@@ -15,8 +15,8 @@
 //   tool_call_update (completed with each file's diff, or failed) after
 //   (report).
 // - Under --approve ask, each write first asks the client
-//   (session/request_permission), on MCP connections too; allow_always holds
-//   for the rest of the session.
+//   (session/request_permission); allow_always holds for the rest of the
+//   session. MCP connections ask their own way instead (server/doors/mcp_door.h).
 // The wire shapes are protocol/acp.h's; this class holds the state.
 //
 // Threading: the connection's I/O thread, like the connection.

@@ -11,7 +11,9 @@ namespace editd {
 // fs/* methods when its initialize offers them (the delegated backend), and
 // the disk otherwise; kLocal always uses the disk.
 enum class BackendChoice { kAuto, kLocal, kDelegated };
-// --approve: kAsk sends session/request_permission before each mutation.
+// --approve: kAsk asks the client before each mutation writes: ACP's
+// session/request_permission, MCP's elicitation/create
+// (server/doors/mcp_approvals.h).
 enum class Approval { kNever, kAsk };
 // --mcp-tools: what MCP's tools/list lists: the tools meant for a model, or
 // also the provider-native ones a host forwards its model's calls to
@@ -23,6 +25,9 @@ struct DoorOptions {
   // How long a call to the client (fs/*, session/request_permission) may wait.
   std::chrono::milliseconds delegate_timeout{30'000};
   Approval approve = Approval::kNever;
+  // --approve-timeout: how long an MCP approval (elicitation/create) waits
+  // for the user; a human reads the diff first.
+  std::chrono::milliseconds approve_timeout{120'000};
   McpTools mcp_tools = McpTools::kModels;
 };
 

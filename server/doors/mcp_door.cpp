@@ -2,6 +2,7 @@
 
 #include "protocol/fast_json.h"
 #include "server/doors/mcp.h"
+#include "server/doors/mcp_approvals.h"
 #include "server/doors/mcp_errors.h"
 #include "server/doors/outside_changes.h"
 
@@ -11,8 +12,12 @@ namespace asio = boost::asio;
 using nlohmann::json;
 
 McpDoor::McpDoor(const DoorOptions& options, const Registry& registry, AcpDoor& acp,
-                 KnownFingerprints& known)
-    : options_(options), registry_(registry), acp_(acp), known_(known) {}
+                 KnownFingerprints& known, McpClient& client)
+    : options_(options), registry_(registry), acp_(acp), known_(known), client_(client) {}
+
+void McpDoor::initialize(const json& params) {
+  elicitation_ = mcp::offers_form_elicitation(params);
+}
 
 asio::awaitable<Result<json>> McpDoor::dispatch(const protocol::Incoming& in,
                                                 std::shared_ptr<CancelState> cancel,
@@ -38,11 +43,41 @@ asio::awaitable<Result<json>> McpDoor::call_tool(const json& params, const json&
   auto call = acp_.prepare(*m, *prepared, cancel, &known_, &place);
   if (!call) co_return mcp::tool_result(*m, *prepared, call.error());
   (*call)->context->actor.request_id = id.dump();
+  if (options_.approve == Approval::kAsk) {
+    // MCP's question, one for the call, instead of ACP's per file.
+    (*call)->context->approve = nullptr;
+    (*call)->context->approve_all = approver(m->name, cancel);
+  }
   Result<json> result = co_await registry_.run(*m, *(*call)->context, *prepared);
   acp_.report(**call, *m, result);
   if (mcp::cancelled_by_client(result, *cancel)) co_return result.error();
   if (result && m->paged) mcp::page(*result);
   co_return mcp::tool_result(*m, *prepared, result);
+}
+
+decltype(RequestContext::approve_all) McpDoor::approver(std::string tool,
+                                                      std::shared_ptr<CancelState> cancel) {
+  // Not a coroutine: it returns ask_approval's awaitable.
+  return [this, tool = std::move(tool), cancel = std::move(cancel)](
+             std::vector<PendingChange> changes) {
+    return ask_approval(tool, std::move(changes), cancel);
+  };
+}
+
+asio::awaitable<Result<void>> McpDoor::ask_approval(std::string tool,
+                                                    std::vector<PendingChange> changes,
+                                                    std::shared_ptr<CancelState> cancel) {
+  if (!elicitation_) co_return mcp::no_elicitation(changes);
+  if (waiting_ >= mcp::kMaxWaitingApprovals) co_return mcp::approvals_busy(changes);
+  json params = mcp::elicitation_params(mcp::approval_message(tool, changes));
+  struct Waiting {
+    std::size_t& n;
+    explicit Waiting(std::size_t& count) : n(count) { ++n; }
+    ~Waiting() { --n; }
+  } waiting(waiting_);
+  Result<json> answer = co_await client_.ask(std::string(mcp::kElicitationCreate),
+                                             std::move(params), options_.approve_timeout, cancel);
+  co_return mcp::approval_outcome(answer, changes);
 }
 
 json McpDoor::reply(const json& id, Result<json> result, const CancelState& cancel) const {

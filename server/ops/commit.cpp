@@ -248,7 +248,18 @@ boost::asio::awaitable<Result<Committed>> Pipeline::commit(RequestContext& ctx, 
                             : !ctx.actor.method.empty() ? ctx.actor.method
                                                         : std::string("the edit");
   if (!lg) co_return ledger_refused(lg.error(), named);
-  if (ctx.approve) {
+  if (ctx.approve_all) {
+    std::vector<PendingChange> pending;
+    pending.reserve(steps.size());
+    for (const Step& s : steps) {
+      const PendingChange::Kind kind = s.kind == Step::Kind::kRemove ? PendingChange::Kind::kRemove
+                                       : s.previous ? PendingChange::Kind::kUpdate
+                                                    : PendingChange::Kind::kCreate;
+      pending.push_back(PendingChange{s.shown, kind, change_of(s)});
+    }
+    auto ok = co_await ctx.approve_all(std::move(pending));
+    if (!ok) co_return ok.error();
+  } else if (ctx.approve) {
     for (const Step& s : steps) {
       ChangeReport c = change_of(s);
       auto ok = co_await ctx.approve(s.shown, c.old_text, c.new_text);

@@ -4,7 +4,7 @@
 // A mutation first plans its changes with its files held (lock chains,
 // bytes in the budget, the processes' lock): what each file becomes, as
 // StagedChanges. Pipeline::commit then runs, in this one order for every
-// method: the approval of each step (--approve ask), the checks of each
+// method: the approval (--approve ask: of all the steps at once, or of each), the checks of each
 // file before the write (--check, --lsp), the last cancellation check (after
 // it the request is `committed` and completes), the write, the ACP report of
 // each file written and what the connection knows of it (--require-read),

@@ -133,7 +133,7 @@ boost::asio::awaitable<Result<ops::Mutation>> Pipeline::mutate(
 
   // The format step needs the call's bytes whole.
   const bool formatting = formats(ctx, cur.canonical, cur.shown, p.format);
-  cur.lean = !ctx.approve && !ctx.changes && !formatting &&
+  cur.lean = !ctx.approve && !ctx.approve_all && !ctx.changes && !formatting &&
              !(ctx.scope.local() && checks_.covers(Checks::Target{cur.canonical, cur.shown}));
 
   // On the pool unless its cost is known small: a small file with a

@@ -41,6 +41,15 @@ struct ChangeReport {
   std::optional<std::uint64_t> line;  // 1-based first changed line, when known
 };
 
+// A file a mutation is about to change, as an approval shows it
+// (RequestContext::approve_all).
+struct PendingChange {
+  enum class Kind { kCreate, kUpdate, kRemove };
+  std::string shown;  // the path as the client named it
+  Kind kind = Kind::kUpdate;
+  ChangeReport change;  // the texts before and after (removed: the new text is empty)
+};
+
 // Where a request's files live: the local disk, or the client of a delegated
 // connection (an ACP editor's fs/* requests).
 struct Scope {
@@ -66,6 +75,11 @@ struct RequestContext {
   std::function<boost::asio::awaitable<Result<void>>(
       const std::string&, const std::optional<std::string>&, const std::string&)>
       approve{};
+  // Called once before a mutation writes, with every file it is about to
+  // change (MCP approvals: one question a call); may refuse (denied, or
+  // cancelled when the request was). Optional; when set, `approve` is not
+  // called.
+  std::function<boost::asio::awaitable<Result<void>>(std::vector<PendingChange>)> approve_all{};
   // When set, each file a mutation writes is appended here. Optional.
   std::vector<ChangeReport>* changes = nullptr;
   // Where the backend's files live, for the checks (which run on local files

@@ -68,7 +68,7 @@ Connection::Connection(ServerContext& server, asio::io_context& io, std::unique_
            }),
       inbox_(server.outside().subscribe()),
       plain_door_(server.registry(), acp_, known_),
-      mcp_door_(server.door_options(), server.registry(), acp_, known_) {}
+      mcp_door_(server.door_options(), server.registry(), acp_, known_, *this) {}
 
 Connection::~Connection() { auth_.release_admission(); }
 
@@ -337,6 +337,7 @@ Result<json> Connection::initialize(const json& params) {
     dialect_ = Dialect::kMcp;
     initialized_ = true;
     acp_.set_client(params.value("clientInfo", json::object()), "mcp", peer());
+    mcp_door_.initialize(params);
     return mcp::initialize_result(params);
   }
   auto p = protocol::decode_initialize(params);
@@ -359,6 +360,16 @@ asio::awaitable<Result<json>> Connection::call(std::string method, json params,
   auto self = shared_from_this();
   if (!transport_.reading()) co_return connection_closed();
   Result<json> r = co_await calls_.call(std::move(method), std::move(params), timeout);
+  co_return r;
+}
+
+asio::awaitable<Result<json>> Connection::ask(std::string method, json params,
+                                              std::chrono::milliseconds timeout,
+                                              std::shared_ptr<CancelState> cancel) {
+  auto self = shared_from_this();
+  if (!transport_.reading()) co_return connection_closed();
+  Result<json> r = co_await calls_.call(std::move(method), std::move(params), timeout,
+                                        std::move(cancel), "notifications/cancelled");
   co_return r;
 }
 

@@ -61,6 +61,7 @@ class ServerContext;
 
 class Connection : public std::enable_shared_from_this<Connection>,
                    public ClientChannel,
+                   public McpClient,
                    private Transport::Receiver {
  public:
   struct Settings {
@@ -103,6 +104,11 @@ class Connection : public std::enable_shared_from_this<Connection>,
   // OutgoingCalls::call.
   boost::asio::awaitable<Result<nlohmann::json>> call(std::string method, nlohmann::json params,
                                                       std::chrono::milliseconds timeout) override;
+  // McpClient: a call that ends when `cancel` is cancelled, and tells the
+  // client it was abandoned (notifications/cancelled) on a timeout or cancel.
+  boost::asio::awaitable<Result<nlohmann::json>> ask(std::string method, nlohmann::json params,
+                                                     std::chrono::milliseconds timeout,
+                                                     std::shared_ptr<CancelState> cancel) override;
   void notify(std::string method, nlohmann::json params);
 
  private:

@@ -17,7 +17,8 @@
 //   --max-queued-bytes-total for all connections together; a client that
 //   takes in less than kWriteSlice of them within --reply-stall-timeout while
 //   that budget is full is cut off.
-// - calls to the client waiting for answers (fs/*, session/request_permission):
+// - calls to the client waiting for answers (fs/*, session/request_permission,
+//   elicitation/create: at most mcp::kMaxWaitingApprovals of those):
 //   --max-inflight of them (each request calls the client one call at a time);
 //   one more fails at once with delegate_failed, nothing sent. Each waits at
 //   most --delegate-timeout (then timeout).

@@ -39,6 +39,17 @@ Error call_timed_out(const std::string& method, std::chrono::milliseconds timeou
                {{"method", method}, {"timeoutMs", timeout.count()}});
 }
 
+Error call_cancelled(const std::string& method) {
+  return Error(ErrorKind::kCancelled,
+               "the request was cancelled while it waited for the client's answer to " + method,
+               {{"method", method}});
+}
+
+// The notification that tells the client a call of editd's is abandoned.
+json abandon_notice(const std::string& method, std::int64_t id, const char* reason) {
+  return protocol::make_notification(method, json{{"requestId", id}, {"reason", reason}});
+}
+
 // Completes a waiting call once; false if it was completed already.
 bool complete(OutgoingCall& call, Result<json> r) {
   if (!call.handler) return false;
@@ -113,22 +124,24 @@ void CancelTable::cancel_by_client(const json& params) {
   auto [first, last] = requests_.equal_range(protocol::id_key(*id));
   for (auto it = first; it != last; ++it) {
     if (it->second->committed) continue;
-    it->second->cancelled = true;
-    it->second->by_client = true;
+    it->second->cancel(true);
   }
 }
 
 void CancelTable::cancel_uncommitted() {
   for (auto& [key, state] : requests_)
-    if (!state->committed) state->cancelled = true;
+    if (!state->committed) state->cancel(false);
 }
 
 OutgoingCalls::OutgoingCalls(asio::io_context& io, std::size_t cap, Send send)
     : io_(io), cap_(cap), send_(std::move(send)) {}
 
 asio::awaitable<Result<json>> OutgoingCalls::call(std::string method, json params,
-                                                  std::chrono::milliseconds timeout) {
+                                                  std::chrono::milliseconds timeout,
+                                                  std::shared_ptr<CancelState> cancel,
+                                                  std::string abandoned) {
   if (closed_) co_return connection_closed();
+  if (cancel && cancel->cancelled) co_return call_cancelled(method);
   if (pending_.size() >= cap_) co_return too_many_calls(method, cap_);
   const std::int64_t id = next_id_++;
   auto pending = std::make_shared<OutgoingCall>();
@@ -140,13 +153,27 @@ asio::awaitable<Result<json>> OutgoingCalls::call(std::string method, json param
   asio::steady_timer timer(io_);
   timer.expires_after(timeout);
   // `this` is touched only while the call waits, which its owner outlives.
-  timer.async_wait([this, id, pending](boost::system::error_code ec) {
+  timer.async_wait([this, id, pending, abandoned](boost::system::error_code ec) {
     if (ec || !pending->handler) return;
     pending_.erase(id);
+    if (!abandoned.empty()) send_(abandon_notice(abandoned, id, "timeout"));
     complete(*pending, call_timed_out(pending->method, pending->timeout));
   });
+  if (cancel) {
+    // Run from the cancel table's loop: the caller resumes later, posted.
+    cancel->on_cancel = [this, id, pending, abandoned] {
+      if (!pending->handler) return;
+      pending_.erase(id);
+      if (!abandoned.empty()) send_(abandon_notice(abandoned, id, "cancelled"));
+      auto h = std::move(*pending->handler);
+      pending->handler.reset();
+      Result<json> r = call_cancelled(pending->method);
+      asio::post(io_, [h = std::move(h), r]() mutable { std::move(h)(r); });
+    };
+  }
   Result<json> r = co_await wait_answer(pending.get());
   timer.cancel();
+  if (cancel) cancel->on_cancel = nullptr;
   co_return r;
 }
 

@@ -13,7 +13,7 @@
 //   cancel_uncommitted() (the server's shutdown). A client may reuse an id:
 //   each request with it is cancelled.
 // - OutgoingCalls: editd's requests to the client (the delegated backend's
-//   fs/*, ACP's session/request_permission), one typed entry per call waiting
+//   fs/*, ACP's session/request_permission, MCP's elicitation/create), one typed entry per call waiting
 //   for its answer, matched by id, at most ConnectionLimits::max_outgoing_calls
 //   at once. Past the cap a call fails at once with delegate_failed, nothing
 //   sent; a call not answered within its timeout fails with timeout; an answer
@@ -118,9 +118,16 @@ class OutgoingCalls {
   // Sends `method` to the client and waits for its answer: the answer's
   // result; its error (a client error keeps its code and message in data);
   // timeout after `timeout`; delegate_failed at once when `cap` calls wait
-  // already, or after close(). The owner of this must outlive the wait.
+  // already, or after close(). With `cancel` (the request the call is made
+  // for), cancelling that request ends the wait at once: cancelled. With
+  // `abandoned` (e.g. MCP's notifications/cancelled), a call ended by its
+  // timeout or its request's cancellation tells the client so: that
+  // notification, with requestId and reason. The owner of this must outlive
+  // the wait.
   boost::asio::awaitable<Result<nlohmann::json>> call(std::string method, nlohmann::json params,
-                                                      std::chrono::milliseconds timeout);
+                                                      std::chrono::milliseconds timeout,
+                                                      std::shared_ptr<CancelState> cancel = nullptr,
+                                                      std::string abandoned = {});
   // Whether a call waits for an answer with this id.
   bool expects(const nlohmann::json& id) const;
   bool empty() const { return pending_.empty(); }

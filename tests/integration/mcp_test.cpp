@@ -727,24 +727,15 @@ TEST_CASE("MCP on a Unix socket and on TCP, where initialize carries the token")
 }
 
 TEST_CASE(
-    "--approve ask on MCP fails closed: the client cannot answer session/request_permission") {
+    "--approve ask on MCP fails closed: a client that cannot ask its user gets no ACP request, "
+    "and nothing is written") {
   TempDir root;
   auto p = spawn_editd(root, {"--approve", "ask"});
-  mcp_initialize(p);
-  p.send({{"jsonrpc", "2.0"},
-          {"id", 9},
-          {"method", "tools/call"},
-          {"params",
-           {{"name", "write_text"}, {"arguments", {{"path", "a.txt"}, {"content", "x\n"}}}}}});
-  json ask = p.read_message();
-  REQUIRE(ask["method"] == "session/request_permission");
-  // What an MCP client answers to a method it does not know.
-  p.send({{"jsonrpc", "2.0"},
-          {"id", ask["id"]},
-          {"error", {{"code", -32601}, {"message", "Method not found"}}}});
-  json r = p.response_to(9);
-  CHECK(r["result"]["isError"] == true);
-  CHECK(text_of(r["result"]).find("Error (delegate_failed):") == 0);
+  mcp_initialize(p);  // no elicitation capability
+  json r = call(p, "write_text", {{"path", "a.txt"}, {"content", "x\n"}});
+  CHECK(r["isError"] == true);
+  CHECK(text_of(r).find("Error (denied):") == 0);
+  CHECK(p.other.empty());  // editd asked the client nothing
   CHECK_FALSE(root.exists("a.txt"));
 }
 

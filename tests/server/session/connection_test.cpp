@@ -157,18 +157,28 @@ TEST_CASE("MCP: a request the client cancelled gets no answer, and the connectio
   DoorOptions doors;
   doors.approve = Approval::kAsk;
   Served s(doors);
-  s.exchange(mcp_initialize());
+  s.exchange(request(0, "initialize",
+                     {{"protocolVersion", "2025-06-18"},
+                      {"capabilities", {{"elicitation", json::object()}}}}));
   s.pipe->feed(
       request(2, "tools/call",
               {{"name", "write_text"}, {"arguments", {{"path", "a.txt"}, {"content", "two\n"}}}}));
-  const json call = s.await_call("session/request_permission");
+  const json call = s.await_call("elicitation/create");
   s.pipe->feed(notification("notifications/cancelled", {{"requestId", 2}}));
-  s.allow_once(call);
+  // The wait ends at once: editd tells the client its question is abandoned.
+  const json abandoned = s.await_call("notifications/cancelled");
+  CHECK(abandoned["params"]["requestId"] == call["id"]);
+  CHECK(abandoned["params"]["reason"] == "cancelled");
+  // A late answer is ignored.
+  s.pipe->feed(json{{"jsonrpc", "2.0"}, {"id", call["id"]}, {"result", {{"action", "accept"}}}});
   s.exchange(request(3, "ping"));
   CHECK(s.reply(3)["result"] == json::object());
   s.pipe->run_until([] { return false; }, std::chrono::milliseconds(50));
   REQUIRE(call["id"] != 2);
   CHECK(s.pipe->with_id(2).empty());
+  std::ifstream in(s.root / "a.txt");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text == "one\n");
 }
 
 TEST_CASE("MCP's error shapes: standard codes, data.kind kept, failed tools as isError results") {
