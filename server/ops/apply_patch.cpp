@@ -265,7 +265,7 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::apply_parsed(RequestCon
       f.content = in->second.bytes;
     if (ctx.backend.has_modes()) {
       Result<FileStat> st = co_await ctx.backend.stat(canonical.at(from.path));
-      if (st && st->attributes) f.executable = (st->attributes->mode & 0111) != 0;
+      if (st && st->attributes && (st->attributes->mode & 0111) != 0) f.executable = true;
     }
   }
   if (p.check)
