@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "helpers/mcp_session.h"
 #include "helpers/process.h"
 #include "helpers/xattrs.h"
 
@@ -347,4 +348,35 @@ TEST_CASE("--read-only refuses move, copy and delete, changing nothing") {
   CHECK(root.read("a.txt") == "a\n");
   CHECK(root.read("d/x.txt") == "x\n");
   CHECK_FALSE(root.exists("b.txt"));
+}
+
+TEST_CASE("`to` naming a symbolic link is refused, and the link's target is untouched") {
+  TempDir root;
+  root.write("a.txt", "a\n");
+  root.write("target.txt", "t\n");
+  fs::create_symlink(root.path() / "target.txt", root.path() / "to-link.txt");
+  auto p = spawn_editd(root);
+  for (const char* method : {"move", "copy"}) {
+    json e = p.fails(method, {{"from", "a.txt"}, {"to", "to-link.txt"}, {"overwrite", true}});
+    CHECK(e["data"]["kind"] == "unsupported");
+    CHECK(e["data"]["param"] == "to");
+  }
+  CHECK(root.read("target.txt") == "t\n");
+  CHECK(root.read("a.txt") == "a\n");
+  CHECK(fs::is_symlink(root.path() / "to-link.txt"));
+}
+
+TEST_CASE("over MCP, move's text says what moved and where, and the directories removed") {
+  TempDir root;
+  root.write("d/a.txt", "a\n");
+  auto p = spawn_editd(root);
+  mcp_initialize(p);
+  json r = call(p, "move", {{"from", "d"}, {"to", "e"}});
+  REQUIRE(r["isError"] == false);
+  const std::string text = text_of(r);
+  CHECK(text.find("move: 1 file: move d/a.txt -> e/a.txt") == 0);
+  CHECK(text.find("Directories removed: d\n") != std::string::npos);
+  json d = call(p, "delete", {{"path", "e"}});
+  CHECK(d["isError"] == true);
+  CHECK(text_of(d).find("Error (denied)") == 0);
 }
