@@ -380,3 +380,17 @@ TEST_CASE("over MCP, move's text says what moved and where, and the directories 
   CHECK(d["isError"] == true);
   CHECK(text_of(d).find("Error (denied)") == 0);
 }
+
+TEST_CASE("a deleted binary file comes back byte for byte from the ledger after a restart") {
+  TempDir root;
+  root.write("logo.png", kPng);
+  std::string id;
+  {
+    auto p = spawn_editd(root);
+    id = files_undo_id(p.ok("delete", {{"path", "logo.png"}}));
+  }
+  CHECK_FALSE(root.exists("logo.png"));
+  auto q = spawn_editd(root);
+  q.ok("undo", {{"undoId", id}});
+  CHECK(root.read("logo.png") == kPng);
+}
