@@ -16,6 +16,14 @@ boost::asio::awaitable<Result<FsBackend::Listing>> FsBackend::list(std::string c
                   {{"path", display_path(canonical)}, {"reason", "unsupported"}});
 }
 
+boost::asio::awaitable<Result<FsBackend::Tree>> FsBackend::tree(std::string canonical,
+                                                               std::size_t, std::uint64_t) {
+  co_return Error(ErrorKind::kDenied,
+                  "this client's directories cannot be walked: " + display_path(canonical) +
+                      " is a directory",
+                  {{"path", display_path(canonical)}, {"reason", "unsupported"}});
+}
+
 boost::asio::awaitable<Result<void>> FsBackend::write_pieces(
     std::string canonical, std::vector<std::string_view> pieces) {
   std::size_t size = 0;

@@ -213,6 +213,29 @@ class FsBackend {
   // first failure.
   virtual boost::asio::awaitable<Result<void>> apply_batch(std::vector<FileChange> ops,
                                                            std::vector<std::size_t>& applied);
+
+  // Everything under directory `canonical`, for a move or a removal of the
+  // whole tree (move, delete): every entry, hidden ones included, with its
+  // path relative to `canonical` ('/'-separated), sorted by path. Symbolic
+  // links are listed as links and never followed. At most `limit` entries
+  // and files of `max_bytes` in all: past either the walk stops and
+  // `truncated` says so (the counts then are of what was seen). not_found if
+  // missing, io (data.errno "ENOTDIR") for a file. The default: denied
+  // (reason "unsupported"), for media with no listing (an ACP client).
+  struct TreeEntry {
+    enum class Kind { kFile, kDirectory, kLink, kOther };
+    std::string path;
+    Kind kind = Kind::kFile;
+    std::uint64_t size = 0;  // a file's
+  };
+  struct Tree {
+    std::vector<TreeEntry> entries;
+    std::uint64_t files = 0;
+    std::uint64_t bytes = 0;
+    bool truncated = false;
+  };
+  virtual boost::asio::awaitable<Result<Tree>> tree(std::string canonical, std::size_t limit,
+                                                    std::uint64_t max_bytes);
 };
 
 }  // namespace editd

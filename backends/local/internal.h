@@ -236,6 +236,9 @@ class LocalBackend final : public FsBackend {
   asio::awaitable<Result<void>> apply_batch(std::vector<FileChange> ops,
                                             std::vector<std::size_t>& applied) override;
 
+  asio::awaitable<Result<Tree>> tree(std::string canonical, std::size_t limit,
+                                     std::uint64_t max_bytes) override;
+
  private:
   Result<std::string> resolve_sync(const std::string& path) const;
 
@@ -270,6 +273,8 @@ class LocalBackend final : public FsBackend {
   Result<FileStat> stat_sync(const std::string& canonical) const;
 
   Result<Listing> list_sync(const std::string& canonical, unsigned depth, std::size_t limit) const;
+  Result<Tree> tree_sync(const std::string& canonical, std::size_t limit,
+                         std::uint64_t max_bytes) const;
 
   // The file's bytes. With `deferred`: a regular file larger than `limit`, by
   // its size or by what reading it finds, is not read, and *deferred says so.

@@ -46,6 +46,8 @@ json initialize_result(const json& params) {
        "reading it). Each edit that writes returns an undoId: undo with it puts the files back. "
        "changes lists every change on record (anyone's, across restarts) with its hunks; "
        "revert takes back a change or one hunk without touching later work. "
+       "move, copy and delete rename, duplicate and remove files (move and delete also "
+       "directories), with an undoId like any edit. "
        "Failed calls say what to do next."}};
 }
 

@@ -27,6 +27,9 @@ Registry::Registry(Operations& ops)
           methods::edit_symbol(),
           methods::anthropic_text_editor(),
           methods::openai_apply_patch(),
+          methods::move(),
+          methods::copy(),
+          methods::delete_(),
       } {
   std::sort(methods_.begin(), methods_.end(),
             [](const Method& a, const Method& b) { return a.name < b.name; });

@@ -23,5 +23,8 @@ Method revert();
 Method fingerprint();
 Method read_symbols();  // symbols.cpp
 Method edit_symbol();   // symbols.cpp
+Method move();          // files.cpp
+Method copy();          // files.cpp
+Method delete_();       // files.cpp: "delete"
 
 }  // namespace editd::methods

@@ -59,8 +59,8 @@ bool changes(const patch::FileOutcome& o) {
          *o.old_bytes != *o.new_bytes || o.executable;
 }
 
-Error untouched_expectation(const std::string& key) {
-  return invalid_param("expectedFingerprints", "names " + key + ", which the patch does not touch");
+Error untouched_expectation(const std::string& param, const std::string& key) {
+  return invalid_param(param, "names " + key + ", which the patch does not touch");
 }
 
 // The patch with every path rewritten to its display form, so that two
@@ -114,7 +114,19 @@ ops::Patched describe(const std::vector<patch::FileOutcome>& outcomes, bool has_
     f.mode_skipped = o.executable && !has_modes;
     f.unchanged = !changes(o);
     if (o.new_bytes) f.fingerprint = fingerprint(*o.new_bytes);
-    r.diff += o.diff;
+    // A file that is not text (a PNG moved, copied or deleted) has no lines
+    // to show: git's one line says it changed.
+    const bool binary = !o.diff.empty() &&
+                        ((o.old_bytes && !text::check_text(*o.old_bytes, "file")) ||
+                         (o.new_bytes && !text::check_text(*o.new_bytes, "file")));
+    if (binary) {
+      f.added = f.removed = 0;
+      r.diff += "Binary files " + (o.old_bytes ? "a/" + o.path : std::string("/dev/null")) +
+                " and " + (o.new_bytes ? "b/" + o.moved_to.value_or(o.path) : "/dev/null") +
+                " differ\n";
+    } else {
+      r.diff += o.diff;
+    }
     r.files.push_back(std::move(f));
   }
   return r;
@@ -192,6 +204,19 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::apply_patch(RequestCont
   else
     parsed = parse();
   if (!parsed) co_return parsed.error();
+  PatchRun run;
+  run.expected_fingerprints = std::move(p.expected_fingerprints);
+  run.dry_run = p.dry_run;
+  run.format = p.format;
+  run.method = "apply_patch";
+  co_return co_await apply_parsed(ctx, std::move(*parsed), std::move(run));
+}
+
+boost::asio::awaitable<Result<ops::Patched>> Operations::apply_parsed(RequestContext& ctx,
+                                                                      patch::Patch patch_in,
+                                                                      PatchRun p) {
+  // One name for the patch below, as apply_patch's body had it.
+  std::optional<patch::Patch> parsed(std::move(patch_in));
 
   std::map<std::string, std::string> canonical;  // display path -> canonical
   if (auto r = normalise_paths(ctx.backend, *parsed, canonical); !r) {
@@ -207,7 +232,7 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::apply_patch(RequestCont
     auto c = co_await pipeline_->resolve_in_turn(ctx, key);
     if (!c) co_return c.error();
     std::string shown = ctx.backend.display_path(*c);
-    if (!canonical.count(shown)) co_return untouched_expectation(key);
+    if (!canonical.count(shown)) co_return untouched_expectation(p.expectation_param, key);
     expected[shown] = fp;
   }
 
@@ -230,6 +255,21 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::apply_patch(RequestCont
       if (auto k = pipeline_->check_known(ctx, c, shown, exists, fp); !k) co_return k.error();
     inputs.emplace(shown, std::move(input));
   }
+  // A copy's new file: the source's bytes as read under the chains, and its
+  // executable bit (not its owner, other mode bits or extended attributes).
+  for (const auto& [add, source] : p.copies) {
+    patch::FilePatch& f = parsed->files.at(add);
+    const patch::FilePatch& from = parsed->files.at(source);
+    if (auto in = inputs.find(from.path);
+        in != inputs.end() && in->second.state == patch::FileInput::State::kFile)
+      f.content = in->second.bytes;
+    if (ctx.backend.has_modes()) {
+      Result<FileStat> st = co_await ctx.backend.stat(canonical.at(from.path));
+      if (st && st->attributes && (st->attributes->mode & 0111) != 0) f.executable = true;
+    }
+  }
+  if (p.check)
+    if (auto checked = p.check(*parsed, inputs); !checked) co_return checked.error();
 
   // On the pool whatever the size: seeking a chunk costs more than the bytes
   // (docs/architecture.md, Threads).
@@ -270,7 +310,7 @@ boost::asio::awaitable<Result<ops::Patched>> Operations::apply_patch(RequestCont
   if (auto r = co_await carry_modes(ctx.backend, *outcomes, canonical, steps); !r)
     co_return r.error();
 
-  auto committed = co_await pipeline_->commit(ctx, *files, steps, Writes::kBatch, "apply_patch");
+  auto committed = co_await pipeline_->commit(ctx, *files, steps, Writes::kBatch, p.method);
   if (!committed) co_return committed.error();
   result.undo_id = std::move(committed->undo_id);
   result.change_id = std::move(committed->change_id);

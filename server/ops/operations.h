@@ -13,9 +13,11 @@
 #include <boost/asio/thread_pool.hpp>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/fs_backend.h"
@@ -126,6 +128,13 @@ class Operations {
                                                                ops::FingerprintRequest p);
   boost::asio::awaitable<Result<ops::Patched>> apply_patch(RequestContext& ctx,
                                                            ops::PatchRequest p);
+  // move, copy, delete (server/ops/files.cpp): a patch built in code and
+  // applied as apply_patch applies one; a directory's move or removal is one
+  // of every file in it, its emptied directories removed after the commit.
+  boost::asio::awaitable<Result<ops::FilesChanged>> move(RequestContext& ctx, ops::MoveRequest p);
+  boost::asio::awaitable<Result<ops::FilesChanged>> copy(RequestContext& ctx, ops::MoveRequest p);
+  boost::asio::awaitable<Result<ops::FilesChanged>> remove(RequestContext& ctx,
+                                                           ops::DeleteRequest p);
   // Puts back every file a mutation changed, if each is still what it wrote.
   boost::asio::awaitable<Result<ops::Patched>> undo(RequestContext& ctx, ops::UndoRequest p);
 
@@ -174,6 +183,42 @@ class Operations {
                                                                     std::size_t limit);
 
  private:
+  // What apply_parsed() is asked besides the patch.
+  struct PatchRun {
+    // Path as the caller gave it -> the fingerprint expected of it.
+    std::map<std::string, std::string> expected_fingerprints;
+    std::string expectation_param = "expectedFingerprints";  // named in their errors
+    bool dry_run = false;
+    bool format = true;
+    std::string method;  // the call, in the commit's errors
+    // Pairs of indices into the patch's files: a kAdd whose content is the
+    // other's (a file the patch touches) as read under the chains (copy).
+    std::vector<std::pair<std::size_t, std::size_t>> copies;
+    // Run with every touched file held and read (display path -> the file as
+    // found), before the patch is applied: may refuse. Optional.
+    std::function<Result<void>(const patch::Patch&,
+                               const std::map<std::string, patch::FileInput>&)>
+        check;
+  };
+  // apply_patch's body once the patch is parsed (server/ops/apply_patch.cpp),
+  // for the patches move, copy and delete build in code (server/ops/files.cpp):
+  // paths resolved, chains held, every file read and checked, the patch
+  // applied in memory, one batch committed.
+  boost::asio::awaitable<Result<ops::Patched>> apply_parsed(RequestContext& ctx,
+                                                            patch::Patch parsed, PatchRun run);
+
+  // move, copy, delete's steps (server/ops/files.cpp).
+  struct Named;
+  boost::asio::awaitable<Result<Named>> named(RequestContext& ctx, std::string param,
+                                              std::string given);
+  boost::asio::awaitable<Result<FsBackend::Tree>> bounded_tree(RequestContext& ctx,
+                                                               std::string verb, Named dir,
+                                                               std::uint64_t max_files,
+                                                               std::uint64_t max_bytes);
+  boost::asio::awaitable<void> remove_emptied(RequestContext& ctx, Named dir,
+                                              const FsBackend::Tree& tree, bool dry_run,
+                                              ops::FilesChanged& out);
+
   // revert, or (`strict`) undo of a change the memory history does not have:
   // each file must then be exactly what the change left.
   boost::asio::awaitable<Result<ops::Patched>> revert_changes(RequestContext& ctx,

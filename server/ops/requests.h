@@ -264,4 +264,38 @@ struct OutsideChanges {
   bool truncated = false;  // some were deferred for max_changes or max_reads
 };
 
+// move, copy and delete (server/ops/files.cpp): what a directory's move or
+// recursive removal may take at most, unless the call asks for less.
+inline constexpr std::uint64_t kTreeFiles = 1000;
+inline constexpr std::uint64_t kTreeBytes = 64ull << 20;
+// And what a call may ask for at most.
+inline constexpr std::uint64_t kMaxTreeFiles = 10000;
+inline constexpr std::uint64_t kMaxTreeBytes = 256ull << 20;
+
+// move and copy: `from` to `to`.
+struct MoveRequest {
+  std::string from;
+  std::string to;
+  bool overwrite = false;  // an existing file at `to` is replaced (its bytes kept for undo)
+  std::optional<std::string> expected_fingerprint;  // of `from`, a file
+  bool dry_run = false;
+  std::uint64_t max_files = kTreeFiles;  // a directory's move
+  std::uint64_t max_bytes = kTreeBytes;
+};
+struct DeleteRequest {
+  std::string path;
+  std::optional<std::string> expected_fingerprint;  // a file's
+  bool dry_run = false;
+  bool recursive = false;  // a directory and everything in it, within the bounds
+  std::uint64_t max_files = kTreeFiles;
+  std::uint64_t max_bytes = kTreeBytes;
+};
+// What a move, copy or delete did: apply_patch's result, and the
+// directories a directory's move or removal took away after its files (or
+// could not: something was put in them meanwhile).
+struct FilesChanged : Patched {
+  std::vector<std::string> removed_directories;
+  std::vector<std::string> kept_directories;
+};
+
 }  // namespace editd::ops
