@@ -35,7 +35,7 @@ std::string one_by_one(std::string text, const std::vector<Step>& steps) {
     Request r{text, s.old_text, s.new_text, Mode::kStandard, s.replace_all,
               s.expected_replacements};
     auto plan = plan_replace(r);
-    REQUIRE(plan);
+    REQUIRE(plan.has_value());
     text = splice::apply_edits(text, plan->edits);
   }
   return text;
@@ -52,7 +52,7 @@ TEST_CASE("each edit is matched in the text the edits before it left") {
   const std::string text = "alpha\nbeta\ngamma\n";
   // The second edit matches only what the first wrote.
   auto plan = plan_sequence(sequence(text, {{"beta", "BETA"}, {"BETA\ngamma", "B\nG"}}));
-  REQUIRE(plan);
+  REQUIRE(plan.has_value());
   CHECK(result_of(text, *plan) == "alpha\nB\nG\n");
   CHECK(plan->replacements == 2);
   REQUIRE(plan->steps.size() == 2);
@@ -66,7 +66,7 @@ TEST_CASE("edits far apart stay separate edits of the original text") {
   for (int i = 1; i <= 100; ++i) text += "line " + std::to_string(i) + "\n";
   auto plan = plan_sequence(sequence(
       text, {{"line 10\n", "ten\n"}, {"line 50\n", "fifty\nand a half\n"}, {"line 90\n", ""}}));
-  REQUIRE(plan);
+  REQUIRE(plan.has_value());
   REQUIRE(plan->edits.size() == 3);
   CHECK(plan->edits[0].text == "ten\n");
   CHECK(text.substr(plan->edits[1].begin, plan->edits[1].end - plan->edits[1].begin) ==
@@ -86,7 +86,7 @@ TEST_CASE("edits far apart stay separate edits of the original text") {
 TEST_CASE("a later edit that adds lines above an earlier one moves its lines") {
   const std::string text = "a\nb\nc\nd\n";
   auto plan = plan_sequence(sequence(text, {{"d", "D"}, {"a\n", "a\nx\ny\n"}}));
-  REQUIRE(plan);
+  REQUIRE(plan.has_value());
   CHECK(result_of(text, *plan) == "a\nx\ny\nb\nc\nD\n");
   CHECK(plan->steps[0].lines[0].start_line == 6);
   CHECK(plan->steps[0].lines[0].end_line == 6);
@@ -98,7 +98,7 @@ TEST_CASE("an edit that rewrites part of an earlier one composes into one edit")
   const std::string text = "one two three\n";
   auto plan = plan_sequence(
       sequence(text, {{"two", "2a 2b"}, {"2b three", "3"}, {"one 2a", "1"}}));
-  REQUIRE(plan);
+  REQUIRE(plan.has_value());
   CHECK(result_of(text, *plan) == "1 3\n");
   REQUIRE(plan->edits.size() == 1);
   CHECK(plan->edits[0].begin == 0);
@@ -108,16 +108,16 @@ TEST_CASE("replaceAll and expectedReplacements inside the edits") {
   const std::string text = "x = 1\ny = 1\nz = 2\n";
   auto plan = plan_sequence(sequence(
       text, {{"= 1", "= 3", true, std::nullopt}, {"= 3", "= 4", false, std::size_t{2}}}));
-  REQUIRE(!plan);  // the second's expectedReplacements: 2 match, but without replaceAll
+  REQUIRE_FALSE(plan.has_value());  // the second's expectedReplacements: 2 match, but without replaceAll
   CHECK(plan.error().kind == ErrorKind::kAmbiguous);
   auto ok = plan_sequence(sequence(
       text, {{"= 1", "= 3", true, std::nullopt}, {"= 3", "= 4", true, std::size_t{2}}}));
-  REQUIRE(ok);
+  REQUIRE(ok.has_value());
   CHECK(result_of(text, *ok) == "x = 4\ny = 4\nz = 2\n");
   CHECK(ok->replacements == 4);
   CHECK(ok->steps[0].replacements == 2);
   auto wrong = plan_sequence(sequence(text, {{"z", "w"}, {"= 1", "= 3", true, std::size_t{3}}}));
-  REQUIRE(!wrong);
+  REQUIRE_FALSE(wrong.has_value());
   CHECK(wrong.error().kind == ErrorKind::kAmbiguous);
   CHECK(wrong.error().data["edit"] == 1);
   CHECK(wrong.error().data["expected"] == 3);
@@ -127,7 +127,7 @@ TEST_CASE("a failing edit is named by its index, with what a single str_replace 
   const std::string text = "def f():\n    return 1\n\ndef g():\n    return 2\n";
   auto plan = plan_sequence(sequence(
       text, {{"return 1", "return 10"}, {"def g():\n    return 3\n", "def g():\n    pass\n"}}));
-  REQUIRE(!plan);
+  REQUIRE_FALSE(plan.has_value());
   const Error& e = plan.error();
   CHECK(e.kind == ErrorKind::kNoMatch);
   CHECK(e.data["edit"] == 1);
@@ -138,21 +138,21 @@ TEST_CASE("a failing edit is named by its index, with what a single str_replace 
   CHECK(m.find("matched against the text that the edits before it left") != std::string::npos);
 
   auto ambiguous = plan_sequence(sequence(text, {{"return", "yield"}}));
-  REQUIRE(!ambiguous);
+  REQUIRE_FALSE(ambiguous.has_value());
   CHECK(ambiguous.error().kind == ErrorKind::kAmbiguous);
   CHECK(ambiguous.error().data["edit"] == 0);
   CHECK(ambiguous.error().data["candidates"].size() == 2);
   CHECK(message_of(ambiguous.error()).starts_with("edits[0]: "));
 
   auto same = plan_sequence(sequence(text, {{"f()", "F()"}, {"g()", "g()"}}));
-  REQUIRE(!same);
+  REQUIRE_FALSE(same.has_value());
   CHECK(same.error().kind == ErrorKind::kNoChange);
   CHECK(same.error().data["edit"] == 1);
 }
 
 TEST_CASE("an oldText that is only a copy of the BOM is an invalid edit") {
   auto plan = plan_sequence(sequence("abc\n", {{"a", "A"}, {"\xEF\xBB\xBF", "x"}}));
-  REQUIRE(!plan);
+  REQUIRE_FALSE(plan.has_value());
   Error e = plan.error();
   CHECK(e.kind == ErrorKind::kInvalidParams);
   CHECK(e.data["edit"] == 1);
@@ -165,7 +165,7 @@ TEST_CASE("the edits may not make a text larger than the limit, at any step") {
   auto r = sequence("abc\n", {{"b", std::string(20, 'b')}, {std::string(20, 'b'), "b"}});
   r.max_result_bytes = 10;
   auto plan = plan_sequence(r);
-  REQUIRE(!plan);
+  REQUIRE_FALSE(plan.has_value());
   CHECK(plan.error().kind == ErrorKind::kTooLarge);
   CHECK(plan.error().data["edit"] == 0);
 }
@@ -204,7 +204,7 @@ TEST_CASE("random sequences of edits compose to what applying them one by one ma
     CAPTURE(text);
     CAPTURE(round);
     auto plan = plan_sequence(sequence(text, steps, Mode::kExact));
-    REQUIRE(plan);
+    REQUIRE(plan.has_value());
     CHECK(result_of(text, *plan) == current);
     // Ascending, not overlapping, not touching.
     for (std::size_t j = 1; j < plan->edits.size(); ++j)
