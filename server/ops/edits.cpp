@@ -257,7 +257,7 @@ Result<Transformed> replace_edits(const Current& cur, const ops::ReplaceRequest&
   outcomes.reserve(plan->steps.size());
   bool one_tier = true;
   for (match::StepPlan& st : plan->steps) {
-    one_tier = one_tier && st.tier == plan->steps.front().tier;
+    one_tier = one_tier && (outcomes.empty() || st.tier == outcomes.front().matched_by);
     outcomes.push_back({st.replacements, std::move(st.lines), std::move(st.tier)});
   }
   if (one_tier) c.result.matched_by = outcomes.front().matched_by;
