@@ -67,6 +67,29 @@ std::string edits_text(const json& params, const json& result) {
   return out;
 }
 
+// str_replace's edits[]: "3 edits, 4 replacements (edits[0]: 1 at line 12;
+// edits[1]: 2 at lines 30, 45, matched by trailing_whitespace; ...)", the
+// lines those of the file as written.
+std::string replace_edits_text(const json& result) {
+  auto edits = result.find("edits");
+  if (edits == result.end() || !edits->is_array() || edits->empty()) return {};
+  constexpr std::size_t kListed = 50;
+  const std::uint64_t total = number_at(result, "replacements");
+  std::string out = std::to_string(edits->size()) + (edits->size() == 1 ? " edit, " : " edits, ") +
+                    std::to_string(total) + (total == 1 ? " replacement (" : " replacements (");
+  for (std::size_t i = 0; i < edits->size() && i < kListed; ++i) {
+    const json& e = (*edits)[i];
+    if (!e.is_object()) continue;
+    out += (i == 0 ? "edits[" : "; edits[") + std::to_string(i) +
+           "]: " + std::to_string(number_at(e, "replacements")) + where(e);
+    if (auto tier = string_at(e, "matchedBy"); !tier.empty() && tier != "exact")
+      out += ", matched by " + tier;
+  }
+  if (edits->size() > kListed)
+    out += "; and " + std::to_string(edits->size() - kListed) + " more edits";
+  return out + ")";
+}
+
 std::string counts(const json& result) {
   return "+" + std::to_string(number_at(result, "added")) + " -" +
          std::to_string(number_at(result, "removed")) + " lines";
@@ -153,7 +176,9 @@ std::string render_mutation(const json& params, const json& result) {
   std::string out = string_at(params, "path") + ": ";
   auto created = result.find("created");
   if (created != result.end() && created->is_boolean() && created->get<bool>()) out += "created, ";
-  if (result.contains("replacements")) {
+  if (auto e = replace_edits_text(result); !e.empty()) {
+    out += e + ", ";
+  } else if (result.contains("replacements")) {
     const std::uint64_t count = number_at(result, "replacements");
     out += std::to_string(count) + (count == 1 ? " replacement" : " replacements");
     out += where(result);

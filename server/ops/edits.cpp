@@ -7,6 +7,7 @@
 #include "edit/text/format.h"
 #include "edit/anchors/hashline.h"
 #include "edit/match/replace.h"
+#include "edit/match/sequence.h"
 #include "edit/match/occurrences.h"
 #include "edit/change/splice.h"
 #include "edit/text/text.h"
@@ -206,9 +207,91 @@ Operations::Awaitable Operations::insert(RequestContext& ctx, ops::InsertRequest
   co_return co_await pipeline_->mutate(ctx, p, false, small, transform);
 }
 
+namespace {
+
+// str_replace's edits[] on the file `cur`: each edit matched in the text the
+// ones before it left (match::plan_sequence), all of them one change.
+Result<Transformed> replace_edits(const Current& cur, const ops::ReplaceRequest& p,
+                                  match::Mode mode, std::size_t max_bytes,
+                                  const std::vector<std::string>& olds,
+                                  const std::vector<std::string>& news) {
+  auto doc = text::Document::decode(*cur.bytes);
+  if (!doc) return doc.error();
+  auto bom_free = [&doc](std::string_view s) {
+    return doc->bom() && s.starts_with(text::kBom) ? s.substr(text::kBom.size()) : s;
+  };
+  match::SequenceRequest req;
+  req.mode = mode;
+  req.max_result_bytes = max_bytes;
+  req.text_ascii = doc->ascii();
+  for (std::size_t i = 0; i < p.edits.size(); ++i) {
+    const ops::ReplaceEdit& e = p.edits[i];
+    // As a single str_replace: texts that differ only in what the fidelity
+    // rules keep ask for a change that no edit makes.
+    if (e.old_text != e.new_text &&
+        text::normalize_eol(bom_free(e.old_text)) == text::normalize_eol(bom_free(e.new_text))) {
+      Error err = match::step_error(kept_unchanged(cur.shown, e.old_text, e.new_text), i);
+      return err;
+    }
+    req.steps.push_back({olds[i], news[i], e.replace_all, e.expected_replacements});
+  }
+  text::Normalized norm(*doc);
+  req.text = norm.view();
+  auto plan = match::plan_sequence(req);
+  if (!plan) {
+    Error e = name_input(plan.error(), InputNames::mentions());
+    e.data["path"] = cur.shown;
+    if (e.kind == ErrorKind::kNoMatch && cur.outdated_fingerprint)
+      add_outdated_hint(e, *cur.outdated_fingerprint, cur.fingerprint);
+    return e;
+  }
+  Transformed c;
+  if (p.edits.size() == 1)
+    c.asked.emplace(p.edits[0].old_text, p.edits[0].new_text);
+  else
+    c.if_unchanged = "the edits, applied in order, leave its text as it was (a later edit puts "
+                     "back what an earlier one changed, or the fidelity rules keep what they "
+                     "change)";
+  c.result.replacements = plan->replacements;
+  std::vector<ops::EditOutcome> outcomes;
+  outcomes.reserve(plan->steps.size());
+  bool one_tier = true;
+  for (match::StepPlan& st : plan->steps) {
+    one_tier = one_tier && (outcomes.empty() || st.tier == outcomes.front().matched_by);
+    outcomes.push_back({st.replacements, std::move(st.lines), std::move(st.tier)});
+  }
+  if (one_tier) c.result.matched_by = outcomes.front().matched_by;
+  c.result.edits = std::move(outcomes);
+  c.result.lines = std::move(plan->lines);
+  return spliced(*doc, splice::plan(*doc, norm.view(), std::move(plan->edits)), std::move(c));
+}
+
+}  // namespace
+
 Operations::Awaitable Operations::str_replace(RequestContext& ctx, ops::ReplaceRequest p) {
-  if (auto ok = check_param_text(p.new_text, mention(Input::kNewText)); !ok) co_return ok.error();
   const match::Mode mode = p.matching.value_or(pipeline_->options().matching);
+  if (!p.edits.empty()) {
+    std::vector<std::string> olds, news;
+    olds.reserve(p.edits.size());
+    news.reserve(p.edits.size());
+    for (std::size_t i = 0; i < p.edits.size(); ++i) {
+      if (auto ok = check_param_text(p.edits[i].new_text, mention(Input::kNewText)); !ok) {
+        Error e = ok.error();
+        e.message = mention(Input::kEdits) + "[" + std::to_string(i) + "]: " + e.message;
+        e.data["edit"] = i;
+        e.data["param"] = mention(Input::kEdits);
+        co_return e;
+      }
+      olds.push_back(text::normalize_eol(p.edits[i].old_text));
+      news.push_back(text::normalize_eol(p.edits[i].new_text));
+    }
+    const auto max_bytes = static_cast<std::size_t>(pipeline_->options().max_file_bytes);
+    Transform transform = [&p, mode, max_bytes, &olds, &news](const Current& cur) {
+      return replace_edits(cur, p, mode, max_bytes, olds, news);
+    };
+    co_return co_await pipeline_->mutate(ctx, p, false, nullptr, transform);
+  }
+  if (auto ok = check_param_text(p.new_text, mention(Input::kNewText)); !ok) co_return ok.error();
   // oldText occurs exactly once, verbatim: the exact tier finds it (or, in a
   // file whose CRLFs make more, finds them all and the call is ambiguous), and
   // no forgiving tier, closest-region search or hint runs. What remains is

@@ -184,6 +184,8 @@ boost::asio::awaitable<Result<ops::Mutation>> Pipeline::mutate(
       change->result.fingerprint = editd::fingerprint(staged.bytes);
       if (change->result.lines)
         change->result.lines = map_lines(*change->result.lines, *formatted);
+      if (change->result.edits)
+        for (ops::EditOutcome& e : *change->result.edits) e.lines = map_lines(e.lines, *formatted);
       staged.formatted = std::move(formatted->hunks);
       window.reset();
       if (cur.bytes) window = restore::window(*cur.bytes, staged.bytes);

@@ -110,12 +110,21 @@ struct FormatRequest : MutationRequest {
   std::optional<bool> bom;
   std::optional<bool> final_newline;
 };
+// One edit of str_replace's edits[].
+struct ReplaceEdit {
+  std::string old_text;
+  std::string new_text;
+  bool replace_all = false;
+  std::optional<std::uint64_t> expected_replacements;
+};
 struct ReplaceRequest : MutationRequest {
   std::string old_text;
   std::string new_text;
   bool replace_all = false;
   std::optional<std::uint64_t> expected_replacements;
   std::optional<match::Mode> matching;  // absent: --matching's
+  // edits[]: when not empty, these in order instead of the four above.
+  std::vector<ReplaceEdit> edits;
 };
 // One edit of edit_lines, its anchors as written: the operation parses them.
 struct LineEdit {
@@ -160,6 +169,12 @@ struct FormatReport {
   std::optional<Formatted> formatted;    // ok, and it changed some of the call's lines
 };
 
+// What one edit of str_replace's edits[] did: its lines in the file as written.
+struct EditOutcome {
+  std::uint64_t replacements = 0;
+  std::vector<LineRange> lines;
+  std::string matched_by;
+};
 // What a one-file mutation did (or, dry, would do), and what each method adds.
 struct Mutation {
   std::string fingerprint;
@@ -170,6 +185,7 @@ struct Mutation {
   std::optional<std::uint64_t> replacements;  // str_replace
   std::optional<std::vector<LineRange>> lines;
   std::optional<std::string> matched_by;  // str_replace: the tier that matched
+  std::optional<std::vector<EditOutcome>> edits;  // str_replace's edits[], each
   std::optional<std::vector<RebasedAnchor>> rebased;  // edit_lines
   std::optional<std::string> undo_id;  // absent when nothing was written or kept
   std::optional<std::string> change_id;  // the ledger's, when it recorded the change

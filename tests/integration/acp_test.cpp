@@ -599,3 +599,33 @@ TEST_CASE("a local ACP session hears of a change made outside, and its edits are
   CHECK(listed["changes"][0]["client"]["name"] == "fake-editor");
   CHECK(listed["changes"][1]["origin"] == "outside");
 }
+
+TEST_CASE("with --approve ask, str_replace's edits are one approval of the whole change") {
+  TempDir root;
+  auto p = spawn_editd(root, {"--approve", "ask"});
+  Editor ed(p);
+  ed.ok("initialize", fs_capabilities());
+  ed.ok("session/new", {{"cwd", root.str()}, {"mcpServers", json::array()}});
+  const std::string a = root.str() + "/a.txt";
+  ed.files[a] = "one\ntwo\nthree\nfour\n";
+  const json edits = {{{"oldText", "one"}, {"newText", "1"}},
+                      {{"oldText", "four"}, {"newText", "4"}}};
+  ed.decide = [](const json&) {
+    return json{{"outcome", "selected"}, {"optionId", "reject_once"}};
+  };
+  CHECK(ed.fails("str_replace", {{"path", "a.txt"}, {"edits", edits}})["data"]["kind"] ==
+        "denied");
+  REQUIRE(ed.permissions.size() == 1);
+  CHECK(ed.files[a] == "one\ntwo\nthree\nfour\n");
+  ed.decide = [](const json&) {
+    return json{{"outcome", "selected"}, {"optionId", "allow_once"}};
+  };
+  ed.ok("str_replace", {{"path", "a.txt"}, {"edits", edits}});
+  REQUIRE(ed.permissions.size() == 2);
+  CHECK(ed.permissions[1]["toolCall"]["content"][0] ==
+        json({{"type", "diff"},
+              {"path", a},
+              {"oldText", "one\ntwo\nthree\nfour\n"},
+              {"newText", "1\ntwo\nthree\n4\n"}}));
+  CHECK(ed.files[a] == "1\ntwo\nthree\n4\n");
+}

@@ -481,3 +481,52 @@ TEST_CASE("held_by counts the hunks' texts") {
   CHECK(hunks::held_by({h, h}) == 20);
   CHECK(hunks::held_by({}) == 0);
 }
+
+TEST_CASE("of_splices gives the hunks between() gives for the whole file, splices far apart or near") {
+  std::mt19937 rng(57);
+  for (int round = 0; round < 300; ++round) {
+    std::string file;
+    const std::size_t bom = round % 5 == 0 ? 3 : 0;
+    if (bom) file = "\xEF\xBB\xBF";
+    const int lines = 5 + static_cast<int>(rng() % 80);
+    for (int i = 0; i < lines; ++i)
+      file += "l" + std::to_string(i) + (rng() % 4 == 0 ? "\r\n" : "\n");
+    const std::string_view body = std::string_view(file).substr(bom);
+    std::vector<splice::Splice> splices;
+    std::size_t pos = 0;
+    while (pos < body.size()) {
+      pos += rng() % (rng() % 2 ? 40 : 400);
+      if (pos >= body.size()) break;
+      const std::size_t end = std::min(body.size(), pos + rng() % 12);
+      std::string bytes;
+      for (int k = static_cast<int>(rng() % 3); k > 0; --k)
+        bytes += "n" + std::to_string(rng() % 5) + (rng() % 2 ? "\n" : "");
+      splices.push_back({pos, end, bytes});
+      pos = end + 1;
+    }
+    if (splices.empty()) continue;
+    std::string after = file.substr(0, bom);
+    std::size_t at = 0;
+    for (const splice::Splice& s : splices) {
+      after.append(body.substr(at, s.begin - at));
+      after.append(s.bytes);
+      at = s.end;
+    }
+    after.append(body.substr(at));
+    CAPTURE(round);
+    const std::vector<hunks::Hunk> got = hunks::of_splices(file, bom, splices);
+    const std::vector<hunks::Hunk> want = hunks::between(file, after);
+    REQUIRE(got.size() == want.size());
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      CAPTURE(i);
+      CHECK(got[i].old_start == want[i].old_start);
+      CHECK(got[i].old_count == want[i].old_count);
+      CHECK(got[i].new_start == want[i].new_start);
+      CHECK(got[i].new_count == want[i].new_count);
+      CHECK(got[i].old_text == want[i].old_text);
+      CHECK(got[i].new_text == want[i].new_text);
+      CHECK(got[i].context_before == want[i].context_before);
+      CHECK(got[i].context_after == want[i].context_after);
+    }
+  }
+}

@@ -102,6 +102,43 @@ TEST_CASE("str_replace's matching reaches the ladder: exact forgives nothing") {
       "expectedReplacements");
 }
 
+TEST_CASE("str_replace's edits reach the operation in order, and read back with their text") {
+  MethodsFixture f;
+  f.backend.put("a.c", "one\ntwo\nthree\n");
+  const json params = {{"path", "a.c"},
+                       {"matching", "exact"},
+                       {"edits",
+                        {{{"oldText", "two"}, {"newText", "2\n2.5"}},
+                         {{"oldText", "2.5\nthree"}, {"newText", "3"}},
+                         {{"oldText", "one"}, {"newText", "1"}}}}};
+  auto r = f.call("str_replace", params);
+  REQUIRE(r.has_value());
+  CHECK(f.backend.get("a.c") == "1\n2\n3\n");
+  CHECK(r->at("replacements") == 3);
+  CHECK(r->at("matchedBy") == "exact");
+  REQUIRE(r->at("edits").size() == 3);
+  CHECK(r->at("edits")[0]["lines"] == json::parse(R"([{"startLine":2,"endLine":3}])"));
+  CHECK(r->at("edits")[1]["lines"] == json::parse(R"([{"startLine":3,"endLine":3}])"));
+  CHECK(r->at("edits")[2]["lines"] == json::parse(R"([{"startLine":1,"endLine":1}])"));
+  const Method* m = f.registry.find("str_replace");
+  REQUIRE(m);
+  CHECK(m->render(params, *r).starts_with(
+      "a.c: 3 edits, 3 replacements (edits[0]: 1 at lines 2-3; edits[1]: 1 at line 3; edits[2]: "
+      "1 at line 1), +3 -3 lines, fingerprint "));
+  // A bad edit is named by its index, and so is a failing one.
+  auto bad = f.call("str_replace", {{"path", "a.c"}, {"edits", {{{"oldText", "1"}}}}});
+  check_invalid(bad, "edits");
+  CHECK(bad.error().data["edit"] == 0);
+  auto miss = f.call("str_replace", {{"path", "a.c"},
+                                     {"edits",
+                                      {{{"oldText", "1"}, {"newText", "one"}},
+                                       {{"oldText", "9"}, {"newText", "nine"}}}}});
+  REQUIRE(miss.has_error());
+  CHECK(miss.error().kind == ErrorKind::kNoMatch);
+  CHECK(miss.error().data["edit"] == 1);
+  CHECK(f.backend.get("a.c") == "1\n2\n3\n");
+}
+
 TEST_CASE("edit_lines' kinds of edit reach the operation, and a bad edit is named") {
   MethodsFixture f;
   f.backend.put("a.txt", "a\nb\nc\n");
