@@ -27,6 +27,8 @@ Registry::Registry(Operations& ops)
           methods::edit_symbol(),
           methods::anthropic_text_editor(),
           methods::openai_apply_patch(),
+          methods::list(),
+          methods::search(),
       } {
   std::sort(methods_.begin(), methods_.end(),
             [](const Method& a, const Method& b) { return a.name < b.name; });

@@ -23,5 +23,7 @@ Method revert();
 Method fingerprint();
 Method read_symbols();  // symbols.cpp
 Method edit_symbol();   // symbols.cpp
+Method list();
+Method search();
 
 }  // namespace editd::methods
