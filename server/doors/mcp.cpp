@@ -46,7 +46,9 @@ json initialize_result(const json& params) {
        "reading it). Each edit that writes returns an undoId: undo with it puts the files back. "
        "changes lists every change on record (anyone's, across restarts) with its hunks; "
        "revert takes back a change or one hunk without touching later work. "
-       "Failed calls say what to do next."}};
+       "Failed calls say what to do next. "
+       "list shows a directory's entries; search finds lines by a literal or a regular "
+       "expression, each with the anchor edit_lines takes."}};
 }
 
 json tool(const Method& m) {

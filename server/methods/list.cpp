@@ -107,8 +107,8 @@ Method list() {
       .description =
           "List the entries of a directory under the root, to find files to read or edit: "
           "each with its path relative to the root, its kind (file, directory, symlink, "
-          "other), its size in bytes and, for a file, text (true when its first 8 KiB are "
-          "UTF-8 without NUL bytes; false: binary, read_text will refuse it). depth 1 (the "
+          "other), its size and, for a file, text (true when the file starts as UTF-8 without "
+          "NUL bytes; false: binary, read_text will refuse it). depth 1 (the "
           "default) lists the directory's own entries; more goes down that many levels. "
           "Hidden names (a leading '.'), .git, and what .gitignore ignores (in a git "
           "repository at the root) are left out unless includeHidden / includeIgnored. "
