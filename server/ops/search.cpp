@@ -155,10 +155,11 @@ struct ScanJob {
   std::string name;
   std::string rel;
   std::uint64_t skip = 0;  // hits of it shown by earlier pages
+  bool ask_ignore = false;  // the ignore rules are asked about it by the scan
 };
 
 struct ScanResult {
-  enum class Status { kPending, kScanned, kBinary, kTooLarge, kUnreadable };
+  enum class Status { kPending, kIgnored, kScanned, kBinary, kTooLarge, kUnreadable };
   Status status = Status::kPending;
   std::vector<ops::SearchHit> hits;  // from the first not skipped
   std::uint64_t total = 0;           // hits found, skipped ones included
@@ -170,6 +171,7 @@ struct SearchRun {
   ops::SearchRequest request;
   std::shared_ptr<const Matcher> matcher;
   std::unique_ptr<GitIgnore> ignore;
+  std::unique_ptr<GitIgnore> helper_ignore;  // the helper thread's own (libgit2 is not shared)
   std::unique_ptr<Walk> walk;
   std::string root;
   std::uint64_t max_file_bytes = 0;
@@ -346,13 +348,17 @@ struct Batch {
   std::condition_variable helper_done_cv;
   bool helper_done = false;
 
-  void work() {
+  void work(GitIgnore* ignore) {
     std::string buf;
     Matcher::Scratch scratch(*run->matcher);
     while (true) {
       const std::size_t i = next.fetch_add(1);
       if (i >= jobs.size()) return;
       if (Clock::now() >= run->deadline) return;  // left pending: the slice stops there
+      if (jobs[i].ask_ignore && ignore && ignore->ignored(jobs[i].rel, false)) {
+        results[i].status = ScanResult::Status::kIgnored;
+        continue;
+      }
       scan_file(*run, jobs[i], results[i], buf, scratch, cap + jobs[i].skip, max_bytes);
     }
   }
@@ -365,7 +371,7 @@ struct Helper {
   void operator()() const {
     int idle = 0;
     if (!batch->helper.compare_exchange_strong(idle, 1)) return;
-    batch->work();
+    batch->work(batch->run->helper_ignore.get());
     std::lock_guard lock(batch->mutex);
     batch->helper_done = true;
     batch->helper_done_cv.notify_all();
@@ -392,7 +398,7 @@ Result<bool> search_slice(SearchRun& run, boost::asio::thread_pool& pool) {
         break;
       }
       if (e->kind != ops::ListEntry::Kind::kFile) continue;
-      ScanJob job{std::move(e->dir), std::move(e->name), std::move(e->rel), 0};
+      ScanJob job{std::move(e->dir), std::move(e->name), std::move(e->rel), 0, e->ask_ignore};
       if (job.rel == run.cursor_file) job.skip = run.cursor_skip;
       batch->jobs.push_back(std::move(job));
     }
@@ -404,8 +410,10 @@ Result<bool> search_slice(SearchRun& run, boost::asio::thread_pool& pool) {
   batch->results.resize(batch->jobs.size());
   batch->cap = p.limit - out.hits.size() + 1;
   batch->max_bytes = ops::kSearchMaxReplyBytes - std::min(run.bytes, ops::kSearchMaxReplyBytes);
-  if (batch->jobs.size() > 1) boost::asio::post(pool, Helper{batch});
-  batch->work();
+  // Without its own ignore rules the helper could not ask them.
+  if (batch->jobs.size() > 1 && (!run.ignore || run.helper_ignore))
+    boost::asio::post(pool, Helper{batch});
+  batch->work(run.ignore.get());
   int idle = 0;
   if (!batch->helper.compare_exchange_strong(idle, 2)) {
     std::unique_lock lock(batch->mutex);
@@ -421,6 +429,7 @@ Result<bool> search_slice(SearchRun& run, boost::asio::thread_pool& pool) {
       out.stopped_by = "time";
       return true;
     }
+    if (r.status == Status::kIgnored) continue;
     ++out.files_scanned;
     if (r.status == Status::kBinary) ++out.skipped_binary;
     if (r.status == Status::kTooLarge) ++out.skipped_too_large;
@@ -519,13 +528,16 @@ boost::asio::awaitable<Result<ops::Searched>> Operations::search(RequestContext&
     run->single = ScanJob{std::move(d), canonical->substr(slash + 1), rel, 0};
     if (rel == run->cursor_file) run->single->skip = run->cursor_skip;
   } else {
-    if (!q.filter.include_ignored)
+    if (!q.filter.include_ignored) {
       run->ignore = GitIgnore::open(opened->root_fd.get(), opened->root);
+      if (run->ignore) run->helper_ignore = GitIgnore::open(opened->root_fd.get(), opened->root);
+    }
     const bool safe = ancestors_ignore_safe(opened->root_fd.get(), opened->rel);
     std::optional<std::string> after;
     if (!run->cursor_file.empty()) after = run->cursor_file;
     run->walk = std::make_unique<Walk>(std::move(opened->start), opened->rel, q.filter,
                                        run->ignore.get(), safe, ops::kWalkMaxDepth, after, true);
+    run->walk->defer_files();
   }
 
   while (true) {

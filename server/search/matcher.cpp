@@ -15,8 +15,8 @@ Result<std::shared_ptr<const Matcher>> Matcher::make(const std::string& pattern,
     m->literal_ = pattern;
     return std::shared_ptr<const Matcher>(std::move(m));
   }
-  std::uint32_t flags = PCRE2_UTF | PCRE2_MULTILINE;
-  if (!regex) flags |= PCRE2_LITERAL;
+  // PCRE2_LITERAL takes no MULTILINE (a literal has no ^ or $ anyway).
+  std::uint32_t flags = PCRE2_UTF | (regex ? PCRE2_MULTILINE : PCRE2_LITERAL);
   if (!case_sensitive) flags |= PCRE2_CASELESS;
   int err = 0;
   PCRE2_SIZE offset = 0;

@@ -170,7 +170,9 @@ std::optional<WalkEntry> Walk::next() {
     for (const std::string& g : filter_.exclude)
       if (glob_matches(g, rel)) excluded = true;
     if (excluded) continue;
-    if (ignore_ && f.ignore_safe && ignore_->ignored(rel, is_dir)) continue;
+    const bool ask = ignore_ && f.ignore_safe;
+    const bool deferred = ask && !is_dir && defer_files_;
+    if (ask && !deferred && ignore_->ignored(rel, is_dir)) continue;
     const Kind kind = is_dir             ? Kind::kDirectory
                       : c.type == DT_REG ? Kind::kFile
                       : c.type == DT_LNK ? Kind::kSymlink
@@ -192,7 +194,7 @@ std::optional<WalkEntry> Walk::next() {
         if (glob_matches(g, rel)) included = true;
       if (!included) continue;
     }
-    return WalkEntry{std::move(dir), name, std::move(rel), kind, level};
+    return WalkEntry{std::move(dir), name, std::move(rel), kind, level, deferred};
   }
   return std::nullopt;
 }

@@ -45,6 +45,9 @@ struct WalkEntry {
   std::string rel;  // relative to the root
   ops::ListEntry::Kind kind = ops::ListEntry::Kind::kFile;
   unsigned level = 1;  // 1: an entry of the start directory
+  // A file the walk did not ask the ignore rules about (defer_files): the
+  // caller must, when this is true.
+  bool ask_ignore = false;
 };
 
 class Walk {
@@ -59,6 +62,11 @@ class Walk {
   Walk(Fd start, std::string start_rel, const ops::WalkFilter& filter, GitIgnore* ignore,
        bool ignore_safe, unsigned max_depth, std::optional<std::string> after,
        bool include_after);
+
+  // Files are given without asking the ignore rules about them, each with
+  // ask_ignore set where they apply: the caller asks on threads of its own
+  // (search: libgit2's answer costs more than a file's scan).
+  void defer_files() { defer_files_ = true; }
 
   // The next entry, or nullopt at the end. Directories are given before
   // their contents (they are entered unless excluded, ignored or at the
@@ -94,6 +102,7 @@ class Walk {
   std::vector<Frame> stack_;
   std::uint64_t visited_ = 0;
   bool clipped_ = false;
+  bool defer_files_ = false;
 };
 
 }  // namespace editd::search
