@@ -96,6 +96,7 @@ std::unique_ptr<GitIgnore> GitIgnore::open(int root_fd, const std::string& root)
   }
   std::unique_ptr<GitIgnore> out(new GitIgnore());
   out->scratch_ = dir;
+  out->exclude_ = exclude;
   bool made = ::mkdir((dir + "/objects").c_str(), 0700) == 0 &&
               ::mkdir((dir + "/refs").c_str(), 0700) == 0 &&
               ::mkdir((dir + "/info").c_str(), 0700) == 0 &&

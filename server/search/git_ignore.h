@@ -46,6 +46,8 @@ class GitIgnore {
   // directory's whole contents are then (git never looks inside). Not
   // thread-safe: one walk asks at a time.
   bool ignored(std::string_view rel, bool directory);
+  // The text of .git/info/exclude as copied ("" when none).
+  const std::string& exclude() const { return exclude_; }
 
  private:
   GitIgnore() = default;
@@ -53,6 +55,7 @@ class GitIgnore {
   std::unique_ptr<Repo> repo_;
   std::string scratch_;  // the private repository's directory, removed with this
   std::string path_;     // reused buffer
+  std::string exclude_;
 };
 
 }  // namespace editd::search

@@ -84,6 +84,48 @@ bool is_text(std::string_view bytes, bool prefix) {
 }
 
 
+void file_rule_leaves(std::string_view rules, std::vector<std::string>& out) {
+  while (!rules.empty()) {
+    const std::size_t nl = rules.find('\n');
+    std::string_view line = rules.substr(0, nl);
+    rules.remove_prefix(nl == std::string_view::npos ? rules.size() : nl + 1);
+    if (line.ends_with('\r')) line.remove_suffix(1);
+    if (line.empty() || line.front() == '#' || line.front() == '!') continue;
+    if (line.find('\\') != std::string_view::npos || line.find('[') != std::string_view::npos) {
+      out.push_back("*");  // escapes and classes: not judged here
+      continue;
+    }
+    while (line.ends_with(' ')) line.remove_suffix(1);
+    if (line.empty() || line.ends_with('/')) continue;  // directories only
+    const std::size_t slash = line.rfind('/');
+    std::string_view leaf = slash == std::string_view::npos ? line : line.substr(slash + 1);
+    out.push_back(leaf.empty() ? "*" : std::string(leaf));
+  }
+}
+
+namespace {
+
+// A regular .gitignore of `dir`, at most 1 MiB, never through a link; "".
+std::string read_gitignore(int dir) {
+  Fd f(::openat(dir, ".gitignore", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+  struct stat st;
+  if (!f.valid() || ::fstat(f.get(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20))
+    return {};
+  std::string out(static_cast<std::size_t>(st.st_size), '\0');
+  const ssize_t n = ::pread(f.get(), out.data(), out.size(), 0);
+  out.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  return out;
+}
+
+bool leaf_may_match(const std::vector<std::string>* leaves, const std::string& name) {
+  if (!leaves) return true;
+  for (const std::string& l : *leaves)
+    if (l == "*" || ::fnmatch(l.c_str(), name.c_str(), 0) == 0) return true;
+  return false;
+}
+
+}  // namespace
+
 Walk::Walk(Fd start, std::string start_rel, const ops::WalkFilter& filter, GitIgnore* ignore,
            bool ignore_safe, unsigned max_depth, std::optional<std::string> after,
            bool include_after)
@@ -92,10 +134,20 @@ Walk::Walk(Fd start, std::string start_rel, const ops::WalkFilter& filter, GitIg
       max_depth_(max_depth),
       after_(std::move(after)),
       include_after_(include_after) {
-  push(std::move(start), start_rel.empty() ? "" : start_rel + "/", 1, ignore_safe);
+  // The prefilter knows the rules in effect from the root only: below it the
+  // ancestors' files would have to be read too, so every file is asked.
+  std::shared_ptr<const std::vector<std::string>> leaves;
+  if (ignore_ && start_rel.empty()) {
+    auto own = std::make_shared<std::vector<std::string>>();
+    file_rule_leaves(ignore_->exclude(), *own);
+    leaves = std::move(own);
+  }
+  push(std::move(start), start_rel.empty() ? "" : start_rel + "/", 1, ignore_safe,
+       std::move(leaves));
 }
 
-void Walk::push(Fd dir, std::string prefix, unsigned level, bool ignore_safe) {
+void Walk::push(Fd dir, std::string prefix, unsigned level, bool ignore_safe,
+                std::shared_ptr<const std::vector<std::string>> leaves) {
   Frame f;
   f.prefix = std::move(prefix);
   f.level = level;
@@ -132,6 +184,17 @@ void Walk::push(Fd dir, std::string prefix, unsigned level, bool ignore_safe) {
   ::closedir(d);
   std::sort(f.children.begin(), f.children.end(),
             [](const Child& a, const Child& b) { return a.name < b.name; });
+  if (leaves && ignore_) {
+    const bool has_own = std::any_of(f.children.begin(), f.children.end(), [](const Child& c) {
+      return c.name == ".gitignore" && c.type == DT_REG;
+    });
+    if (has_own) {
+      auto more = std::make_shared<std::vector<std::string>>(*leaves);
+      file_rule_leaves(read_gitignore(dir.get()), *more);
+      leaves = std::move(more);
+    }
+  }
+  f.leaves = std::move(leaves);
   f.dir = std::make_shared<Fd>(std::move(dir));
   stack_.push_back(std::move(f));
 }
@@ -170,7 +233,7 @@ std::optional<WalkEntry> Walk::next() {
     for (const std::string& g : filter_.exclude)
       if (glob_matches(g, rel)) excluded = true;
     if (excluded) continue;
-    const bool ask = ignore_ && f.ignore_safe;
+    const bool ask = ignore_ && f.ignore_safe && (is_dir || leaf_may_match(f.leaves.get(), name));
     const bool deferred = ask && !is_dir && defer_files_;
     if (ask && !deferred && ignore_->ignored(rel, is_dir)) continue;
     const Kind kind = is_dir             ? Kind::kDirectory
@@ -180,12 +243,13 @@ std::optional<WalkEntry> Walk::next() {
     std::shared_ptr<Fd> dir = f.dir;
     const unsigned level = f.level;
     const bool safe = f.ignore_safe;
+    std::shared_ptr<const std::vector<std::string>> leaves = f.leaves;
     if (enter) {
       Fd child(::openat(dir->get(), name.c_str(),
                         O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
       // `f` may move when the stack grows: nothing of it is used after.
       if (child.valid() && stack_.size() < ops::kWalkMaxDepth)
-        push(std::move(child), rel + "/", level + 1, safe);
+        push(std::move(child), rel + "/", level + 1, safe, std::move(leaves));
     }
     if (!give) continue;
     if (kind != Kind::kDirectory && !filter_.include.empty()) {

@@ -39,6 +39,12 @@ bool glob_matches(const std::string& glob, std::string_view rel);
 // bytes of something longer, so a sequence cut at their end is allowed.
 bool is_text(std::string_view bytes, bool prefix = false);
 
+// The last path component of each rule of an ignore file's text that could
+// make a file ignored (negations and directory-only rules left out; "*" for
+// a rule this reading cannot be sure of): a prefilter, so that libgit2 is
+// asked only about files whose name one of them matches. Appended to `out`.
+void file_rule_leaves(std::string_view rules, std::vector<std::string>& out);
+
 struct WalkEntry {
   std::shared_ptr<Fd> dir;  // the entry's directory, open while anyone holds it
   std::string name;
@@ -91,8 +97,12 @@ class Walk {
     std::size_t next = 0;
     unsigned level = 1;
     bool ignore_safe = true;
+    // file_rule_leaves of the ignore files in effect here; null: unknown
+    // (every file is asked about).
+    std::shared_ptr<const std::vector<std::string>> leaves;
   };
-  void push(Fd dir, std::string prefix, unsigned level, bool ignore_safe);
+  void push(Fd dir, std::string prefix, unsigned level, bool ignore_safe,
+            std::shared_ptr<const std::vector<std::string>> leaves);
 
   const ops::WalkFilter& filter_;
   GitIgnore* ignore_;
