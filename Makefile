@@ -40,7 +40,8 @@ DEBIAN_PACKAGES := cmake g++ make pkg-config libboost1.81-dev nlohmann-json3-dev
                    libspdlog-dev libfmt-dev libxxhash-dev libsqlite3-dev doctest-dev \
                    clang libclang-rt-14-dev llvm python3 \
                    clangd python3-pylsp python3-pyflakes pyflakes3 \
-                   black clang-format
+                   black clang-format \
+                   libpcre2-dev libgit2-dev ripgrep
 PREFIX ?= /usr/local
 DESTDIR ?=
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -7,6 +7,12 @@ boost::asio::awaitable<Result<std::unique_ptr<FsBackend::Lock>>> FsBackend::lock
   co_return std::make_unique<Lock>();
 }
 
+Result<Fd> FsBackend::open_directory(const std::string& canonical, std::string& root) const {
+  return Error(ErrorKind::kDenied,
+               "this client's files cannot be listed or searched: " + display_path(canonical),
+               {{"path", display_path(canonical)}, {"reason", "unsupported"}});
+}
+
 boost::asio::awaitable<Result<FsBackend::Listing>> FsBackend::list(std::string canonical,
                                                                  unsigned depth,
                                                                  std::size_t limit) {

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "protocol/error.h"
+#include "support/fd.h"
 
 namespace editd {
 
@@ -186,6 +187,14 @@ class FsBackend {
   virtual boost::asio::awaitable<Result<Listing>> list(std::string canonical, unsigned depth,
                                                        std::size_t limit);
 
+  // A descriptor of directory `canonical` (O_RDONLY | O_DIRECTORY, close-on-
+  // exec) reached beneath the root without following any link, for the
+  // walks of list and search (server/search/), which go on from it with
+  // openat(O_NOFOLLOW) alone; and the root's canonical path in `root`.
+  // not_found if missing, io (data.errno "ENOTDIR") for a file, io
+  // ("ELOOP") where a link stands on the way. The default: denied (reason
+  // "unsupported"), for media with no descriptors (an ACP client, memory).
+  virtual Result<Fd> open_directory(const std::string& canonical, std::string& root) const;
   // Cross-process exclusion for read-modify-write cycles. The lock chains
   // (support/lock_chain.h) serialise one process; lock() extends that to every
   // process that shares the medium (two editd on one root, or on a root and a

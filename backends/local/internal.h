@@ -259,6 +259,7 @@ class LocalBackend final : public FsBackend {
   // `canonical` relative to the root. Anything but a canonical path inside the
   // root (resolve()'s output) is outside_root.
   Result<Target> target_of(const std::string& canonical) const;
+  Result<Fd> open_directory(const std::string& canonical, std::string& root) const override;
 
   // The error of a failed open or lookup on the way to `t`.
   static Error path_error(const Target& t, int err, std::string_view op);

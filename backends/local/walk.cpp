@@ -32,6 +32,17 @@
 
 namespace editd::local_backend_detail {
 
+Result<Fd> LocalBackend::open_directory(const std::string& canonical, std::string& root) const {
+  auto t = target_of(canonical);
+  if (!t) return t.error();
+  Fd at;
+  if (int err = root_.open_dir(t->rel, at)) return path_error(*t, err, "open");
+  Fd readable(::openat(at.get(), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (!readable.valid()) return path_error(*t, errno, "open");
+  root = options_.root;
+  return readable;
+}
+
 Result<FsBackend::Listing> LocalBackend::list_sync(const std::string& canonical, unsigned depth,
                                                    std::size_t limit) const {
   auto t = target_of(canonical);

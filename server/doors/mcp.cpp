@@ -48,6 +48,8 @@ json initialize_result(const json& params) {
        "revert takes back a change or one hunk without touching later work. "
        "move, copy and delete rename, duplicate and remove files (move and delete also "
        "directories), with an undoId like any edit. "
+       "list shows a directory's entries; search finds lines by a literal or a regular "
+       "expression, each with the anchor edit_lines takes. "
        "Failed calls say what to do next."}};
 }
 

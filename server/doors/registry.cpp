@@ -30,6 +30,8 @@ Registry::Registry(Operations& ops)
           methods::move(),
           methods::copy(),
           methods::delete_(),
+          methods::list(),
+          methods::search(),
       } {
   std::sort(methods_.begin(), methods_.end(),
             [](const Method& a, const Method& b) { return a.name < b.name; });

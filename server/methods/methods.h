@@ -26,5 +26,7 @@ Method edit_symbol();   // symbols.cpp
 Method move();          // files.cpp
 Method copy();          // files.cpp
 Method delete_();       // files.cpp: "delete"
+Method list();
+Method search();
 
 }  // namespace editd::methods

@@ -25,6 +25,7 @@
 #include "server/ops/known_fingerprints.h"
 #include "server/ops/ops_options.h"
 #include "server/ops/requests.h"
+#include "server/ops/search_requests.h"
 #include "server/ops/views.h"
 #include "support/byte_budget.h"
 #include "support/cancel.h"
@@ -181,6 +182,15 @@ class Operations {
                                                                     const std::string& canonical,
                                                                     unsigned depth,
                                                                     std::size_t limit);
+
+  // list and search (server/ops/search.cpp): a directory's entries, and
+  // the lines that match a pattern under a directory or in a file; both
+  // walk beneath the root on the pool (server/search/walk.h), never
+  // following a link, bounded as docs/protocol.md says. search remembers
+  // what it shows as views (a hit's and its context's lines), so that
+  // edit_lines takes the anchors it returns.
+  boost::asio::awaitable<Result<ops::Listed>> list(RequestContext& ctx, ops::ListRequest p);
+  boost::asio::awaitable<Result<ops::Searched>> search(RequestContext& ctx, ops::SearchRequest p);
 
  private:
   // What apply_parsed() is asked besides the patch.

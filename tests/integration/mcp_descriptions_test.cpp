@@ -76,7 +76,7 @@ TEST_CASE(
     property_names(t["inputSchema"], properties);
     property_names(t["outputSchema"], properties);
   }
-  REQUIRE(tool_names.size() == 17);
+  REQUIRE(tool_names.size() == 19);
   for (const json& t : tools) {
     const std::string name = t["name"];
     const std::string d = t["description"];

@@ -77,7 +77,7 @@ TEST_CASE(
   auto plain = spawn_editd(root);
   json r = plain.ok("initialize", {{"protocolVersion", 1}});
   CHECK(r["protocolVersion"] == 1);
-  CHECK(r["agentCapabilities"]["_meta"]["editd"]["methods"].size() == 19);
+  CHECK(r["agentCapabilities"]["_meta"]["editd"]["methods"].size() == 21);
 }
 
 TEST_CASE("server/discover is method-not-found, and initialize follows on the same connection") {

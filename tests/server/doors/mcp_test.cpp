@@ -23,7 +23,7 @@ struct RegistryFixture : test::InProcess {
 TEST_CASE(
     "every registry method declares a flat schema whose required params exist, and a renderer") {
   RegistryFixture f;
-  REQUIRE(f.registry.methods().size() == 19);
+  REQUIRE(f.registry.methods().size() == 21);
   for (const Method& m : f.registry.methods()) {
     CAPTURE(m.name);
     CHECK(static_cast<bool>(m.render));

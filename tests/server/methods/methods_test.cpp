@@ -239,9 +239,9 @@ TEST_CASE("the table holds every method once, sorted; a view of the text editor 
   const std::vector<std::string> names = f.registry.names();
   CHECK(names == std::vector<std::string>{"anthropic_text_editor", "apply_patch", "changes",
                                           "create", "edit_lines", "edit_symbol", "fingerprint",
-                                          "insert", "openai_apply_patch", "read_symbols",
-                                          "read_text", "revert", "set_format", "str_replace",
-                                          "undo", "write_text"});
+                                          "insert", "list", "openai_apply_patch",
+                                          "read_symbols", "read_text", "revert", "search",
+                                          "set_format", "str_replace", "undo", "write_text"});
   const Method* editor = f.registry.find("_edit/anthropic_text_editor");
   REQUIRE(editor);
   CHECK(editor->writes_nothing({{"command", "view"}}));
