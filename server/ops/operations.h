@@ -25,7 +25,7 @@
 #include "server/ops/known_fingerprints.h"
 #include "server/ops/ops_options.h"
 #include "server/ops/requests.h"
-#include "server/ops/search_requests.h"
+#include "server/search/requests.h"
 #include "server/ops/views.h"
 #include "support/byte_budget.h"
 #include "support/cancel.h"

@@ -21,7 +21,7 @@
 #include <string_view>
 #include <vector>
 
-#include "server/ops/search_requests.h"
+#include "server/search/requests.h"
 #include "server/search/git_ignore.h"
 #include "support/fd.h"
 

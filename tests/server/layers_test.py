@@ -3,7 +3,8 @@
 
 The parts, top to bottom: the process (server/), the session (server/session/),
 the front doors (server/doors/), the methods (server/methods/), the operations
-(server/ops/), the checks (server/checks/) and the ledger (server/ledger/); the
+(server/ops/), the checks (server/checks/), the search (server/search/) and the
+ledger (server/ledger/); the
 review page (server/review/) stands beside the doors, just above them. A file may include a header of its own part or of a part
 below it, never one above. The operations and the checks, the core, take no
 wire types: of protocol/ they include only protocol/error.h (the error model
@@ -18,11 +19,11 @@ import pathlib
 import re
 import sys
 
-PARTS = ["server/ledger/", "server/checks/", "server/ops/", "server/methods/", "server/doors/", "server/review/", "server/session/", "server/"]
+PARTS = ["server/ledger/", "server/search/", "server/checks/", "server/ops/", "server/methods/", "server/doors/", "server/review/", "server/session/", "server/"]
 INCLUDE = re.compile(r'^\s*#\s*include\s+"(server/[^"]+)"', re.MULTILINE)
 GENERATED = {"server/commit.h"}  # written by the build (CMakeLists.txt)
 PROTOCOL = re.compile(r'^\s*#\s*include\s+"(protocol/[^"]+)"', re.MULTILINE)
-CORE = ("server/ops/", "server/checks/", "server/ledger/")
+CORE = ("server/ops/", "server/checks/", "server/search/", "server/ledger/")
 CORE_MAY_INCLUDE = {"protocol/error.h"}
 PRIVATE = {"server/ops/pipeline.h": "server/ops/"}  # header -> the folder whose .cpp files may include it
 

@@ -52,11 +52,14 @@ const files = {
   "crlf.txt": "\uFEFFfirst\r\n    second\r\nthird\r\n",
   "a.txt": "alpha\nbeta\n",
   "b.txt": "one\ntwo\n",
+  "multi.txt": "red = 1\ngreen = 2\nblue = 3\n",
+  "old-name.txt": "moved by the host\n",
 };
 for (const [name, text] of Object.entries(files)) fs.writeFileSync(path.join(project, name), text);
 
 // ---- The scripted session: one tool call per step, then a final text ----
-// `args` are the tool's arguments; `model` checks what the model received back; `disk` what the
+// `args` are the tool's arguments (or a function of the results so far, for a call made from
+// what an earlier one returned); `model` checks what the model received back; `disk` what the
 // project holds after the run.
 const patch = "*** Begin Patch\n*** Update File: a.txt\n@@\n alpha\n-beta\n+BETA\n*** Update File: b.txt\n@@\n one\n-two\n+TWO\n*** End Patch\n";
 const steps = [
@@ -119,6 +122,57 @@ const steps = [
     },
   },
   {
+    what: "search for a literal: each hit with its path, line and anchor",
+    tool: "search", args: { pattern: "L1234 the big" },
+    model(r) {
+      assert.notEqual(r.isError, true, `search failed: ${r.text.slice(0, 300)}`);
+      assert.match(r.text, /big\.txt/, "the hit's path did not reach the model");
+      assert.match(r.text, /1234~[0-9A-Za-z]+/, "the hit's anchor did not reach the model");
+      assert.ok(!r.text.includes(bigLine(1233)), "a line that does not match was shown as a hit");
+    },
+  },
+  {
+    what: "edit_lines at the anchor search gave",
+    tool: "edit_lines",
+    args: (received) => {
+      const anchor = received.at(-1)?.text.match(/1234~[0-9A-Za-z]+/)?.[0] ?? "1234~missing";
+      return { path: "big.txt", edits: [{ replace: { start: anchor }, newText: "L1234 edited through search" }] };
+    },
+    model: (r) => assert.notEqual(r.isError, true, `edit_lines failed: ${r.text.slice(0, 300)}`),
+    disk() {
+      const lines = read("big.txt").split("\n");
+      assert.equal(lines[1233], "L1234 edited through search");
+      assert.equal(lines[1232], bigLine(1233));
+      assert.equal(lines.length, BIG_LINES + 1);
+    },
+  },
+  {
+    what: "str_replace with several edits: all land, in one call",
+    tool: "str_replace",
+    args: { path: "multi.txt", edits: [{ oldText: "red = 1", newText: "red = 10" }, { oldText: "blue = 3", newText: "blue = 30" }] },
+    model: (r) => assert.notEqual(r.isError, true, `the multi-edit failed: ${r.text.slice(0, 300)}`),
+    disk: () => assert.equal(read("multi.txt"), "red = 10\ngreen = 2\nblue = 30\n"),
+  },
+  {
+    what: "str_replace with several edits, one of which matches nothing: none lands, the index is named",
+    tool: "str_replace",
+    args: { path: "multi.txt", edits: [{ oldText: "green = 2", newText: "green = 20" }, { oldText: "purple = 4", newText: "x" }] },
+    model(r) {
+      assert.notEqual(r.isError, false, "the failed multi-edit was not flagged as an error");
+      assert.match(r.text, /edits\[1\]/);
+    },
+    disk: () => assert.equal(read("multi.txt"), "red = 10\ngreen = 2\nblue = 30\n"),
+  },
+  {
+    what: "move a file into a new directory",
+    tool: "move", args: { from: "old-name.txt", to: "moved/new-name.txt" },
+    model: (r) => assert.notEqual(r.isError, true, `move failed: ${r.text.slice(0, 300)}`),
+    disk() {
+      assert.equal(read("moved/new-name.txt"), files["old-name.txt"]);
+      assert.ok(!fs.existsSync(path.join(project, "old-name.txt")), "the moved file is still at its old name");
+    },
+  },
+  {
     what: "write_text outside the root: refused",
     tool: "write_text", args: { path: "../outside.txt", content: "escaped\n" },
     model(r) {
@@ -156,7 +210,8 @@ session.play = (api, body) => {
   const s = steps[step];
   const name = editdName(s.tool);
   if (!name) return { text: `no editd tool ${s.tool} among ${names.join(", ")}` };
-  return { step, call: { name, args: { ...s.args, ...(s[HOST] ?? {}) } } };
+  const args = typeof s.args === "function" ? s.args(session.received.slice(0, step)) : s.args;
+  return { step, call: { name, args: { ...args, ...(s[HOST] ?? {}) } } };
 };
 
 const { server, port } = await startModelServer(session);

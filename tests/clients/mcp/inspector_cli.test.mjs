@@ -24,8 +24,9 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const INSPECTOR = path.join(HERE, "node_modules", ".bin", "mcp-inspector");
 const EDITD = path.resolve(process.argv[2] ?? process.env.EDITD_BINARY ?? "../../../build/editd");
 // The tools meant for models: what tools/list lists by default.
-const TOOLS = ["apply_patch", "changes", "create", "edit_lines", "fingerprint", "insert",
-  "read_text", "revert", "set_format", "str_replace", "undo", "write_text"];
+const TOOLS = ["apply_patch", "changes", "copy", "create", "delete", "edit_lines", "fingerprint",
+  "insert", "list", "move", "read_text", "revert", "search", "set_format", "str_replace", "undo",
+  "write_text"];
 
 const scratch = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "editd-inspector-")));
 const root = path.join(scratch, "root");

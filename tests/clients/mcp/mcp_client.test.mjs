@@ -24,8 +24,9 @@ import { Client as Client2 } from "@modelcontextprotocol/client";
 import { StdioClientTransport as Stdio2 } from "@modelcontextprotocol/client/stdio";
 
 const EDITD = path.resolve(process.argv[2] ?? process.env.EDITD_BINARY ?? "../../../build/editd");
-const MODEL_TOOLS = ["apply_patch", "changes", "create", "edit_lines", "fingerprint", "insert",
-  "read_text", "revert", "set_format", "str_replace", "undo", "write_text"];
+const MODEL_TOOLS = ["apply_patch", "changes", "copy", "create", "delete", "edit_lines", "fingerprint",
+  "insert", "list", "move", "read_text", "revert", "search", "set_format", "str_replace", "undo",
+  "write_text"];
 const ALL_TOOLS = [...MODEL_TOOLS, "anthropic_text_editor", "openai_apply_patch"].sort();
 
 function tempRoot() {

@@ -237,11 +237,11 @@ TEST_CASE("each outcome of the core reads on the wire as before") {
 TEST_CASE("the table holds every method once, sorted; a view of the text editor writes nothing") {
   MethodsFixture f;
   const std::vector<std::string> names = f.registry.names();
-  CHECK(names == std::vector<std::string>{"anthropic_text_editor", "apply_patch", "changes",
-                                          "create", "edit_lines", "edit_symbol", "fingerprint",
-                                          "insert", "list", "openai_apply_patch",
-                                          "read_symbols", "read_text", "revert", "search",
-                                          "set_format", "str_replace", "undo", "write_text"});
+  CHECK(names == std::vector<std::string>{
+                     "anthropic_text_editor", "apply_patch", "changes", "copy", "create", "delete",
+                     "edit_lines", "edit_symbol", "fingerprint", "insert", "list", "move",
+                     "openai_apply_patch", "read_symbols", "read_text", "revert", "search",
+                     "set_format", "str_replace", "undo", "write_text"});
   const Method* editor = f.registry.find("_edit/anthropic_text_editor");
   REQUIRE(editor);
   CHECK(editor->writes_nothing({{"command", "view"}}));
