@@ -12,8 +12,9 @@
 #
 # See docs/deployment.md ("Container") for the user, TCP with a token file, the health check and
 # SIGTERM. The build stage uses the project's own CMake; the final stage holds only the binary and
-# the shared libraries it links (ldd: libspdlog.so.1.10, libfmt.so.9, libxxhash.so.0, and
-# libstdc++/libgcc/libc, which the base image has).
+# the shared libraries it links (ldd: libspdlog.so.1.10, libfmt.so.9, libxxhash.so.0,
+# libsqlite3.so.0, libpcre2-8.so.0, libgit2.so.1.5, and libstdc++/libgcc/libc, which the base
+# image has).
 
 # --- build ---------------------------------------------------------------------------------------
 FROM debian:bookworm-slim AS build
@@ -23,7 +24,7 @@ FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       cmake g++ make pkg-config libboost1.81-dev nlohmann-json3-dev libspdlog-dev libfmt-dev \
-      libxxhash-dev libsqlite3-dev nodejs npm \
+      libxxhash-dev libsqlite3-dev libpcre2-dev libgit2-dev nodejs npm \
  && rm -rf /var/lib/apt/lists/*
 
 # The context has no .git (.dockerignore): `editd --version` names the commit passed here
@@ -44,7 +45,7 @@ FROM debian:bookworm-slim
 
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libspdlog1.10 libfmt9 libxxhash0 libsqlite3-0 \
+      libspdlog1.10 libfmt9 libxxhash0 libsqlite3-0 libpcre2-8-0 libgit2-1.5 \
  && apt-get clean && rm -rf /var/lib/apt/lists/*
 
 # A dedicated user with a fixed uid/gid, so that volumes, `--user`, compose's `user:` and a pod's
