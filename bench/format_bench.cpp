@@ -230,36 +230,6 @@ std::string run_filter(const std::vector<std::string>& argv, const fs::path& cwd
   return result;
 }
 
-// The CPU time editd's threads have run so far, in ms: the sum of
-// /proc/PID/task/*/schedstat's first field (nanoseconds on a CPU). Its
-// children (black) are not in it. A thread that ended takes its time with it;
-// editd's pool and I/O threads live as long as the server.
-double cpu_ms(pid_t pid) {
-  double ns = 0;
-  std::error_code ec;
-  for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
-    std::ifstream in(task.path() / "schedstat");
-    double on_cpu = 0;
-    if (in >> on_cpu) ns += on_cpu;
-  }
-  return ns / 1e6;
-}
-
-struct Samples {
-  std::vector<double> ms;
-  double p50() const {
-    std::vector<double> s = ms;
-    std::sort(s.begin(), s.end());
-    return s[s.size() / 2];
-  }
-  double max() const { return *std::max_element(ms.begin(), ms.end()); }
-  std::string text() const {
-    char out[64];
-    std::snprintf(out, sizeof out, "p50 %7.2f ms, max %7.2f ms", p50(), max());
-    return out;
-  }
-};
-
 void run(const std::string& binary, int runs) {
   const fs::path root = g_root / "root", state = g_root / "state";
   fs::create_directories(root);

@@ -95,33 +95,6 @@ json call(Child& editd, const json& params, double& ms) {
   return reply["result"];
 }
 
-// The CPU time editd's threads have run so far, in ms (/proc/PID/task/*/schedstat).
-double cpu_ms(pid_t pid) {
-  double ns = 0;
-  std::error_code ec;
-  for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
-    std::ifstream in(task.path() / "schedstat");
-    double on_cpu = 0;
-    if (in >> on_cpu) ns += on_cpu;
-  }
-  return ns / 1e6;
-}
-
-struct Samples {
-  std::vector<double> ms;
-  double p50() const {
-    std::vector<double> s = ms;
-    std::sort(s.begin(), s.end());
-    return s[s.size() / 2];
-  }
-  double max() const { return *std::max_element(ms.begin(), ms.end()); }
-  std::string text() const {
-    char out[64];
-    std::snprintf(out, sizeof out, "p50 %7.3f ms, max %7.3f ms", p50(), max());
-    return out;
-  }
-};
-
 void run(const std::string& binary, int runs) {
   const fs::path root = g_root / "root", state = g_root / "state";
   fs::create_directories(root);

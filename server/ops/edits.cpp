@@ -41,6 +41,16 @@ void add_outdated_hint(Error& e, const std::string& known, const std::string& no
   e.data["hint"] = it == e.data.end() ? hint : hint + " " + it->get<std::string>();
 }
 
+// str_replace's refusal (either form) as the client sees it: the params named
+// as it sent them, the file's path, and the outdated hint on a miss.
+Error refused_replace(Error e, const Current& cur) {
+  e = name_input(std::move(e), InputNames::mentions());
+  e.data["path"] = cur.shown;
+  if (e.kind == ErrorKind::kNoMatch && cur.outdated_fingerprint)
+    add_outdated_hint(e, *cur.outdated_fingerprint, cur.fingerprint);
+  return e;
+}
+
 // The member of an edit of edit_lines that holds its (first) anchor, as the
 // request names it: the errors about that anchor say where it is.
 std::string edit_member(hashline::Kind kind) {
@@ -238,13 +248,7 @@ Result<Transformed> replace_edits(const Current& cur, const ops::ReplaceRequest&
   text::Normalized norm(*doc);
   req.text = norm.view();
   auto plan = match::plan_sequence(req);
-  if (!plan) {
-    Error e = name_input(plan.error(), InputNames::mentions());
-    e.data["path"] = cur.shown;
-    if (e.kind == ErrorKind::kNoMatch && cur.outdated_fingerprint)
-      add_outdated_hint(e, *cur.outdated_fingerprint, cur.fingerprint);
-    return e;
-  }
+  if (!plan) return refused_replace(plan.error(), cur);
   Transformed c;
   if (p.edits.size() == 1)
     c.asked.emplace(p.edits[0].old_text, p.edits[0].new_text);
@@ -329,13 +333,7 @@ Operations::Awaitable Operations::str_replace(RequestContext& ctx, ops::ReplaceR
         req.max_result_bytes = static_cast<std::size_t>(pipeline_->options().max_file_bytes);
         req.text_ascii = doc->ascii();
         auto plan = match::plan_replace(req);
-        if (!plan) {
-          Error e = name_input(plan.error(), InputNames::mentions());
-          e.data["path"] = cur.shown;
-          if (e.kind == ErrorKind::kNoMatch && cur.outdated_fingerprint)
-            add_outdated_hint(e, *cur.outdated_fingerprint, cur.fingerprint);
-          return e;
-        }
+        if (!plan) return refused_replace(plan.error(), cur);
         Transformed c;
         c.asked.emplace(p.old_text, p.new_text);
         c.result.replacements = plan->replacements;
