@@ -26,7 +26,8 @@ std::string fingerprint_of(Process& p, const std::string& path) {
 }
 
 // The first bytes of a PNG and a few more, NUL and high bytes among them.
-const std::string kPng("\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\xff\xfe", 24);
+constexpr char kPngBytes[] = "\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0\0\x01\xff\xfe";
+const std::string kPng(kPngBytes, sizeof kPngBytes - 1);  // without the literal's own NUL
 
 }  // namespace
 

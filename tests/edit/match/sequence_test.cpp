@@ -162,7 +162,8 @@ TEST_CASE("an oldText that is only a copy of the BOM is an invalid edit") {
 }
 
 TEST_CASE("the edits may not make a text larger than the limit, at any step") {
-  auto r = sequence("abc\n", {{"b", std::string(20, 'b')}, {std::string(20, 'b'), "b"}});
+  const std::string twenty(20, 'b');  // the steps view it: it outlives them
+  auto r = sequence("abc\n", {{"b", twenty}, {twenty, "b"}});
   r.max_result_bytes = 10;
   auto plan = plan_sequence(r);
   REQUIRE_FALSE(plan.has_value());
